@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Scoped memory copy used by every put/get on the load/store path.
+// The widest unit both pointers can be aligned to at once (16, 8, 4, 2 or 1
+// bytes) is used for the body; the few bytes before and after go one by one.
+// Each thread keeps kUnroll independent loads in flight before storing, which
+// matters for gets (remote loads) and costs puts nothing.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace gshmem {
+namespace detail {
+
+constexpr int kCopyUnroll = 4;
+
+template <class Scope, class U>
+__device__ __forceinline__ void copy_units(U* __restrict__ dst, const U* __restrict__ src, size_t n) {
+  const size_t stride = static_cast<size_t>(Scope::size());
+  size_t i = static_cast<size_t>(Scope::rank());
+  const size_t step = stride * kCopyUnroll;
+  for (; i + step - stride < n; i += step) {
+    U v[kCopyUnroll];
+#pragma unroll
+    for (int k = 0; k < kCopyUnroll; ++k) v[k] = src[i + k * stride];
+#pragma unroll
+    for (int k = 0; k < kCopyUnroll; ++k) dst[i + k * stride] = v[k];
+  }
+  for (; i < n; i += stride) dst[i] = src[i];
+}
+
+template <class Scope>
+__device__ __forceinline__ void copy_bytes_strided(char* dst, const char* src, size_t n) {
+  for (size_t i = Scope::rank(); i < n; i += Scope::size()) dst[i] = src[i];
+}
+
+// Copies `bytes` from src to dst, spread over the threads of Scope. Does not
+// synchronise the scope (callers do).
+template <class Scope>
+__device__ __forceinline__ void scoped_copy(void* dst_v, const void* src_v, size_t bytes) {
+  char* dst = static_cast<char*>(dst_v);
+  const char* src = static_cast<const char*>(src_v);
+  const uintptr_t d = reinterpret_cast<uintptr_t>(dst), s = reinterpret_cast<uintptr_t>(src);
+  const uintptr_t rel = (d - s) | 16;
+  const size_t unit = static_cast<size_t>(rel & (~rel + 1));  // lowest set bit, <= 16
+  size_t head = (unit - (d & (unit - 1))) & (unit - 1);
+  if (head > bytes) head = bytes;
+  copy_bytes_strided<Scope>(dst, src, head);
+  dst += head;
+  src += head;
+  bytes -= head;
+  const size_t n = bytes / unit;
+  switch (unit) {
+    case 16: copy_units<Scope>(reinterpret_cast<uint4*>(dst), reinterpret_cast<const uint4*>(src), n); break;
+    case 8: copy_units<Scope>(reinterpret_cast<uint64_t*>(dst), reinterpret_cast<const uint64_t*>(src), n); break;
+    case 4: copy_units<Scope>(reinterpret_cast<uint32_t*>(dst), reinterpret_cast<const uint32_t*>(src), n); break;
+    case 2: copy_units<Scope>(reinterpret_cast<uint16_t*>(dst), reinterpret_cast<const uint16_t*>(src), n); break;
+    default: copy_units<Scope>(reinterpret_cast<uint8_t*>(dst), reinterpret_cast<const uint8_t*>(src), n); break;
+  }
+  const size_t done = n * unit;
+  copy_bytes_strided<Scope>(dst + done, src + done, bytes - done);
+}
+
+}  // namespace detail
+}  // namespace gshmem

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Memory operations named by their semantics. Everything that orders memory in
+// the device API goes through these, so the PTX they become is in one place.
+#pragma once
+
+#include <cuda/atomic>
+#include <cstdint>
+
+namespace gshmem {
+namespace detail {
+
+template <class T>
+__device__ __forceinline__ T ld_acquire_sys(const T* p) {
+  return cuda::atomic_ref<T, cuda::thread_scope_system>(*const_cast<T*>(p)).load(cuda::memory_order_acquire);
+}
+template <class T>
+__device__ __forceinline__ T ld_relaxed_sys(const T* p) {
+  return cuda::atomic_ref<T, cuda::thread_scope_system>(*const_cast<T*>(p)).load(cuda::memory_order_relaxed);
+}
+template <class T>
+__device__ __forceinline__ void st_release_sys(T* p, T v) {
+  cuda::atomic_ref<T, cuda::thread_scope_system>(*p).store(v, cuda::memory_order_release);
+}
+template <class T>
+__device__ __forceinline__ void st_relaxed_sys(T* p, T v) {
+  cuda::atomic_ref<T, cuda::thread_scope_system>(*p).store(v, cuda::memory_order_relaxed);
+}
+
+// Single-element remote store/load that the compiler may neither drop, merge
+// nor hoist out of a loop (any size of trivially copyable T).
+template <class T>
+__device__ __forceinline__ void st_volatile(T* p, const T& v) {
+  *const_cast<volatile T*>(p) = v;
+}
+template <class T>
+__device__ __forceinline__ T ld_volatile(const T* p) {
+  return *const_cast<const volatile T*>(p);
+}
+
+// Orders this thread's earlier memory operations before its later ones for
+// every observer in the system (release + acquire). PTX: fence.acq_rel.sys.
+__device__ __forceinline__ void fence_acq_rel_sys() {
+  cuda::atomic_thread_fence(cuda::memory_order_acq_rel, cuda::thread_scope_system);
+}
+// Sequentially consistent system fence: earlier operations are complete and
+// visible system-wide before later ones start. PTX: fence.sc.sys.
+__device__ __forceinline__ void fence_sc_sys() {
+  cuda::atomic_thread_fence(cuda::memory_order_seq_cst, cuda::thread_scope_system);
+}
+
+__device__ __forceinline__ uint64_t global_timer_ns() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+}  // namespace detail
+}  // namespace gshmem

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Bodies of device/sync.cuh.
+#pragma once
+
+#include "../sync.cuh"
+#include "memops.cuh"
+#include "state.cuh"
+
+namespace gshmem {
+
+__device__ inline int my_pe() { return detail::state().my_pe; }
+__device__ inline int n_pes() { return detail::state().n_pes; }
+
+__device__ inline void fence() { detail::fence_acq_rel_sys(); }
+
+template <class Scope>
+__device__ inline void quiet() {
+  // Each thread completes its own operations; the scope barrier then makes the
+  // whole group's operations complete before any thread proceeds.
+  detail::fence_sc_sys();
+  Scope::sync();
+}
+
+namespace detail {
+
+template <class T>
+__device__ __forceinline__ bool compare(T a, cmp c, T b) {
+  switch (c) {
+    case cmp::eq: return a == b;
+    case cmp::ne: return a != b;
+    case cmp::gt: return a > b;
+    case cmp::ge: return a >= b;
+    case cmp::lt: return a < b;
+    case cmp::le: return a <= b;
+  }
+  return false;
+}
+
+__device__ __noinline__ void report_wait_timeout(const char* what, int waiting_for, uint64_t seconds) {
+  printf("gshmem ERROR [PE %d]: %s: still waiting for PE %d after %llu s (GSHMEM_WAIT_TIMEOUT); "
+         "that PE is stuck, dead, or did not enter the same collective. Trapping.\n",
+         state().my_pe, what, waiting_for, static_cast<unsigned long long>(seconds));
+  __trap();
+}
+
+// Spin until *flag >= target (acquire). Bounded when GSHMEM_WAIT_TIMEOUT is set.
+__device__ __forceinline__ void wait_epoch(const uint64_t* flag, uint64_t target, const char* what, int peer) {
+  if (ld_acquire_sys(flag) >= target) return;
+  const uint64_t timeout = state().wait_timeout_ns;
+  const uint64_t start = timeout ? global_timer_ns() : 0;
+  uint32_t spins = 0;
+  while (ld_acquire_sys(flag) < target) {
+    if (timeout && (++spins & 1023u) == 0 && global_timer_ns() - start > timeout)
+      report_wait_timeout(what, peer, timeout / 1000000000ull);
+  }
+}
+
+// All-to-all epoch signalling: every PE stores its new epoch into its slot of
+// every peer's sync_flags, then waits until every peer's slot in its own
+// sync_flags reached that epoch. One round trip; the participating threads of
+// the scope each take a share of the peers. Epochs only grow, so a fast PE
+// entering the next sync can never be mistaken for the current one.
+template <class Scope>
+__device__ __forceinline__ void sync_all_epoch(const char* what) {
+  const gshmemi_device_state& s = state();
+  Scope::sync();
+  const uint64_t epoch = ld_volatile(s.sync_epoch) + 1;
+  Scope::sync();
+  if (Scope::rank() == 0) st_volatile(s.sync_epoch, epoch);
+  for (int pe = Scope::rank(); pe < s.n_pes; pe += Scope::size()) {
+    if (pe == s.my_pe) continue;
+    st_release_sys(peer_address(s.sync_flags + s.my_pe, pe), epoch);
+  }
+  for (int pe = Scope::rank(); pe < s.n_pes; pe += Scope::size()) {
+    if (pe == s.my_pe) continue;
+    wait_epoch(s.sync_flags + pe, epoch, what, pe);
+  }
+  Scope::sync();
+}
+
+}  // namespace detail
+
+template <class Scope>
+__device__ inline void sync_all() {
+  detail::sync_all_epoch<Scope>("gshmem_sync_all");
+}
+
+template <class Scope>
+__device__ inline void barrier_all() {
+  // quiet: each thread's own stores complete; the release stores inside the
+  // epoch exchange then carry the whole scope's writes (cumulativity through
+  // the scope barrier).
+  detail::fence_sc_sys();
+  detail::sync_all_epoch<Scope>("gshmem_barrier_all");
+}
+
+template <class T>
+__device__ inline bool test(T* ivar, cmp c, T value) {
+  if (!detail::compare(detail::ld_volatile(ivar), c, value)) return false;
+  detail::fence_acq_rel_sys();
+  return true;
+}
+
+template <class T>
+__device__ inline void wait_until(T* ivar, cmp c, T value) {
+  while (!detail::compare(detail::ld_volatile(ivar), c, value)) {
+  }
+  detail::fence_acq_rel_sys();
+}
+
+}  // namespace gshmem

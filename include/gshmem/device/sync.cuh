@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Device-side ordering, completion and synchronisation: declarations and the
+// memory-model contract. Bodies: impl/sync.cuh.
+//
+// MEMORY MODEL (what each call orders; "visible" means to any thread on any
+// GPU or host that later observes it through one of these calls):
+//
+//  fence()        Puts, p's and AMOs the calling thread issued to a PE before
+//                 the fence are delivered to that PE before any it issues to the
+//                 same PE after it. Does not wait for delivery. (PTX
+//                 fence.acq_rel.sys.) Typical use: put(data); fence(); p(flag).
+//  quiet()        Every put/p/AMO/_nbi operation the calling thread issued
+//                 before is complete and visible, and every get has landed.
+//                 (PTX fence.sc.sys.) At warp/block scope, the combined
+//                 operations of all participating threads.
+//  wait_until()   Returns once the local symmetric `ivar` satisfies the
+//                 comparison; loads by the caller after it observe everything
+//                 the writer made visible before writing `ivar` (acquire,
+//                 system scope). Pair it with a writer's fence()/quiet().
+//  sync_all()     Every PE arrives before any leaves; orders the caller's
+//                 memory operations like a release/acquire pair across PEs but
+//                 does NOT complete outstanding puts (use barrier_all).
+//  barrier_all()  quiet() of all participating threads + sync_all(): after it
+//                 every PE sees all puts issued by every PE before it.
+//
+// Collective calls (sync_all, barrier_all) must be entered by every PE, by one
+// thread / warp / block per PE at a time, in the same order on every PE. The
+// host forms and *_on_stream forms share the same sequence.
+//
+// Waits spin; GSHMEM_WAIT_TIMEOUT (seconds) makes barrier waits report the PE
+// they wait for and trap instead of hanging forever.
+#pragma once
+
+#include "scope.cuh"
+
+namespace gshmem {
+
+// Values equal the C constants GSHMEM_CMP_* (gshmem/types.h).
+enum class cmp : int { eq = 0, ne = 1, gt = 2, ge = 3, lt = 4, le = 5 };
+
+__device__ int my_pe();
+__device__ int n_pes();
+
+__device__ void fence();
+template <class Scope = thread_scope> __device__ void quiet();
+
+template <class Scope = thread_scope> __device__ void sync_all();
+template <class Scope = thread_scope> __device__ void barrier_all();
+
+// Wait until `*ivar cmp value` holds (ivar local and symmetric).
+template <class T> __device__ void wait_until(T* ivar, cmp c, T value);
+// Non-blocking check of the same condition (acquire when true).
+template <class T> __device__ bool test(T* ivar, cmp c, T value);
+
+}  // namespace gshmem

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gshmem host API (C). Initialisation, memory management and the host-only
+ * calls. The RMA/synchronisation names shared with the device
+ * (gshmem_putmem, gshmem_int_p, gshmem_barrier_all, ...) come from
+ * detail/c_api_host.h (generated); in CUDA translation units they are inline
+ * host+device functions instead.
+ *
+ * Errors: calls that return int return a gshmemx_status_t (0 = GSHMEM_SUCCESS);
+ * the OpenSHMEM calls that return void report through the log and, where the
+ * specification leaves no way to continue (gshmem_init failing), end the
+ * process through the documented fatal path (message, exit code 1).
+ */
+#ifndef GSHMEM_HOST_H
+#define GSHMEM_HOST_H
+
+#include <stddef.h>
+#include <cuda_runtime_api.h>
+
+#include "gshmem/detail/export.h"
+#include "gshmem/types.h"
+
+GSHMEM_EXTERN_C_BEGIN
+
+/* ---- library setup ---- */
+/* Initialise from the launcher environment (gshmrun, torchrun, Open MPI, Slurm;
+ * a lone process is PE 0 of 1). Selects the GPU from the node-local rank unless
+ * the calling thread already has a CUDA context. Fatal on failure. Init and
+ * finalize may be repeated in one process. */
+GSHMEM_API void gshmem_init(void);
+/* Like gshmem_init, with explicit bootstrap (flags GSHMEMX_INIT_WITH_UNIQUEID).
+ * Returns a status code instead of ending the process. */
+GSHMEM_API int gshmemx_init_attr(unsigned int flags, gshmemx_init_attr_t* attr);
+/* Collective: completes outstanding operations, releases the heap. */
+GSHMEM_API void gshmem_finalize(void);
+/* 1 if initialised and not finalised. */
+GSHMEM_API int gshmemx_initialized(void);
+
+/* Made by one process (usually rank 0), sent to all by the user. */
+GSHMEM_API int gshmemx_get_uniqueid(gshmemx_uniqueid_t* id);
+GSHMEM_API int gshmemx_set_attr_uniqueid_args(int rank, int nranks, const gshmemx_uniqueid_t* id,
+                                              gshmemx_init_attr_t* attr);
+
+GSHMEM_API const char* gshmemx_status_string(int status);
+GSHMEM_API void gshmem_info_get_version(int* major, int* minor);
+GSHMEM_API void gshmem_info_get_name(char* name);
+
+/* ---- symmetric memory (collective: every PE calls with the same arguments) ---- */
+/* NULL on every PE (never on some only) when the heap cannot satisfy the call;
+ * the log says the requested and free sizes. */
+GSHMEM_API void* gshmem_malloc(size_t size);
+GSHMEM_API void* gshmem_calloc(size_t count, size_t size);
+GSHMEM_API void* gshmem_align(size_t alignment, size_t size);
+/* Waits for this GPU's outstanding work (cudaDeviceSynchronize) before freeing. */
+GSHMEM_API void gshmem_free(void* ptr);
+
+/* ---- stream-ordered synchronisation ---- */
+GSHMEM_API void gshmemx_barrier_all_on_stream(cudaStream_t stream);
+GSHMEM_API void gshmemx_sync_all_on_stream(cudaStream_t stream);
+GSHMEM_API void gshmemx_quiet_on_stream(cudaStream_t stream);
+
+/* ---- collective kernel launch ---- */
+/* Launches `func` so that all of its blocks are co-resident (cooperative
+ * launch), as kernels that synchronise across GPUs need. Every PE launches its
+ * own grid. Fails with GSHMEM_ERROR_LAUNCH and a message giving the largest
+ * grid that fits, instead of hanging, when the grid cannot be resident.
+ * In CUDA translation units these are inline (device/launch.cuh) so that
+ * `func` is resolved by the CUDA runtime that registered the kernel. */
+#if !defined(__CUDACC__)
+GSHMEM_API int gshmemx_collective_launch(const void* func, dim3 grid, dim3 block, void** args,
+                                         size_t shared_mem, cudaStream_t stream);
+/* Largest grid (blocks) of `block` threads and `shared_mem` bytes that a
+ * collective launch of `func` accepts on this GPU, in *grid_blocks. */
+GSHMEM_API int gshmemx_collective_launch_query_gridsize(const void* func, dim3 block, void** args,
+                                                        size_t shared_mem, int* grid_blocks);
+#endif
+/* Same, for a kernel given as a driver-API function handle. */
+GSHMEM_API int gshmemi_collective_launch(struct CUfunc_st* func, dim3 grid, dim3 block, void** args,
+                                         size_t shared_mem, cudaStream_t stream);
+GSHMEM_API int gshmemi_collective_launch_query_gridsize(struct CUfunc_st* func, dim3 block,
+                                                        size_t shared_mem, int* grid_blocks);
+
+GSHMEM_EXTERN_C_END
+
+#include "gshmem/detail/c_api_host.h"
+
+#endif /* GSHMEM_HOST_H */

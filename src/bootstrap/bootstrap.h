@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Bootstrap: rank discovery and out-of-band exchange during init/teardown.
+// Never on the data path. One implementation today (TCP rendezvous, tcp/),
+// selected from an explicit unique id or from launcher environment (env.h).
+//
+// Topology: a star rooted at rank 0. Rank 0 holds N-1 connections, every other
+// rank one, so memory per PE is O(N) (O(N * bytes) for an all-gather buffer).
+//
+// Failure semantics: every operation is bounded by GSHMEM_BOOTSTRAP_TIMEOUT;
+// a peer that disconnects or dies makes the operation return
+// GSHMEM_ERROR_PEER_FAILURE with a log line naming the peer, never hang.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "gshmem/types.h"
+#include "host/util/status.h"
+
+namespace gshmem::bootstrap {
+
+// Contents of gshmemx_uniqueid_t (fits in GSHMEMX_UNIQUEID_BYTES).
+struct UniqueIdData {
+  uint32_t magic;       // kUniqueIdMagic
+  uint32_t version;     // 1
+  uint64_t secret;      // random job secret; peers presenting another are rejected
+  uint64_t job_key;     // random job id (names Unix sockets etc.)
+  uint16_t family;      // AF_INET or AF_INET6
+  uint16_t port;        // host byte order
+  uint8_t addr[16];     // IPv4 in the first 4 bytes, or IPv6
+};
+static_assert(sizeof(UniqueIdData) <= GSHMEMX_UNIQUEID_BYTES, "unique id too large");
+constexpr uint32_t kUniqueIdMagic = 0x67736831;  // "gsh1"
+
+// Text encoding of a unique id (used in the GSHMEM_UNIQUEID variable that
+// gshmrun exports): "<addr>:<port>:<secret hex>:<job hex>"; IPv6 in brackets.
+// Secret and job key are 16 lowercase hex digits each, e.g.
+// "10.0.0.5:41234:0123456789abcdef:fedcba9876543210" or "[fe80::1]:41234:...".
+std::string encode_uniqueid(const gshmemx_uniqueid_t& id);
+
+// Decode rejects malformed text (GSHMEM_ERROR_INVALID_VALUE) with a log line
+// saying what is wrong; the address must be numeric.
+Status decode_uniqueid(const char* text, gshmemx_uniqueid_t* out);
+
+// Copy of the fields of an id (for inspection; no validation).
+UniqueIdData uniqueid_data(const gshmemx_uniqueid_t& id);
+
+// Make a fresh unique id: picks an address (GSHMEM_BOOTSTRAP_IFNAME or the
+// first non-loopback IPv4 interface that is up, else 127.0.0.1), opens the
+// listening socket now (wildcard address, port chosen by the kernel,
+// close-on-exec) and keeps it open in a process-wide registry keyed by the
+// id's job_key, so the rank-0 process that later connects with this id accepts
+// on it. Secret and job key come from getrandom()/dev/urandom.
+// GSHMEM_BOOTSTRAP_IFNAME is taken from config::get(), or from the environment
+// when the configuration was not loaded yet (gshmemx_get_uniqueid before init).
+Status create_uniqueid(gshmemx_uniqueid_t* out);
+// Build an id for an explicit host (name or numeric; resolved now with
+// getaddrinfo, IPv4 preferred) and port, WITHOUT listening: used by env-based
+// init, where every rank derives the same id independently; rank 0's connect()
+// then binds the port itself.
+Status make_uniqueid(const char* host, uint16_t port, uint64_t secret, uint64_t job_key,
+                     gshmemx_uniqueid_t* out);
+
+// The listening socket create_uniqueid() opened for `id` in this process, or
+// -1. The registry keeps ownership (it is close-on-exec): a launcher that wants
+// to hand it to a child dup()s it without FD_CLOEXEC and exports the number as
+// GSHMEM_BOOTSTRAP_LISTEN_FD.
+int uniqueid_listener_fd(const gshmemx_uniqueid_t& id);
+// Close and forget that listener (a process that made the id but will not be
+// rank 0, e.g. a launcher after forking rank 0). No-op if there is none.
+// connect() as a rank other than 0 does this itself.
+void release_uniqueid_listener(const gshmemx_uniqueid_t& id);
+
+// Environment variable through which a launcher passes an already-listening
+// socket to rank 0 (gshmrun does). Rank 0's connect() adopts that socket when
+// it is a listening socket bound to the id's port (else it logs why not and
+// falls back to the registry / binding the port itself); it is adopted at most
+// once per process.
+constexpr const char* kListenFdEnvVar = "GSHMEM_BOOTSTRAP_LISTEN_FD";
+
+class Bootstrap {
+ public:
+  virtual ~Bootstrap() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // Job key of the rendezvous (same on every rank; names node-local resources).
+  virtual uint64_t job_key() const = 0;
+  // Every rank contributes `bytes` from `mine`; `all` receives size()*bytes,
+  // rank r's block at offset r*bytes. Collective.
+  virtual Status allgather(const void* mine, void* all, size_t bytes) = 0;
+  // Collective barrier.
+  virtual Status barrier() = 0;
+  // Root's `bytes` at `buf` copied to every rank's `buf`. Collective.
+  virtual Status broadcast(void* buf, size_t bytes, int root) = 0;
+  // After init succeeded: watch the connections in a background thread. When a
+  // peer dies (disconnects without saying goodbye) on_failure(dead_rank, how)
+  // is called once, on that thread, on every surviving rank (rank 0 relays it;
+  // dead_rank is 0 when rank 0 itself vanished). The monitor only watches while
+  // no collective is running; a failure found by a collective is reported by
+  // that collective's status instead. on_failure must not call finalize() or
+  // destroy the Bootstrap (it may end the process). Calling it twice is an error.
+  virtual Status start_failure_monitor(std::function<void(int dead_rank, const std::string& how)> on_failure) = 0;
+  // Orderly shutdown: collective; stops the monitor, then a barrier-like
+  // goodbye so no failure is reported, then closes the connections. After an
+  // earlier failure it only closes and returns that failure's code. A second
+  // call does nothing. The destructor cleans up without finalize() too (peers
+  // then see a disconnect), bounded in time.
+  virtual Status finalize() = 0;
+};
+
+struct ConnectOptions {
+  int timeout_s = 120;  // bound on the whole rendezvous and on each later operation (> 0)
+};
+
+// Join the rendezvous described by `id` as `rank` of `size`. Rank 0 accepts on
+// the socket from GSHMEM_BOOTSTRAP_LISTEN_FD, else on the listener made by
+// create_uniqueid in this process, else binds the id's port itself. Other
+// ranks connect to rank 0, retrying until it is up or the timeout passes.
+// Returns when all ranks have joined or with an error naming the ranks that
+// did not arrive in time. size == 1 needs no network (the id is not used).
+//
+// Status codes (connect and the Bootstrap operations):
+//   GSHMEM_ERROR_INVALID_VALUE  bad arguments / malformed id (nothing sent)
+//   GSHMEM_ERROR_BOOTSTRAP      rendezvous failed: timeout (root lists the
+//                               missing ranks), duplicate rank, size mismatch,
+//                               port in use, rank 0 unreachable
+//   GSHMEM_ERROR_AUTH           this process presented the wrong job secret
+//   GSHMEM_ERROR_PEER_FAILURE   a PE disconnected (the log names it); rank 0
+//                               relays it so every rank fails the same way
+//   GSHMEM_ERROR_MISMATCH       PEs called different collectives / sizes / roots
+//   GSHMEM_ERROR_TIMEOUT        a collective did not complete within timeout_s
+// After any of the last three the Bootstrap is unusable: later calls return
+// the same code at once. Strangers (wrong magic or secret) connecting to rank 0
+// are rejected with a WARN and do not disturb the job.
+//
+// Note: ids derived from launcher variables (env.h) are predictable, so their
+// secret only keeps processes of other jobs out by accident; it is not a
+// security boundary. Ids from create_uniqueid carry a random secret.
+Status connect(const gshmemx_uniqueid_t& id, int rank, int size, const ConnectOptions& opts,
+               std::unique_ptr<Bootstrap>* out);
+
+}  // namespace gshmem::bootstrap

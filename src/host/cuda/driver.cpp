@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "driver.h"
+
+#include <cuda_runtime.h>
+
+#include <mutex>
+
+namespace gshmem::cu {
+namespace {
+
+Api g_api{};
+Status g_status = GSHMEM_ERROR_INTERNAL;
+std::once_flag g_once;
+
+template <class F>
+Status get(const char* name, F* out) {
+  cudaDriverEntryPointQueryResult q;
+  void* fn = nullptr;
+  cudaError_t e = cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &q);
+  if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || fn == nullptr) {
+    GSHMEM_LOG_ERROR("gshmem_init: cannot load CUDA driver function %s (%s); is the NVIDIA driver "
+                     "installed and at least as new as CUDA 12?", name,
+                     e != cudaSuccess ? cudaGetErrorString(e) : "symbol not found");
+    return GSHMEM_ERROR_CUDA;
+  }
+  *out = reinterpret_cast<F>(fn);
+  return GSHMEM_SUCCESS;
+}
+
+Status load_all() {
+  GSHMEM_TRY(get("cuMemCreate", &g_api.MemCreate));
+  GSHMEM_TRY(get("cuMemRelease", &g_api.MemRelease));
+  GSHMEM_TRY(get("cuMemAddressReserve", &g_api.MemAddressReserve));
+  GSHMEM_TRY(get("cuMemAddressFree", &g_api.MemAddressFree));
+  GSHMEM_TRY(get("cuMemMap", &g_api.MemMap));
+  GSHMEM_TRY(get("cuMemUnmap", &g_api.MemUnmap));
+  GSHMEM_TRY(get("cuMemSetAccess", &g_api.MemSetAccess));
+  GSHMEM_TRY(get("cuMemExportToShareableHandle", &g_api.MemExportToShareableHandle));
+  GSHMEM_TRY(get("cuMemImportFromShareableHandle", &g_api.MemImportFromShareableHandle));
+  GSHMEM_TRY(get("cuMemGetAllocationGranularity", &g_api.MemGetAllocationGranularity));
+  GSHMEM_TRY(get("cuDeviceGetAttribute", &g_api.DeviceGetAttribute));
+  GSHMEM_TRY(get("cuCtxGetCurrent", &g_api.CtxGetCurrent));
+  GSHMEM_TRY(get("cuGetErrorString", &g_api.GetErrorString));
+  GSHMEM_TRY(get("cuOccupancyMaxActiveBlocksPerMultiprocessor", &g_api.OccupancyMaxActiveBlocksPerMultiprocessor));
+  GSHMEM_TRY(get("cuLaunchCooperativeKernel", &g_api.LaunchCooperativeKernel));
+  GSHMEM_TRY(get("cuFuncGetName", &g_api.FuncGetName));
+  return GSHMEM_SUCCESS;
+}
+
+}  // namespace
+
+Status load(const Api** out) {
+  std::call_once(g_once, [] { g_status = load_all(); });
+  if (g_status == GSHMEM_SUCCESS && out) *out = &g_api;
+  return g_status;
+}
+
+const Api& api() { return g_api; }
+
+const char* error_string(CUresult r) {
+  const char* msg = nullptr;
+  if (g_api.GetErrorString && g_api.GetErrorString(r, &msg) == CUDA_SUCCESS && msg) return msg;
+  return "unknown CUDA driver error";
+}
+
+}  // namespace gshmem::cu

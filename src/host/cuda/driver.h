@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// CUDA driver API entry points, fetched at run time through the runtime
+// (cudaGetDriverEntryPointByVersion) so that libgshmem.so does not link
+// libcuda.so and loads on machines without a driver.
+#pragma once
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+#include "host/util/status.h"
+
+namespace gshmem::cu {
+
+struct Api {
+  PFN_cuMemCreate_v10020 MemCreate;
+  PFN_cuMemRelease_v10020 MemRelease;
+  PFN_cuMemAddressReserve_v10020 MemAddressReserve;
+  PFN_cuMemAddressFree_v10020 MemAddressFree;
+  PFN_cuMemMap_v10020 MemMap;
+  PFN_cuMemUnmap_v10020 MemUnmap;
+  PFN_cuMemSetAccess_v10020 MemSetAccess;
+  PFN_cuMemExportToShareableHandle_v10020 MemExportToShareableHandle;
+  PFN_cuMemImportFromShareableHandle_v10020 MemImportFromShareableHandle;
+  PFN_cuMemGetAllocationGranularity_v10020 MemGetAllocationGranularity;
+  PFN_cuDeviceGetAttribute_v2000 DeviceGetAttribute;
+  PFN_cuCtxGetCurrent_v4000 CtxGetCurrent;
+  PFN_cuGetErrorString_v6000 GetErrorString;
+  PFN_cuOccupancyMaxActiveBlocksPerMultiprocessor_v6050 OccupancyMaxActiveBlocksPerMultiprocessor;
+  PFN_cuLaunchCooperativeKernel_v9000 LaunchCooperativeKernel;
+  PFN_cuFuncGetName_v12030 FuncGetName;
+};
+
+// Loads the entry points once (thread-safe). Fails with a message when the
+// driver is missing or too old.
+Status load(const Api** out);
+// The loaded table; only valid after a successful load().
+const Api& api();
+const char* error_string(CUresult r);
+
+}  // namespace gshmem::cu

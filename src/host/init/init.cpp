@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// gshmem_init / gshmemx_init_attr / gshmem_finalize.
+// Order: config -> bootstrap -> node discovery -> GPU -> heap -> internal
+// symmetric objects -> device state -> failure monitor.
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+
+#include "bootstrap/env.h"
+#include "host/cuda/driver.h"
+#include "host/util/config.h"
+#include "runtime.h"
+
+namespace gshmem {
+namespace {
+
+struct HostId {
+  char hostname[64];
+  char boot_id[40];
+};
+
+HostId my_host_id() {
+  HostId h{};
+  gethostname(h.hostname, sizeof(h.hostname) - 1);
+  std::ifstream f("/proc/sys/kernel/random/boot_id");
+  std::string b;
+  if (f >> b) strncpy(h.boot_id, b.c_str(), sizeof(h.boot_id) - 1);
+  return h;
+}
+
+// local_pes = PEs whose host id equals mine, in PE order.
+Status discover_node(Runtime& r) {
+  HostId mine = my_host_id();
+  std::vector<HostId> all(r.n_pes);
+  GSHMEM_TRY(r.boot->allgather(&mine, all.data(), sizeof(HostId)));
+  r.local_pes.clear();
+  for (int pe = 0; pe < r.n_pes; ++pe)
+    if (!memcmp(&all[pe], &mine, sizeof(HostId))) r.local_pes.push_back(pe);
+  for (size_t i = 0; i < r.local_pes.size(); ++i)
+    if (r.local_pes[i] == r.my_pe) r.local_rank = static_cast<int>(i);
+  r.local_size = static_cast<int>(r.local_pes.size());
+  return GSHMEM_SUCCESS;
+}
+
+Status select_gpu(Runtime& r) {
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    GSHMEM_LOG_ERROR("gshmem_init: no CUDA GPU is visible to this PE (%s). gshmem needs one GPU per "
+                     "PE; check the driver and CUDA_VISIBLE_DEVICES.",
+                     e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
+    cudaGetLastError();
+    return GSHMEM_ERROR_CUDA;
+  }
+  GSHMEM_TRY(cu::load(nullptr));
+  CUcontext ctx = nullptr;
+  cu::api().CtxGetCurrent(&ctx);
+  if (ctx != nullptr) {  // the user chose a GPU already
+    GSHMEM_CUDA_TRY("gshmem_init", cudaGetDevice(&r.device));
+  } else {
+    r.device = r.local_rank % count;
+    if (r.local_size > count)
+      GSHMEM_LOG_WARN("gshmem_init: %d PEs on this node share %d GPUs; PEs on one GPU time-share it "
+                      "and synchronise slowly", r.local_size, count);
+    GSHMEM_CUDA_TRY("gshmem_init", cudaSetDevice(r.device));
+  }
+  cudaDeviceProp prop;
+  GSHMEM_CUDA_TRY("gshmem_init", cudaGetDeviceProperties(&prop, r.device));
+  if (prop.major < 7) {
+    GSHMEM_LOG_ERROR("gshmem_init: GPU %d (%s) has compute capability %d.%d; gshmem needs 7.0 or newer",
+                     r.device, prop.name, prop.major, prop.minor);
+    return GSHMEM_ERROR_UNSUPPORTED;
+  }
+  GSHMEM_LOG_INFO("PE %d: local rank %d of %d, GPU %d (%s, %s)", r.my_pe, r.local_rank, r.local_size,
+                  r.device, prop.name, prop.pciBusID >= 0 ? "ok" : "?");
+  return GSHMEM_SUCCESS;
+}
+
+// Internal symmetric objects come first out of the heap, so they sit at the
+// same offsets on every PE.
+Status setup_internal_objects(Runtime& r) {
+  const config::Values& cfg = config::get();
+  uint64_t off = 0;
+  const uint64_t flags_bytes = sizeof(uint64_t) * r.n_pes;
+  if (!r.alloc.allocate(flags_bytes, 0, &off)) {
+    GSHMEM_LOG_ERROR("gshmem_init: the symmetric heap (%llu bytes) is too small for %llu bytes of "
+                     "synchronisation state; raise GSHMEM_SYMMETRIC_SIZE",
+                     (unsigned long long)r.alloc.capacity(), (unsigned long long)flags_bytes);
+    return GSHMEM_ERROR_OUT_OF_MEMORY;
+  }
+  uint64_t* flags = reinterpret_cast<uint64_t*>(r.heap->base() + off);
+  GSHMEM_CUDA_TRY("gshmem_init", cudaMemset(flags, 0, flags_bytes));
+  GSHMEM_CUDA_TRY("gshmem_init", cudaMalloc(&r.d_sync_epoch, sizeof(uint64_t)));
+  GSHMEM_CUDA_TRY("gshmem_init", cudaMemset(r.d_sync_epoch, 0, sizeof(uint64_t)));
+  GSHMEM_CUDA_TRY("gshmem_init", cudaMalloc(&r.d_peer_base, sizeof(char*) * r.n_pes));
+  GSHMEM_CUDA_TRY("gshmem_init", cudaMemcpy(r.d_peer_base, r.heap->peer_bases().data(),
+                                            sizeof(char*) * r.n_pes, cudaMemcpyHostToDevice));
+  GSHMEM_CUDA_TRY("gshmem_init", cudaStreamCreateWithFlags(&r.stream, cudaStreamNonBlocking));
+  GSHMEM_CUDA_TRY("gshmem_init", cudaDeviceSynchronize());
+
+  gshmemi_device_state& s = r.dstate;
+  s = {};
+  s.version = GSHMEMI_DEVICE_STATE_VERSION;
+  s.struct_size = sizeof(s);
+  s.my_pe = r.my_pe;
+  s.n_pes = r.n_pes;
+  s.heap_base = r.heap->base();
+  s.heap_size = r.heap->size();
+  s.peer_base = r.d_peer_base;
+  s.sync_flags = flags;
+  s.sync_epoch = r.d_sync_epoch;
+  s.wait_timeout_ns = cfg.wait_timeout > 0 ? static_cast<uint64_t>(cfg.wait_timeout) * 1000000000ull : 0;
+  s.debug_checks = cfg.debug_checks ? 1 : 0;
+  return device_state::publish(s);
+}
+
+void on_peer_failure(int dead_pe, const std::string& how) {
+  if (config::get().peer_failure_abort)
+    fatal("PE %d failed (%s); ending this PE too so the job does not hang. "
+          "(GSHMEM_PEER_FAILURE_ABORT=0 keeps it running.)", dead_pe, how.c_str());
+  GSHMEM_LOG_ERROR("PE %d failed (%s); calls that need it will not complete", dead_pe, how.c_str());
+}
+
+void teardown(Runtime& r) {
+  if (r.dstate.version) {
+    r.dstate.version = 0;
+    device_state::publish(r.dstate);
+  }
+  if (r.stream) cudaStreamDestroy(r.stream);
+  if (r.d_peer_base) cudaFree(r.d_peer_base);
+  if (r.d_sync_epoch) cudaFree(r.d_sync_epoch);
+  r.stream = nullptr;
+  r.d_peer_base = nullptr;
+  r.d_sync_epoch = nullptr;
+  r.heap.reset();
+  r.alloc = mem::Allocator();
+  r.boot.reset();
+  r.local_pes.clear();
+  r.initialized = false;
+}
+
+Status connect_bootstrap(Runtime& r, unsigned flags, const gshmemx_init_attr_t* attr) {
+  bootstrap::ConnectOptions opts;
+  opts.timeout_s = static_cast<int>(config::get().bootstrap_timeout);
+  if (flags & GSHMEMX_INIT_WITH_UNIQUEID) {
+    if (!attr || attr->version != GSHMEMX_INIT_ATTR_VERSION || attr->nranks < 1 || attr->rank < 0 ||
+        attr->rank >= attr->nranks) {
+      GSHMEM_LOG_ERROR("gshmemx_init_attr: invalid attributes (attr=%p, rank %d, nranks %d); fill them "
+                       "with gshmemx_set_attr_uniqueid_args(rank, nranks, &id, &attr)", (const void*)attr,
+                       attr ? attr->rank : -1, attr ? attr->nranks : -1);
+      return GSHMEM_ERROR_INVALID_VALUE;
+    }
+    r.my_pe = attr->rank;
+    r.n_pes = attr->nranks;
+    log::set_identity(r.my_pe, r.n_pes);
+    return bootstrap::connect(attr->uniqueid, attr->rank, attr->nranks, opts, &r.boot);
+  }
+  if (flags != GSHMEMX_INIT_DEFAULT) {
+    GSHMEM_LOG_ERROR("gshmemx_init_attr: unknown flags 0x%x", flags);
+    return GSHMEM_ERROR_INVALID_VALUE;
+  }
+  bootstrap::EnvInfo env;
+  GSHMEM_TRY(bootstrap::detect_from_env(&env));
+  r.my_pe = env.rank;
+  r.n_pes = env.size;
+  log::set_identity(r.my_pe, r.n_pes);
+  GSHMEM_LOG_INFO("bootstrap: %s, PE %d of %d", env.launcher.c_str(), env.rank, env.size);
+  return bootstrap::connect(env.id, env.rank, env.size, opts, &r.boot);
+}
+
+Status init_steps(Runtime& r, unsigned flags, const gshmemx_init_attr_t* attr) {
+  GSHMEM_TRY(config::load());
+  GSHMEM_TRY(connect_bootstrap(r, flags, attr));
+  GSHMEM_TRY(discover_node(r));
+  Status gpu = select_gpu(r);
+  bool all_ok = false;
+  GSHMEM_TRY(mem::all_agree(*r.boot, gpu == GSHMEM_SUCCESS, &all_ok));
+  if (!all_ok) {
+    if (gpu == GSHMEM_SUCCESS)
+      GSHMEM_LOG_ERROR("gshmem_init: another PE could not set up its GPU (see its message)");
+    return gpu != GSHMEM_SUCCESS ? gpu : GSHMEM_ERROR_PEER_FAILURE;
+  }
+  const config::Values& cfg = config::get();
+  mem::HeapParams hp;
+  hp.device = r.device;
+  hp.my_pe = r.my_pe;
+  hp.n_pes = r.n_pes;
+  hp.local_pes = r.local_pes;
+  hp.initial_size = cfg.symmetric_size;
+  hp.max_size = cfg.symmetric_size_max;
+  hp.job_key = r.boot->job_key();
+  GSHMEM_TRY(mem::create_heap(hp, *r.boot, &r.heap));
+  r.alloc = mem::Allocator(r.heap->size());
+  GSHMEM_LOG_INFO("symmetric heap: %s, %llu bytes (may grow to %llu)", r.heap->kind(),
+                  (unsigned long long)r.heap->size(), (unsigned long long)r.heap->max_size());
+  Status st = setup_internal_objects(r);
+  GSHMEM_TRY(mem::all_agree(*r.boot, st == GSHMEM_SUCCESS, &all_ok));
+  if (!all_ok) return st != GSHMEM_SUCCESS ? st : GSHMEM_ERROR_PEER_FAILURE;
+  GSHMEM_TRY(r.boot->start_failure_monitor(on_peer_failure));
+  return GSHMEM_SUCCESS;
+}
+
+Status init(unsigned flags, const gshmemx_init_attr_t* attr) {
+  Runtime& r = rt();
+  if (r.initialized) {
+    GSHMEM_LOG_WARN("gshmem_init: already initialized; ignoring this call");
+    return GSHMEM_SUCCESS;
+  }
+  Status st = init_steps(r, flags, attr);
+  if (st != GSHMEM_SUCCESS) {
+    teardown(r);
+    return st;
+  }
+  r.initialized = true;
+  return GSHMEM_SUCCESS;
+}
+
+}  // namespace
+}  // namespace gshmem
+
+using namespace gshmem;
+
+extern "C" {
+
+GSHMEM_API void gshmem_init(void) {
+  Status st = init(GSHMEMX_INIT_DEFAULT, nullptr);
+  if (st != GSHMEM_SUCCESS) fatal("gshmem_init failed: %s (%s)", status_message(st), status_name(st));
+}
+
+GSHMEM_API int gshmemx_init_attr(unsigned int flags, gshmemx_init_attr_t* attr) { return init(flags, attr); }
+
+GSHMEM_API void gshmem_finalize(void) {
+  Runtime& r = rt();
+  if (!r.initialized) {
+    GSHMEM_LOG_WARN("gshmem_finalize: gshmem is not initialized; nothing to do");
+    return;
+  }
+  // Every PE's GPU work is finished before any PE unmaps memory others may read.
+  cudaError_t e = cudaDeviceSynchronize();
+  if (e != cudaSuccess)
+    GSHMEM_LOG_ERROR("gshmem_finalize: this PE's GPU reported an error: %s", cudaGetErrorString(e));
+  if (r.boot->barrier() != GSHMEM_SUCCESS)
+    GSHMEM_LOG_ERROR("gshmem_finalize: not every PE reached finalize; tearing down anyway");
+  r.boot->finalize();
+  teardown(r);
+}
+
+GSHMEM_API int gshmemx_get_uniqueid(gshmemx_uniqueid_t* id) {
+  if (!id) {
+    GSHMEM_LOG_ERROR("gshmemx_get_uniqueid: id is NULL");
+    return GSHMEM_ERROR_INVALID_VALUE;
+  }
+  GSHMEM_TRY(config::load());
+  return bootstrap::create_uniqueid(id);
+}
+
+GSHMEM_API int gshmemx_set_attr_uniqueid_args(int rank, int nranks, const gshmemx_uniqueid_t* id,
+                                              gshmemx_init_attr_t* attr) {
+  if (!id || !attr || nranks < 1 || rank < 0 || rank >= nranks) {
+    GSHMEM_LOG_ERROR("gshmemx_set_attr_uniqueid_args: invalid arguments (rank %d, nranks %d, id %p, attr %p): "
+                     "need 0 <= rank < nranks and non-NULL pointers", rank, nranks, (const void*)id,
+                     (const void*)attr);
+    return GSHMEM_ERROR_INVALID_VALUE;
+  }
+  attr->version = GSHMEMX_INIT_ATTR_VERSION;
+  attr->rank = rank;
+  attr->nranks = nranks;
+  attr->uniqueid = *id;
+  return GSHMEM_SUCCESS;
+}
+
+}  // extern "C"

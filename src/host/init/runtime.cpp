@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "runtime.h"
+
+#include <cstring>
+
+#include "host/util/config.h"
+
+namespace gshmem {
+
+Runtime& rt() {
+  static Runtime* r = new Runtime();  // outlives static destructors of user code
+  return *r;
+}
+
+Status require_init(const char* call) {
+  if (rt().initialized) return GSHMEM_SUCCESS;
+  GSHMEM_LOG_ERROR("%s: gshmem is not initialized; call gshmem_init() (or gshmemx_init_attr) first", call);
+  return GSHMEM_ERROR_NOT_INITIALIZED;
+}
+
+void require_init_or_die(const char* call) {
+  if (!rt().initialized)
+    fatal("%s: gshmem is not initialized; call gshmem_init() (or gshmemx_init_attr) first", call);
+}
+
+Status check_pe(const char* call, int pe) {
+  if (pe >= 0 && pe < rt().n_pes) return GSHMEM_SUCCESS;
+  GSHMEM_LOG_ERROR("%s: PE %d is out of range: valid PEs are 0..%d", call, pe, rt().n_pes - 1);
+  return GSHMEM_ERROR_INVALID_VALUE;
+}
+
+Status check_symmetric(const char* call, const void* p, size_t bytes) {
+  const Runtime& r = rt();
+  const char* a = static_cast<const char*>(p);
+  const char* base = r.heap->base();
+  if (a >= base && bytes <= r.heap->size() && a - base <= (ptrdiff_t)(r.heap->size() - bytes))
+    return GSHMEM_SUCCESS;
+  GSHMEM_LOG_ERROR("%s: [%p, +%zu bytes) is not inside the symmetric heap [%p, %p); remote addresses "
+                   "must come from gshmem_malloc/calloc/align", call, p, bytes, (const void*)base,
+                   (const void*)(base + r.heap->size()));
+  return GSHMEM_ERROR_INVALID_VALUE;
+}
+
+}  // namespace gshmem
+
+using namespace gshmem;
+
+extern "C" {
+
+GSHMEM_API const char* gshmemx_status_string(int status) { return status_message(status); }
+
+GSHMEM_API void gshmem_info_get_version(int* major, int* minor) {
+  if (major) *major = GSHMEM_SPEC_MAJOR_VERSION;
+  if (minor) *minor = GSHMEM_SPEC_MINOR_VERSION;
+}
+
+GSHMEM_API void gshmem_info_get_name(char* name) {
+  if (name) strcpy(name, GSHMEM_VENDOR_STRING);
+}
+
+GSHMEM_API int gshmemx_initialized(void) { return rt().initialized ? 1 : 0; }
+
+GSHMEM_API int gshmemi_host_my_pe(void) { return rt().initialized ? rt().my_pe : -1; }
+GSHMEM_API int gshmemi_host_n_pes(void) { return rt().initialized ? rt().n_pes : -1; }
+
+GSHMEM_API void* gshmemi_host_ptr(const void* dest, int pe) {
+  if (require_init("gshmem_ptr") != GSHMEM_SUCCESS || check_pe("gshmem_ptr", pe) != GSHMEM_SUCCESS)
+    return nullptr;
+  const Runtime& r = rt();
+  const char* a = static_cast<const char*>(dest);
+  if (a < r.heap->base() || a >= r.heap->base() + r.heap->size()) return nullptr;
+  char* peer = r.heap->peer_base(pe);
+  return peer ? peer + (a - r.heap->base()) : nullptr;
+}
+
+}  // extern "C"

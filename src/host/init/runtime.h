@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The host runtime's state: one instance per process (one PE per process).
+// Lifecycle: init.cpp creates it, finalize tears it down; every other host
+// file reads it through rt() after require_init().
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "bootstrap/bootstrap.h"
+#include "gshmem/detail/device_state.h"
+#include "host/mem/allocator.h"
+#include "host/mem/heap.h"
+#include "host/util/status.h"
+
+namespace gshmem {
+
+struct Runtime {
+  bool initialized = false;
+  int my_pe = 0;
+  int n_pes = 1;
+  int local_rank = 0;
+  int local_size = 1;
+  int device = 0;
+  std::vector<int> local_pes;  // world PEs on this node, by local rank
+
+  std::unique_ptr<bootstrap::Bootstrap> boot;
+  std::unique_ptr<mem::Heap> heap;
+  mem::Allocator alloc;
+  std::mutex alloc_mutex;
+
+  gshmemi_device_state dstate{};  // what every registered TU's __constant__ copy holds
+  char** d_peer_base = nullptr;   // device array [n_pes]
+  uint64_t* d_sync_epoch = nullptr;
+  cudaStream_t stream = nullptr;  // internal stream: host RMA and host-side barriers
+};
+
+Runtime& rt();
+
+// Returns GSHMEM_ERROR_NOT_INITIALIZED with a log line naming `call` if gshmem
+// is not initialised.
+Status require_init(const char* call);
+// For void API calls: the fatal path when not initialised.
+void require_init_or_die(const char* call);
+// Check 0 <= pe < n_pes; logs "<call>: PE <pe> out of range" otherwise.
+Status check_pe(const char* call, int pe);
+// With GSHMEM_DEBUG_CHECKS: [p, p+bytes) lies in the symmetric heap.
+Status check_symmetric(const char* call, const void* p, size_t bytes);
+
+namespace device_state {
+// Fill every registered TU's copy with rt().dstate (and remember it for TUs
+// registered later). Called at init, after heap growth and at finalize.
+Status publish(const gshmemi_device_state& s);
+}  // namespace device_state
+
+}  // namespace gshmem

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "heap.h"
+
+#include "host/cuda/driver.h"
+#include "host/util/config.h"
+
+namespace gshmem::mem {
+namespace {
+
+bool vmm_supported(int device) {
+  if (cu::load(nullptr) != GSHMEM_SUCCESS) return false;
+  int vmm = 0, fd = 0;
+  cu::api().DeviceGetAttribute(&vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, device);
+  cu::api().DeviceGetAttribute(&fd, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED, device);
+  return vmm && fd;
+}
+
+}  // namespace
+
+Status create_heap(const HeapParams& params, bootstrap::Bootstrap& boot, std::unique_ptr<Heap>* out) {
+  bool use_vmm = !config::get().disable_vmm && vmm_supported(params.device);
+  // Every PE must choose the same kind.
+  bool all_vmm = false;
+  GSHMEM_TRY(all_agree(boot, use_vmm, &all_vmm));
+  if (all_vmm) return create_vmm_heap(params, boot, out);
+  GSHMEM_LOG_INFO("symmetric heap: using cudaMalloc + CUDA IPC (fixed size %llu bytes)",
+                  (unsigned long long)params.initial_size);
+  return create_ipc_heap(params, boot, out);
+}
+
+}  // namespace gshmem::mem

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The symmetric heap's memory: this PE's range plus every node-local peer's
+// range mapped into this process, so that a symmetric address `a` on PE p is
+// peer_base(p) + (a - base()). Two implementations:
+//   heap_vmm.cpp  CUDA VMM: one reserved virtual range per node-local PE,
+//                 physical chunks exported as POSIX fds over Unix sockets
+//                 (heap_fd_exchange.cpp); grows collectively.
+//   heap_ipc.cpp  cudaMalloc + CUDA IPC handles; fixed size.
+// The heap hands out no blocks itself (that is mem::Allocator's job).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "bootstrap/bootstrap.h"
+#include "host/util/status.h"
+
+namespace gshmem::mem {
+
+struct HeapParams {
+  int device = 0;               // CUDA ordinal of this PE's GPU
+  int my_pe = 0;
+  int n_pes = 1;
+  std::vector<int> local_pes;   // world PEs on this node (including my_pe), by local rank
+  uint64_t initial_size = 0;    // bytes (rounded up to the allocation granularity)
+  uint64_t max_size = 0;        // bytes the heap may grow to
+  uint64_t job_key = 0;         // names node-local rendezvous resources
+};
+
+class Heap {
+ public:
+  virtual ~Heap() = default;
+  virtual const char* kind() const = 0;  // "cuda-vmm" or "cuda-ipc"
+  char* base() const { return peer_base_[my_pe_]; }
+  uint64_t size() const { return size_; }
+  uint64_t max_size() const { return max_size_; }
+  // PE `pe`'s heap in this process's address space; nullptr if not on this node.
+  char* peer_base(int pe) const { return peer_base_[pe]; }
+  const std::vector<char*>& peer_bases() const { return peer_base_; }
+  // Collective over all PEs: make at least new_size bytes usable on every
+  // node-local PE. Every PE gets the same result; on failure nothing changes.
+  virtual Status grow(uint64_t new_size, bootstrap::Bootstrap& boot) = 0;
+
+ protected:
+  int my_pe_ = 0;
+  uint64_t size_ = 0;
+  uint64_t max_size_ = 0;
+  std::vector<char*> peer_base_;  // [n_pes]
+};
+
+// Picks VMM when the device supports it with POSIX fd handles and
+// GSHMEM_DISABLE_VMM is not set; otherwise the IPC heap. Collective.
+Status create_heap(const HeapParams& params, bootstrap::Bootstrap& boot, std::unique_ptr<Heap>* out);
+Status create_vmm_heap(const HeapParams& params, bootstrap::Bootstrap& boot, std::unique_ptr<Heap>* out);
+Status create_ipc_heap(const HeapParams& params, bootstrap::Bootstrap& boot, std::unique_ptr<Heap>* out);
+
+// Node-local exchange of one file descriptor per PE over Unix-domain sockets
+// (SCM_RIGHTS). Collective over all PEs (PEs with no local peer take part in
+// the bootstrap barriers only). peer_fds[i] receives local_pes[i]'s fd (-1 for
+// my own slot); the caller owns and closes them.
+Status exchange_fds(const HeapParams& params, bootstrap::Bootstrap& boot, int generation, int my_fd,
+                    std::vector<int>* peer_fds);
+
+// All PEs agree: true only if `ok` is true on every PE.
+Status all_agree(bootstrap::Bootstrap& boot, bool ok, bool* all_ok);
+
+}  // namespace gshmem::mem

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Passing CUDA VMM export fds between node-local PEs over Unix-domain sockets.
+// Each PE listens on an abstract socket named after the job, its PE number and
+// the exchange generation; a helper thread serves its fd to every local peer
+// while the main thread fetches the peers' fds.
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include "heap.h"
+#include "host/util/config.h"
+
+namespace gshmem::mem {
+namespace {
+
+socklen_t socket_name(uint64_t job_key, int pe, int generation, sockaddr_un* addr) {
+  memset(addr, 0, sizeof(*addr));
+  addr->sun_family = AF_UNIX;
+  // Abstract namespace (leading NUL): nothing to clean up on disk.
+  int n = snprintf(addr->sun_path + 1, sizeof(addr->sun_path) - 1, "gshmem-%016llx-%d-%d",
+                   (unsigned long long)job_key, pe, generation);
+  return static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + n);
+}
+
+bool wait_fd(int fd, short events, int timeout_ms) {
+  pollfd p{fd, events, 0};
+  int r;
+  do r = poll(&p, 1, timeout_ms); while (r < 0 && errno == EINTR);
+  return r > 0;
+}
+
+bool send_fd(int sock, int fd_to_send, int my_pe) {
+  char cbuf[CMSG_SPACE(sizeof(int))] = {};
+  iovec iov{&my_pe, sizeof(my_pe)};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = cbuf;
+  msg.msg_controllen = sizeof(cbuf);
+  cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  memcpy(CMSG_DATA(c), &fd_to_send, sizeof(int));
+  return sendmsg(sock, &msg, MSG_NOSIGNAL) == (ssize_t)sizeof(my_pe);
+}
+
+int recv_fd(int sock, int* sender_pe) {
+  char cbuf[CMSG_SPACE(sizeof(int))] = {};
+  iovec iov{sender_pe, sizeof(*sender_pe)};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = cbuf;
+  msg.msg_controllen = sizeof(cbuf);
+  if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != (ssize_t)sizeof(*sender_pe)) return -1;
+  cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  if (!c || c->cmsg_type != SCM_RIGHTS) return -1;
+  int fd;
+  memcpy(&fd, CMSG_DATA(c), sizeof(int));
+  return fd;
+}
+
+}  // namespace
+
+Status exchange_fds(const HeapParams& params, bootstrap::Bootstrap& boot, int generation, int my_fd,
+                    std::vector<int>* peer_fds) {
+  const int n_local = static_cast<int>(params.local_pes.size());
+  peer_fds->assign(n_local, -1);
+  const int timeout_ms = static_cast<int>(config::get().bootstrap_timeout * 1000);
+
+  int listener = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr;
+  socklen_t len = socket_name(params.job_key, params.my_pe, generation, &addr);
+  bool ok = listener >= 0 && bind(listener, (sockaddr*)&addr, len) == 0 && listen(listener, n_local + 4) == 0;
+  if (!ok)
+    GSHMEM_LOG_ERROR("heap setup: cannot listen on Unix socket @%s: %s", addr.sun_path + 1, strerror(errno));
+  bool all_ok = false;
+  GSHMEM_TRY(all_agree(boot, ok, &all_ok));  // also: every listener exists before anyone connects
+  if (!all_ok) {
+    if (listener >= 0) close(listener);
+    return GSHMEM_ERROR_SYSTEM;
+  }
+
+  // Serve my fd to every local peer.
+  bool serve_ok = true;
+  std::thread server([&] {
+    for (int served = 0; served < n_local - 1; ++served) {
+      if (!wait_fd(listener, POLLIN, timeout_ms)) {
+        GSHMEM_LOG_ERROR("heap setup: only %d of %d node-local peers fetched this PE's memory handle "
+                         "within %d s", served, n_local - 1, timeout_ms / 1000);
+        serve_ok = false;
+        return;
+      }
+      int c = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+      if (c < 0 || !send_fd(c, my_fd, params.my_pe)) serve_ok = false;
+      if (c >= 0) close(c);
+    }
+  });
+
+  // Fetch every local peer's fd.
+  bool fetch_ok = true;
+  for (int i = 0; i < n_local && fetch_ok; ++i) {
+    const int pe = params.local_pes[i];
+    if (pe == params.my_pe) continue;
+    sockaddr_un peer;
+    socklen_t plen = socket_name(params.job_key, pe, generation, &peer);
+    int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int sender = -1;
+    int fd = -1;
+    if (s >= 0 && connect(s, (sockaddr*)&peer, plen) == 0 && wait_fd(s, POLLIN, timeout_ms))
+      fd = recv_fd(s, &sender);
+    if (fd < 0 || sender != pe) {
+      GSHMEM_LOG_ERROR("heap setup: could not fetch the memory handle of node-local PE %d over Unix "
+                       "socket @%s: %s", pe, peer.sun_path + 1, errno ? strerror(errno) : "bad reply");
+      fetch_ok = false;
+      if (fd >= 0) close(fd);
+    } else {
+      (*peer_fds)[i] = fd;
+    }
+    if (s >= 0) close(s);
+  }
+  if (!fetch_ok) shutdown(listener, SHUT_RDWR);  // lets the server's poll return
+  server.join();
+  close(listener);
+  GSHMEM_TRY(all_agree(boot, fetch_ok && serve_ok, &all_ok));
+  if (!all_ok) {
+    for (int& fd : *peer_fds)
+      if (fd >= 0) close(fd), fd = -1;
+    return GSHMEM_ERROR_SYSTEM;
+  }
+  return GSHMEM_SUCCESS;
+}
+
+Status all_agree(bootstrap::Bootstrap& boot, bool ok, bool* all_ok) {
+  std::vector<uint8_t> all(boot.size());
+  uint8_t mine = ok ? 1 : 0;
+  GSHMEM_TRY(boot.allgather(&mine, all.data(), 1));
+  *all_ok = true;
+  for (uint8_t v : all) *all_ok = *all_ok && v;
+  return GSHMEM_SUCCESS;
+}
+
+}  // namespace gshmem::mem

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// gshmem_malloc / calloc / align / free: collective, deterministic, and the
+// same answer on every PE. Each call first all-gathers its arguments, which
+// both synchronises the PEs and catches PEs that passed different ones.
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "host/init/runtime.h"
+#include "host/util/config.h"
+
+namespace gshmem {
+namespace {
+
+struct Request {
+  uint64_t size;
+  uint64_t align;
+};
+
+// True when every PE passed the same request; otherwise logs the first
+// difference (on every PE, so each log names the culprit).
+Status agree_on(const char* call, const Request& mine, bool* same) {
+  Runtime& r = rt();
+  std::vector<Request> all(r.n_pes);
+  GSHMEM_TRY(r.boot->allgather(&mine, all.data(), sizeof(Request)));
+  *same = true;
+  for (int pe = 0; pe < r.n_pes; ++pe) {
+    if (all[pe].size == mine.size && all[pe].align == mine.align) continue;
+    GSHMEM_LOG_ERROR("%s: arguments differ between PEs: this PE passed (size %llu, alignment %llu) but "
+                     "PE %d passed (size %llu, alignment %llu). Symmetric allocation is collective: every "
+                     "PE must make the same call. Returning NULL on every PE.", call,
+                     (unsigned long long)mine.size, (unsigned long long)mine.align, pe,
+                     (unsigned long long)all[pe].size, (unsigned long long)all[pe].align);
+    *same = false;
+    break;
+  }
+  return GSHMEM_SUCCESS;
+}
+
+Status grow_for(const char* call, uint64_t size, uint64_t align) {
+  Runtime& r = rt();
+  const uint64_t need = r.alloc.growth_needed(size, align);
+  const uint64_t step = config::get().symmetric_size;
+  uint64_t target = r.alloc.capacity() + (need > step ? need : step);
+  if (target > r.heap->max_size()) target = r.alloc.capacity() + need;
+  GSHMEM_LOG_INFO("%s: growing the symmetric heap from %llu to %llu bytes", call,
+                  (unsigned long long)r.alloc.capacity(), (unsigned long long)target);
+  GSHMEM_TRY(r.heap->grow(target, *r.boot));
+  r.alloc.grow(r.heap->size());
+  r.dstate.heap_size = r.heap->size();
+  return device_state::publish(r.dstate);
+}
+
+void* allocate(const char* call, uint64_t size, uint64_t align, bool zero) {
+  if (require_init(call) != GSHMEM_SUCCESS) return nullptr;
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> lock(r.alloc_mutex);
+  cudaStreamSynchronize(r.stream);  // quiet for host-initiated operations
+  bool same = false;
+  if (agree_on(call, Request{size, align}, &same) != GSHMEM_SUCCESS || !same) return nullptr;
+  if (align & (align - 1)) {
+    GSHMEM_LOG_ERROR("%s: alignment %llu is not a power of two", call, (unsigned long long)align);
+    return nullptr;
+  }
+  uint64_t off = 0;
+  if (!r.alloc.allocate(size, align, &off)) {
+    Status st = grow_for(call, size, align);
+    if (st != GSHMEM_SUCCESS || !r.alloc.allocate(size, align, &off)) {
+      GSHMEM_LOG_ERROR("%s: symmetric heap exhausted: requested %llu bytes (alignment %llu); largest free "
+                       "block %llu bytes, %llu bytes free of %llu (limit GSHMEM_SYMMETRIC_SIZE_MAX=%llu). "
+                       "Returning NULL on every PE; free memory or raise GSHMEM_SYMMETRIC_SIZE(_MAX).",
+                       call, (unsigned long long)size, (unsigned long long)align,
+                       (unsigned long long)r.alloc.largest_free(), (unsigned long long)r.alloc.free_bytes(),
+                       (unsigned long long)r.alloc.capacity(), (unsigned long long)r.heap->max_size());
+      return nullptr;
+    }
+  }
+  char* p = r.heap->base() + off;
+  if (zero) {
+    cudaError_t e = cudaMemsetAsync(p, 0, size, r.stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(r.stream);
+    if (e != cudaSuccess) GSHMEM_LOG_ERROR("%s: zeroing failed: %s", call, cudaGetErrorString(e));
+    // Nobody may write into the new block before every PE has zeroed its copy.
+    r.boot->barrier();
+  }
+  return p;
+}
+
+}  // namespace
+}  // namespace gshmem
+
+using namespace gshmem;
+
+extern "C" {
+
+GSHMEM_API void* gshmem_malloc(size_t size) { return allocate("gshmem_malloc", size, 0, false); }
+
+GSHMEM_API void* gshmem_align(size_t alignment, size_t size) {
+  return allocate("gshmem_align", size, alignment, false);
+}
+
+GSHMEM_API void* gshmem_calloc(size_t count, size_t size) {
+  if (size && count > SIZE_MAX / size) {
+    GSHMEM_LOG_ERROR("gshmem_calloc: count %zu x size %zu overflows", count, size);
+    // Still collective: every PE sees the same overflow and returns NULL.
+    return nullptr;
+  }
+  return allocate("gshmem_calloc", count * size, 0, true);
+}
+
+GSHMEM_API void gshmem_free(void* ptr) {
+  if (!ptr || require_init("gshmem_free") != GSHMEM_SUCCESS) return;
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> lock(r.alloc_mutex);
+  uint64_t off = static_cast<uint64_t>(static_cast<char*>(ptr) - r.heap->base());
+  uint64_t requested = 0, reserved = 0;
+  const bool live = static_cast<char*>(ptr) >= r.heap->base() && r.alloc.block_size(off, &requested, &reserved);
+  if (!live)
+    GSHMEM_LOG_ERROR("gshmem_free: %p is not a block returned by gshmem_malloc/calloc/align (or was "
+                     "freed already); nothing is freed", ptr);
+  // Kernels of this PE that may still use the block finish first; the
+  // agreement then waits for every PE to be done with it.
+  cudaError_t e = cudaDeviceSynchronize();
+  if (e != cudaSuccess) GSHMEM_LOG_ERROR("gshmem_free: GPU error before free: %s", cudaGetErrorString(e));
+  bool same = false;
+  if (agree_on("gshmem_free", Request{live ? off : ~0ull, 0}, &same) != GSHMEM_SUCCESS || !same || !live)
+    return;
+  r.alloc.free(off);
+}
+
+}  // extern "C"

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "config.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "log.h"
+
+namespace gshmem::config {
+namespace {
+
+bool iequals(const char* a, const char* b) {
+  for (; *a && *b; ++a, ++b)
+    if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return false;
+  return *a == *b;
+}
+
+const char* accepted(const char* type) {
+  if (!strcmp(type, "Size")) return "a byte count with optional K, M, G or T suffix (e.g. 512M, 2G)";
+  if (!strcmp(type, "Int")) return "an integer";
+  if (!strcmp(type, "Bool")) return "0/1, yes/no, true/false or on/off";
+  if (!strcmp(type, "LogLevel")) return "NONE, ERROR, WARN, INFO or TRACE";
+  return "a string";
+}
+
+// One parser per table type name: the table macros paste the type token
+// (parse_##type), so each field gets the parser of its declared type.
+bool parse_Size(const char* text, Size* out) { return parse_size(text, out); }
+bool parse_Int(const char* text, Int* out) { return parse_int(text, out); }
+bool parse_Bool(const char* text, Bool* out) { return parse_bool(text, out); }
+bool parse_String(const char* text, String* out) {
+  *out = text;
+  return true;
+}
+bool parse_LogLevel(const char* text, LogLevel* out) { return parse_log_level(text, out); }
+
+Values defaults() {
+  Values v{};
+#define GSHMEM_CONFIG_DEFAULT(field, env, type, def, help) parse_##type(def, &v.field);
+  GSHMEM_CONFIG_TABLE(GSHMEM_CONFIG_DEFAULT)
+#undef GSHMEM_CONFIG_DEFAULT
+  return v;
+}
+
+Values g_values = defaults();
+
+}  // namespace
+
+bool parse_size(const char* text, uint64_t* out) {
+  // Digits first: strtoull would skip blanks and accept a sign (" -1" -> 2^64-1).
+  if (!text || !isdigit((unsigned char)*text)) return false;
+  errno = 0;
+  char* end = nullptr;
+  unsigned long long v = strtoull(text, &end, 10);
+  if (errno || end == text) return false;
+  uint64_t mult = 1;
+  if (*end) {
+    switch (toupper((unsigned char)*end)) {
+      case 'K': mult = 1ull << 10; break;
+      case 'M': mult = 1ull << 20; break;
+      case 'G': mult = 1ull << 30; break;
+      case 'T': mult = 1ull << 40; break;
+      default: return false;
+    }
+    ++end;
+    if (*end == 'i' || *end == 'I') ++end;   // "GiB"
+    if (*end == 'b' || *end == 'B') ++end;
+    if (*end) return false;
+  }
+  if (v > UINT64_MAX / mult) return false;
+  *out = v * mult;
+  return true;
+}
+
+bool parse_int(const char* text, long long* out) {
+  if (!text || !*text) return false;
+  errno = 0;
+  char* end = nullptr;
+  long long v = strtoll(text, &end, 10);
+  if (errno || end == text || *end) return false;
+  *out = v;
+  return true;
+}
+
+bool parse_bool(const char* text, bool* out) {
+  if (!text) return false;
+  for (const char* t : {"1", "yes", "true", "on", "y"})
+    if (iequals(text, t)) return *out = true, true;
+  for (const char* f : {"0", "no", "false", "off", "n"})
+    if (iequals(text, f)) return *out = false, true;
+  return false;
+}
+
+bool parse_log_level(const char* text, int* out) {
+  static const char* names[] = {"ERROR", "WARN", "INFO", "TRACE"};
+  if (!text) return false;
+  if (iequals(text, "NONE")) return *out = -1, true;
+  for (int i = 0; i < 4; ++i)
+    if (iequals(text, names[i])) return *out = i, true;
+  return false;
+}
+
+Status load() {
+  Values v = defaults();
+  Status st = GSHMEM_SUCCESS;
+#define GSHMEM_CONFIG_LOAD(field, env, type, def, help)                                       \
+  if (const char* text = getenv(env)) {                                                       \
+    if (!parse_##type(text, &v.field)) {                                                      \
+      GSHMEM_LOG_ERROR("gshmem_init: environment variable %s=\"%s\" is malformed: expected %s " \
+                       "(default %s). Fix or unset it.", env, text, accepted(#type), def);    \
+      st = GSHMEM_ERROR_INVALID_VALUE;                                                        \
+    }                                                                                         \
+  }
+  GSHMEM_CONFIG_TABLE(GSHMEM_CONFIG_LOAD)
+#undef GSHMEM_CONFIG_LOAD
+  if (st != GSHMEM_SUCCESS) return st;
+  if (v.symmetric_size_max < v.symmetric_size) v.symmetric_size_max = v.symmetric_size;
+  g_values = v;
+  log::configure(v.debug, v.debug_file.c_str());
+  return GSHMEM_SUCCESS;
+}
+
+const Values& get() { return g_values; }
+
+void print_table(FILE* out, bool show_current) {
+#define GSHMEM_CONFIG_PRINT(field, env, type, def, help)                        \
+  fprintf(out, "%s (%s, default \"%s\")\n", env, #type, def);                   \
+  if (show_current) {                                                           \
+    const char* cur = getenv(env);                                              \
+    fprintf(out, "    current: %s\n", cur ? cur : "(unset: default)");          \
+  }                                                                             \
+  fprintf(out, "    %s\n\n", help);
+  GSHMEM_CONFIG_TABLE(GSHMEM_CONFIG_PRINT)
+#undef GSHMEM_CONFIG_PRINT
+}
+
+}  // namespace gshmem::config

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// THE table of every GSHMEM_* environment variable the library reads.
+// Add a variable here and nowhere else; gshmem-info prints this table.
+//
+// GSHMEM_CONFIG_ENTRY(field, "ENV_NAME", type, "default", "help")
+//   type: Size (bytes; K/M/G/T suffixes, powers of 1024), Int, Bool (0/1/yes/no/true/false/on/off),
+//         String, LogLevel (NONE|ERROR|WARN|INFO|TRACE)
+// Variables a launcher sets (rank, size, uniqueid) are read by the bootstrap
+// and listed in bootstrap/env.h, not here.
+#define GSHMEM_CONFIG_TABLE(GSHMEM_CONFIG_ENTRY)                                                    \
+  GSHMEM_CONFIG_ENTRY(symmetric_size, "GSHMEM_SYMMETRIC_SIZE", Size, "1G",                          \
+                      "Initial size of the symmetric heap on each PE. The heap grows on demand "   \
+                      "(VMM only) up to GSHMEM_SYMMETRIC_SIZE_MAX.")                               \
+  GSHMEM_CONFIG_ENTRY(symmetric_size_max, "GSHMEM_SYMMETRIC_SIZE_MAX", Size, "64G",                 \
+                      "Largest the symmetric heap may grow to on each PE (virtual address space "  \
+                      "reserved per node-local peer; costs no memory until used).")                \
+  GSHMEM_CONFIG_ENTRY(disable_vmm, "GSHMEM_DISABLE_VMM", Bool, "0",                                 \
+                      "Use the cudaMalloc + CUDA IPC heap instead of CUDA VMM (the heap then "      \
+                      "cannot grow). Chosen automatically when VMM is unavailable.")               \
+  GSHMEM_CONFIG_ENTRY(debug, "GSHMEM_DEBUG", LogLevel, "WARN",                                      \
+                      "Log level: NONE, ERROR, WARN, INFO or TRACE.")                              \
+  GSHMEM_CONFIG_ENTRY(debug_file, "GSHMEM_DEBUG_FILE", String, "",                                  \
+                      "Write the log to this file instead of stderr; %p becomes the process id.")  \
+  GSHMEM_CONFIG_ENTRY(debug_checks, "GSHMEM_DEBUG_CHECKS", Bool, "0",                               \
+                      "Check arguments of host calls (PE range, pointers inside the heap, "        \
+                      "collective arguments equal on all PEs). Costs time on every call.")         \
+  GSHMEM_CONFIG_ENTRY(bootstrap_timeout, "GSHMEM_BOOTSTRAP_TIMEOUT", Int, "120",                    \
+                      "Seconds the bootstrap waits for all PEs to join or answer before failing "  \
+                      "with a message naming the missing PEs.")                                    \
+  GSHMEM_CONFIG_ENTRY(bootstrap_ifname, "GSHMEM_BOOTSTRAP_IFNAME", String, "",                      \
+                      "Network interface whose address gshmemx_get_uniqueid puts in the id "       \
+                      "(default: first non-loopback interface that is up, else loopback).")        \
+  GSHMEM_CONFIG_ENTRY(bootstrap_port, "GSHMEM_BOOTSTRAP_PORT", Int, "0",                            \
+                      "TCP port rank 0 listens on when initialising from torchrun/MPI/Slurm "      \
+                      "variables (0: MASTER_PORT+1 under torchrun, else derived from the job id).")\
+  GSHMEM_CONFIG_ENTRY(peer_failure_abort, "GSHMEM_PEER_FAILURE_ABORT", Bool, "1",                   \
+                      "After init, when another PE dies, print who died and end this PE instead "  \
+                      "of letting it hang in a wait.")                                             \
+  GSHMEM_CONFIG_ENTRY(wait_timeout, "GSHMEM_WAIT_TIMEOUT", Int, "0",                                \
+                      "Seconds a device-side barrier may spin before it reports which PE it is "   \
+                      "waiting for and traps (0: wait forever).")

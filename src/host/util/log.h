@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The one logger. Level from GSHMEM_DEBUG (NONE|ERROR|WARN|INFO|TRACE, default WARN);
+// errors are always printed. Every line reads
+//   gshmem <LEVEL> [PE <n>/<N> host:pid]: <message>
+// so messages from several PEs interleaved on one terminal stay attributable.
+#pragma once
+
+namespace gshmem::log {
+
+enum class Level : int { error = 0, warn = 1, info = 2, trace = 3 };
+
+// Re-read GSHMEM_DEBUG / GSHMEM_DEBUG_FILE (called by config::load).
+void configure(int level, const char* file_path);
+// Record this process's PE identity once it is known (-1 = not yet known).
+void set_identity(int pe, int npes);
+bool enabled(Level level);
+void write(Level level, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
+}  // namespace gshmem::log
+
+#define GSHMEM_LOG_ERROR(...) ::gshmem::log::write(::gshmem::log::Level::error, __VA_ARGS__)
+#define GSHMEM_LOG_WARN(...)                                                             \
+  do {                                                                                   \
+    if (::gshmem::log::enabled(::gshmem::log::Level::warn))                               \
+      ::gshmem::log::write(::gshmem::log::Level::warn, __VA_ARGS__);                       \
+  } while (0)
+#define GSHMEM_LOG_INFO(...)                                                             \
+  do {                                                                                   \
+    if (::gshmem::log::enabled(::gshmem::log::Level::info))                               \
+      ::gshmem::log::write(::gshmem::log::Level::info, __VA_ARGS__);                       \
+  } while (0)
+#define GSHMEM_LOG_TRACE(...)                                                            \
+  do {                                                                                   \
+    if (::gshmem::log::enabled(::gshmem::log::Level::trace))                              \
+      ::gshmem::log::write(::gshmem::log::Level::trace, __VA_ARGS__);                      \
+  } while (0)
