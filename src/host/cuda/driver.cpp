@@ -12,12 +12,15 @@ Api g_api{};
 Status g_status = GSHMEM_ERROR_INTERNAL;
 std::once_flag g_once;
 
+// `version`: the driver ABI version of the entry point (CUDA 12.0 unless newer).
 template <class F>
-Status get(const char* name, F* out) {
+Status get(const char* name, F* out, unsigned version = 12000, bool required = true) {
   cudaDriverEntryPointQueryResult q;
   void* fn = nullptr;
-  cudaError_t e = cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &q);
+  cudaError_t e = cudaGetDriverEntryPointByVersion(name, &fn, version, cudaEnableDefault, &q);
   if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || fn == nullptr) {
+    cudaGetLastError();
+    if (!required) return GSHMEM_ERROR_UNSUPPORTED;
     GSHMEM_LOG_ERROR("gshmem_init: cannot load CUDA driver function %s (%s); is the NVIDIA driver "
                      "installed and at least as new as CUDA 12?", name,
                      e != cudaSuccess ? cudaGetErrorString(e) : "symbol not found");
@@ -43,7 +46,8 @@ Status load_all() {
   GSHMEM_TRY(get("cuGetErrorString", &g_api.GetErrorString));
   GSHMEM_TRY(get("cuOccupancyMaxActiveBlocksPerMultiprocessor", &g_api.OccupancyMaxActiveBlocksPerMultiprocessor));
   GSHMEM_TRY(get("cuLaunchCooperativeKernel", &g_api.LaunchCooperativeKernel));
-  GSHMEM_TRY(get("cuFuncGetName", &g_api.FuncGetName));
+  // Optional (messages only): kernel names need a 12.3+ driver.
+  if (get("cuFuncGetName", &g_api.FuncGetName, 12030, false) != GSHMEM_SUCCESS) g_api.FuncGetName = nullptr;
   return GSHMEM_SUCCESS;
 }
 

@@ -72,8 +72,8 @@ Status select_gpu(Runtime& r) {
                      r.device, prop.name, prop.major, prop.minor);
     return GSHMEM_ERROR_UNSUPPORTED;
   }
-  GSHMEM_LOG_INFO("PE %d: local rank %d of %d, GPU %d (%s, %s)", r.my_pe, r.local_rank, r.local_size,
-                  r.device, prop.name, prop.pciBusID >= 0 ? "ok" : "?");
+  GSHMEM_LOG_INFO("PE %d: local rank %d of %d, GPU %d (%s, PCI %04x:%02x:%02x)", r.my_pe, r.local_rank,
+                  r.local_size, r.device, prop.name, prop.pciDomainID, prop.pciBusID, prop.pciDeviceID);
   return GSHMEM_SUCCESS;
 }
 

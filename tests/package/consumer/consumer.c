@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <gshmem/gshmem.h>
+int main(void) { return gshmemx_initialized(); }

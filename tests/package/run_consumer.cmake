@@ -1,0 +1,21 @@
+# SPDX-License-Identifier: BSD-3-Clause
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
+  endif()
+endfunction()
+file(REMOVE_RECURSE ${PREFIX} ${CONSUMER_BIN})
+run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${PREFIX})
+foreach(f include/gshmem/gshmem.h bin/gshmrun)
+  if(NOT EXISTS ${PREFIX}/${f})
+    message(FATAL_ERROR "install is missing ${f}")
+  endif()
+endforeach()
+run(${CMAKE_COMMAND} -S ${CONSUMER_SRC} -B ${CONSUMER_BIN} -G ${GENERATOR}
+    -DCMAKE_PREFIX_PATH=${PREFIX} -DCMAKE_CUDA_ARCHITECTURES=${CUDA_ARCHS})
+run(${CMAKE_COMMAND} --build ${CONSUMER_BIN})
+# Not initialised: both programs return 0 (and must load libgshmem from the prefix).
+run(${CONSUMER_BIN}/consumer_cuda)
+run(${CONSUMER_BIN}/consumer_c)
+message(STATUS "find_package(gshmem) consumer built and ran")
