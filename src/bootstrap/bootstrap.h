@@ -132,8 +132,13 @@ struct ConnectOptions {
 //                               relays it so every rank fails the same way
 //   GSHMEM_ERROR_MISMATCH       PEs called different collectives / sizes / roots
 //   GSHMEM_ERROR_TIMEOUT        a collective did not complete within timeout_s
-// After any of the last three the Bootstrap is unusable: later calls return
-// the same code at once. Strangers (wrong magic or secret) connecting to rank 0
+//                               (rank 0 names the PEs it waited for and tells
+//                               the others; ranks != 0 wait a grace of
+//                               max(1, min(10, timeout_s/10)) s longer so that
+//                               rank 0's report reaches them first)
+//   GSHMEM_ERROR_SYSTEM         an unexpected socket error (logged with errno)
+// After any failure of a collective the Bootstrap is unusable: later calls
+// return the same code at once (finalize() then only closes). Strangers (wrong magic or secret) connecting to rank 0
 // are rejected with a WARN and do not disturb the job.
 //
 // Note: ids derived from launcher variables (env.h) are predictable, so their

@@ -7,13 +7,33 @@
 //             (rendezvous on MASTER_ADDR : GSHMEM_BOOTSTRAP_PORT or MASTER_PORT+1, since
 //             torch's own store already listens on MASTER_PORT)
 //   Open MPI: OMPI_COMM_WORLD_RANK, _SIZE, _LOCAL_RANK, _LOCAL_SIZE
-//   Slurm:    SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID, SLURM_NTASKS_PER_NODE?
-// For Open MPI and Slurm the rendezvous address is MASTER_ADDR (or
-// GSHMEM_BOOTSTRAP_ADDR) when set, else 127.0.0.1 if the job is on one node
+//   Slurm:    SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID, SLURM_JOB_ID, SLURM_STEP_ID
+// For Open MPI and Slurm the rendezvous address is GSHMEM_BOOTSTRAP_ADDR (or
+// MASTER_ADDR) when set, else 127.0.0.1 if the job is on one node
 // (local size == size); the port is GSHMEM_BOOTSTRAP_PORT or derived from the job
 // id (OMPI_MCA_ess_base_jobid / SLURM_JOB_ID.SLURM_STEP_ID), and the job secret is
 // derived from the same job id (so processes of another job are rejected).
 // With none of these set, a single-PE job (rank 0 of 1) is assumed.
+//
+// Details:
+//   - A variable set to the empty string counts as unset.
+//   - A launcher's set is "complete" with its rank and size variables plus
+//     GSHMEM_UNIQUEID (gshmrun), MASTER_ADDR and MASTER_PORT (torchrun),
+//     SLURM_JOB_ID and SLURM_STEP_ID (Slurm; SLURM_NPROCS / SLURM_JOBID /
+//     SLURM_STEPID are accepted as older spellings). Local rank/size are
+//     optional (-1 when absent). A partly set launcher is skipped with a WARN
+//     if a later one is complete, else it is an error naming the missing ones.
+//   - Slurm variables without SLURM_STEP_ID (a batch script, not an srun task)
+//     are ignored. Slurm's local size: SLURM_NTASKS_PER_NODE, else all tasks
+//     when the step has one node, else a uniform SLURM_TASKS_PER_NODE.
+//   - Derived ports lie in 20000..59999. Open MPI's job id is
+//     OMPI_MCA_ess_base_jobid, else OMPI_MCA_orte_hnp_uri, else PMIX_NAMESPACE
+//     (without any of them GSHMEM_BOOTSTRAP_PORT must be set).
+//   - Derived ids are computed by every rank from shared values, so a process
+//     of another job presents another secret and is rejected, but the secret is
+//     predictable: this prevents accidents, it is NOT a security boundary.
+//   - Errors: GSHMEM_ERROR_INVALID_VALUE for malformed/inconsistent variables,
+//     GSHMEM_ERROR_BOOTSTRAP when the rendezvous host cannot be resolved.
 #pragma once
 
 #include <string>
@@ -28,7 +48,7 @@ struct EnvInfo {
   int size = 1;
   int local_rank = 0;     // -1 if the launcher does not say
   int local_size = 1;     // -1 if the launcher does not say
-  gshmemx_uniqueid_t id;  // rendezvous to join (meaningless for singleton)
+  gshmemx_uniqueid_t id;  // rendezvous to join (singleton: only a random job key)
 };
 
 // Read the launcher variables from `getenv_fn` (defaults to ::getenv; tests pass

@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Rank/size/rendezvous discovery from launcher variables (see env.h).
+//
+// Ids derived here (torchrun, Open MPI, Slurm) are computed independently by
+// every rank from values all ranks share: the port and the secret come from a
+// hash of the job id (or of MASTER_ADDR/MASTER_PORT/TORCHELASTIC_RUN_ID).
+// A process of another job that reaches our port therefore presents another
+// secret and is rejected, but anyone who can read those variables can compute
+// the secret: it prevents accidents, it is not a security boundary.
+#include "bootstrap/env.h"
+
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "bootstrap/tcp/uniqueid.h"
+
+namespace gshmem::bootstrap {
+namespace {
+
+using Getenv = const char* (*)(const char*);
+
+const char* system_getenv(const char* name) { return ::getenv(name); }
+
+// A variable counts as set when it is non-empty.
+const char* get(Getenv g, const char* name) {
+  const char* v = g(name);
+  return v && *v ? v : nullptr;
+}
+
+// FNV-1a, then a SplitMix64 finaliser: stable across hosts and compilers.
+uint64_t hash64(const std::string& s) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  h ^= h >> 30;
+  h *= 0xbf58476d1ce4e5b9ULL;
+  h ^= h >> 27;
+  h *= 0x94d049bb133111ebULL;
+  h ^= h >> 31;
+  return h;
+}
+
+bool parse_long(const char* text, long long* out) {
+  if (!text || !*text) return false;
+  errno = 0;
+  char* end = nullptr;
+  long long v = strtoll(text, &end, 10);
+  if (errno || end == text || *end) return false;
+  *out = v;
+  return true;
+}
+
+// Integer variable `name` (must be set) in [lo, hi].
+Status int_var(Getenv g, const char* name, long long lo, long long hi, int* out) {
+  const char* text = get(g, name);
+  long long v = 0;
+  if (!parse_long(text, &v)) {
+    GSHMEM_LOG_ERROR("bootstrap: environment variable %s=\"%s\" is not an integer", name,
+                     text ? text : "");
+    return GSHMEM_ERROR_INVALID_VALUE;
+  }
+  if (v < lo || v > hi) {
+    GSHMEM_LOG_ERROR("bootstrap: environment variable %s=%lld is out of range (must be %lld..%lld)",
+                     name, v, lo, hi);
+    return GSHMEM_ERROR_INVALID_VALUE;
+  }
+  *out = static_cast<int>(v);
+  return GSHMEM_SUCCESS;
+}
+
+struct Launcher {
+  const char* name;
+  const char* rank_var;
+  const char* size_var;
+  const char* local_rank_var;
+  const char* local_size_var;
+  std::vector<const char*> required;  // besides rank_var and size_var
+};
+
+const std::vector<Launcher>& launchers() {
+  static const std::vector<Launcher> l = {
+      {"gshmrun", "GSHMEM_RANK", "GSHMEM_SIZE", "GSHMEM_LOCAL_RANK", "GSHMEM_LOCAL_SIZE",
+       {"GSHMEM_UNIQUEID"}},
+      {"torchrun", "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE",
+       {"MASTER_ADDR", "MASTER_PORT"}},
+      {"openmpi", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
+       "OMPI_COMM_WORLD_LOCAL_SIZE", {}},
+      {"slurm", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", nullptr, {"SLURM_JOB_ID"}},
+  };
+  return l;
+}
+
+// Slurm's alternative spellings.
+const char* slurm_get(Getenv g, const char* name) {
+  if (const char* v = get(g, name)) return v;
+  if (!strcmp(name, "SLURM_NTASKS")) return get(g, "SLURM_NPROCS");
+  if (!strcmp(name, "SLURM_JOB_ID")) return get(g, "SLURM_JOBID");
+  if (!strcmp(name, "SLURM_STEP_ID")) return get(g, "SLURM_STEPID");
+  return nullptr;
+}
+
+const char* launcher_get(const Launcher& l, Getenv g, const char* name) {
+  return !strcmp(l.name, "slurm") ? slurm_get(g, name) : get(g, name);
+}
+
+// Slurm does not export a plain "tasks on this node": use SLURM_NTASKS_PER_NODE,
+// else all tasks when the step has one node, else a uniform SLURM_TASKS_PER_NODE
+// ("4" or "4(x2)"); -1 when unknown.
+Status slurm_local_size(Getenv g, int size, int* out) {
+  *out = -1;
+  if (get(g, "SLURM_NTASKS_PER_NODE")) return int_var(g, "SLURM_NTASKS_PER_NODE", 1, size, out);
+  for (const char* nodes_var : {"SLURM_STEP_NUM_NODES", "SLURM_NNODES", "SLURM_JOB_NUM_NODES"}) {
+    if (!get(g, nodes_var)) continue;
+    int nodes = 0;
+    GSHMEM_TRY(int_var(g, nodes_var, 1, 1 << 30, &nodes));
+    if (nodes == 1) *out = size;
+    break;
+  }
+  if (*out >= 0) return GSHMEM_SUCCESS;
+  for (const char* tpn : {"SLURM_STEP_TASKS_PER_NODE", "SLURM_TASKS_PER_NODE"}) {
+    const char* t = get(g, tpn);
+    if (!t) continue;
+    char* end = nullptr;
+    long v = strtol(t, &end, 10);
+    if (end != t && v > 0 && v <= size && (*end == '\0' || (*end == '(' && strchr(end, ',') == nullptr)))
+      *out = static_cast<int>(v);
+    break;
+  }
+  return GSHMEM_SUCCESS;
+}
+
+// GSHMEM_BOOTSTRAP_PORT: 0 when unset or 0.
+Status port_override(Getenv g, int* port) {
+  *port = 0;
+  if (!get(g, "GSHMEM_BOOTSTRAP_PORT")) return GSHMEM_SUCCESS;
+  return int_var(g, "GSHMEM_BOOTSTRAP_PORT", 0, 65535, port);
+}
+
+// Rendezvous for torchrun: MASTER_ADDR : (GSHMEM_BOOTSTRAP_PORT or MASTER_PORT+1).
+Status torchrun_id(Getenv g, EnvInfo* out) {
+  const char* addr = get(g, "MASTER_ADDR");
+  int master_port = 0, port = 0;
+  GSHMEM_TRY(int_var(g, "MASTER_PORT", 1, 65535, &master_port));
+  GSHMEM_TRY(port_override(g, &port));
+  if (port == 0) {
+    if (master_port == 65535) {
+      GSHMEM_LOG_ERROR("bootstrap: MASTER_PORT=65535 leaves no room for the gshmem rendezvous on "
+                       "MASTER_PORT+1; set GSHMEM_BOOTSTRAP_PORT to a free port");
+      return GSHMEM_ERROR_INVALID_VALUE;
+    }
+    port = master_port + 1;
+  }
+  const char* run = get(g, "TORCHELASTIC_RUN_ID");
+  std::string job = std::string("torchrun|") + (run ? run : "") + "|" + addr + "|" +
+                    std::to_string(master_port);
+  Status st = make_uniqueid(addr, static_cast<uint16_t>(port), hash64("secret|" + job),
+                            hash64("job|" + job), &out->id);
+  if (st != GSHMEM_SUCCESS)
+    GSHMEM_LOG_ERROR("bootstrap: MASTER_ADDR=\"%s\" cannot be used as the rendezvous address "
+                     "(see the previous message)", addr);
+  return st;
+}
+
+// Rendezvous for Open MPI / Slurm: address from GSHMEM_BOOTSTRAP_ADDR or
+// MASTER_ADDR, else loopback for a single-node job; port and secret from the job id.
+Status jobid_id(Getenv g, const char* launcher, const std::string& jobid, const char* jobid_vars,
+                const char* local_size_var, EnvInfo* out) {
+  const char* addr_var = get(g, "GSHMEM_BOOTSTRAP_ADDR") ? "GSHMEM_BOOTSTRAP_ADDR" : "MASTER_ADDR";
+  const char* addr = get(g, addr_var);
+  if (!addr) {
+    if (out->local_size != out->size) {
+      GSHMEM_LOG_ERROR("bootstrap: %s job with %d PEs %s: set GSHMEM_BOOTSTRAP_ADDR (or MASTER_ADDR) "
+                       "to the address of rank 0's host", launcher, out->size,
+                       out->local_size < 0 ? (std::string("and no ") + local_size_var +
+                                              ": cannot tell whether it runs on one node").c_str()
+                                           : "spans several nodes");
+      return GSHMEM_ERROR_INVALID_VALUE;
+    }
+    addr = "127.0.0.1";
+    addr_var = nullptr;
+  }
+  int port = 0;
+  GSHMEM_TRY(port_override(g, &port));
+  if (jobid.empty() && port == 0) {
+    GSHMEM_LOG_ERROR("bootstrap: %s job id not found (%s unset): set GSHMEM_BOOTSTRAP_PORT to a "
+                     "free port so every PE finds the rendezvous", launcher, jobid_vars);
+    return GSHMEM_ERROR_INVALID_VALUE;
+  }
+  std::string job = std::string(launcher) + "|" + jobid;
+  if (port == 0) port = 20000 + static_cast<int>(hash64("port|" + job) % 40000);
+  if (jobid.empty()) job += "|" + std::string(addr) + "|" + std::to_string(port);
+  Status st = make_uniqueid(addr, static_cast<uint16_t>(port), hash64("secret|" + job),
+                            hash64("job|" + job), &out->id);
+  if (st != GSHMEM_SUCCESS && addr_var)
+    GSHMEM_LOG_ERROR("bootstrap: %s=\"%s\" cannot be used as the rendezvous address (see the "
+                     "previous message)", addr_var, addr);
+  return st;
+}
+
+Status fill(const Launcher& l, Getenv g, EnvInfo* out) {
+  auto lget = [&](const char* n) { return launcher_get(l, g, n); };
+  const char* size_name = lget(l.size_var) == get(g, l.size_var) ? l.size_var : "SLURM_NPROCS";
+  out->launcher = l.name;
+  GSHMEM_TRY(int_var(g, size_name, 1, 1 << 30, &out->size));
+  long long rank = 0;
+  const char* rank_text = lget(l.rank_var);
+  if (!parse_long(rank_text, &rank)) {
+    GSHMEM_LOG_ERROR("bootstrap: environment variable %s=\"%s\" is not an integer", l.rank_var,
+                     rank_text ? rank_text : "");
+    return GSHMEM_ERROR_INVALID_VALUE;
+  }
+  if (rank < 0 || rank >= out->size) {
+    GSHMEM_LOG_ERROR("bootstrap: %s=%lld is not a valid rank for %s=%d (must be 0..%d)", l.rank_var,
+                     rank, size_name, out->size, out->size - 1);
+    return GSHMEM_ERROR_INVALID_VALUE;
+  }
+  out->rank = static_cast<int>(rank);
+  out->local_rank = out->local_size = -1;
+  if (l.local_size_var && get(g, l.local_size_var))
+    GSHMEM_TRY(int_var(g, l.local_size_var, 1, out->size, &out->local_size));
+  else if (!strcmp(l.name, "slurm"))
+    GSHMEM_TRY(slurm_local_size(g, out->size, &out->local_size));
+  if (get(g, l.local_rank_var)) {
+    int hi = out->local_size > 0 ? out->local_size - 1 : out->rank;
+    GSHMEM_TRY(int_var(g, l.local_rank_var, 0, hi, &out->local_rank));
+  }
+  if (!strcmp(l.name, "gshmrun")) {
+    Status st = decode_uniqueid(get(g, "GSHMEM_UNIQUEID"), &out->id);
+    if (st != GSHMEM_SUCCESS)
+      GSHMEM_LOG_ERROR("bootstrap: GSHMEM_UNIQUEID is malformed (see the previous message); it is "
+                       "set by gshmrun: unset it unless launching with gshmrun");
+    return st;
+  }
+  if (!strcmp(l.name, "torchrun")) return torchrun_id(g, out);
+  if (!strcmp(l.name, "openmpi")) {
+    const char* jobid = get(g, "OMPI_MCA_ess_base_jobid");
+    if (!jobid) jobid = get(g, "OMPI_MCA_orte_hnp_uri");
+    if (!jobid) jobid = get(g, "PMIX_NAMESPACE");
+    return jobid_id(g, "Open MPI", jobid ? jobid : "",
+                    "OMPI_MCA_ess_base_jobid, OMPI_MCA_orte_hnp_uri and PMIX_NAMESPACE",
+                    l.local_size_var, out);
+  }
+  std::string jobid = std::string(slurm_get(g, "SLURM_JOB_ID")) + "." + slurm_get(g, "SLURM_STEP_ID");
+  return jobid_id(g, "Slurm", jobid, "SLURM_JOB_ID", "SLURM_NTASKS_PER_NODE", out);
+}
+
+}  // namespace
+
+Status detect_from_env(EnvInfo* out, const char* (*getenv_fn)(const char*)) {
+  if (!out) {
+    GSHMEM_LOG_ERROR("bootstrap: detect_from_env: output pointer is NULL");
+    return GSHMEM_ERROR_INVALID_VALUE;
+  }
+  Getenv g = getenv_fn ? getenv_fn : system_getenv;
+  *out = EnvInfo{};
+  memset(&out->id, 0, sizeof(out->id));
+  std::string incomplete;  // first launcher whose variables are only partly set
+  for (const Launcher& l : launchers()) {
+    std::vector<const char*> vars{l.rank_var, l.size_var};
+    vars.insert(vars.end(), l.required.begin(), l.required.end());
+    bool slurm = !strcmp(l.name, "slurm");
+    bool present = launcher_get(l, g, l.rank_var) || launcher_get(l, g, l.size_var) ||
+                   (!strcmp(l.name, "gshmrun") && get(g, "GSHMEM_UNIQUEID"));
+    if (!present) continue;
+    if (slurm && !slurm_get(g, "SLURM_STEP_ID")) {
+      // A batch script (SLURM_PROCID=0, SLURM_NTASKS=n) is not a task of an srun step.
+      GSHMEM_LOG_INFO("bootstrap: Slurm variables without SLURM_STEP_ID (not started by srun?): "
+                      "not using them");
+      continue;
+    }
+    std::string set, missing;
+    for (const char* v : vars) {
+      std::string& list = launcher_get(l, g, v) ? set : missing;
+      list += (list.empty() ? "" : ", ") + std::string(v);
+    }
+    if (!missing.empty()) {
+      if (incomplete.empty())
+        incomplete = "bootstrap: " + set + (set.find(',') == std::string::npos ? " is" : " are") +
+                     " set but " + missing + (missing.find(',') == std::string::npos ? " is" : " are") +
+                     " not: " + l.name + " variables must come together (set them all or unset them)";
+      continue;
+    }
+    if (!incomplete.empty())
+      GSHMEM_LOG_WARN("%s; using the %s variables instead", incomplete.c_str(), l.name);
+    Status st = fill(l, g, out);
+    if (st == GSHMEM_SUCCESS)
+      GSHMEM_LOG_INFO("bootstrap: %s: PE %d of %d (local %d of %d)", l.name, out->rank, out->size,
+                      out->local_rank, out->local_size);
+    return st;
+  }
+  if (!incomplete.empty()) {
+    GSHMEM_LOG_ERROR("%s", incomplete.c_str());
+    return GSHMEM_ERROR_INVALID_VALUE;
+  }
+  // Single PE: no rendezvous; still give the id a job key for node-local names.
+  out->launcher = "singleton";
+  out->rank = 0;
+  out->size = 1;
+  out->local_rank = 0;
+  out->local_size = 1;
+  UniqueIdData d{};
+  d.magic = kUniqueIdMagic;
+  d.version = 1;
+  d.secret = tcp::random_u64();
+  d.job_key = tcp::random_u64();
+  d.family = AF_INET;
+  d.addr[0] = 127;
+  d.addr[3] = 1;
+  tcp::store_uniqueid(d, &out->id);
+  return GSHMEM_SUCCESS;
+}
+
+}  // namespace gshmem::bootstrap

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Lifetime of a TcpBootstrap: construction, the failure monitor thread, and
+// shutdown.
+//
+// The monitor polls the connections (rank 0: every peer; others: rank 0)
+// without holding io_mutex_; poll() consumes nothing. When a socket reports
+// something it takes io_mutex_ (so it waits for a running collective to end),
+// checks that no collective ran in between, and looks at the socket with
+// MSG_PEEK:
+//   - EOF / reset: that peer died. Rank 0 enters the failed state, sends every
+//     other rank an abort naming it, and calls the callback; rank 1..N-1 call
+//     the callback with dead rank 0.
+//   - an abort from rank 0 (ranks 1..N-1): consumed; callback with the rank it
+//     names.
+//   - the header of a collective a peer already entered (rank 0): left for that
+//     collective; the socket is then only watched for hang-up (POLLRDHUP) until
+//     the next collective completes, so the monitor does not spin.
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+
+#include "bootstrap/tcp/tcp_bootstrap.h"
+
+namespace gshmem::bootstrap::tcp {
+
+TcpBootstrap::TcpBootstrap(int rank, int size, uint64_t job_key, int timeout_s,
+                           std::vector<int> fds, std::string root_endpoint)
+    : rank_(rank),
+      size_(size),
+      job_key_(job_key),
+      timeout_s_(timeout_s),
+      root_endpoint_(std::move(root_endpoint)),
+      fds_(std::move(fds)),
+      broken_(fds_.size(), 0) {}
+
+TcpBootstrap::~TcpBootstrap() {
+  stop_monitor();
+  {
+    std::lock_guard<std::mutex> lock(io_mutex_);
+    if (!closed_) {
+      // No goodbye: peers will see us disconnect. Linger briefly so an abort we
+      // sent is not destroyed by a RST.
+      close_connections(true);
+      closed_ = true;
+    }
+  }
+  close_fd(&wake_[0]);
+  close_fd(&wake_[1]);
+}
+
+void TcpBootstrap::close_connections(bool linger) {
+  if (linger) {
+    lingering_close(&fds_, 1000);
+  } else {
+    for (int& fd : fds_) close_fd(&fd);
+  }
+}
+
+Status TcpBootstrap::start_failure_monitor(std::function<void(int, const std::string&)> on_failure) {
+  if (!on_failure) {
+    GSHMEM_LOG_ERROR("bootstrap: start_failure_monitor: no callback given");
+    return GSHMEM_ERROR_INVALID_VALUE;
+  }
+  std::lock_guard<std::mutex> lock(io_mutex_);
+  if (monitor_started_) {
+    GSHMEM_LOG_ERROR("bootstrap: start_failure_monitor called twice");
+    return GSHMEM_ERROR_INVALID_VALUE;
+  }
+  if (closed_) {
+    GSHMEM_LOG_ERROR("bootstrap: start_failure_monitor called after finalize");
+    return GSHMEM_ERROR_NOT_INITIALIZED;
+  }
+  if (failed_ != GSHMEM_SUCCESS) {
+    GSHMEM_LOG_ERROR("bootstrap: start_failure_monitor refused: an earlier operation failed (%s)",
+                     failed_msg_.c_str());
+    return failed_;
+  }
+  monitor_started_ = true;
+  if (size_ == 1) return GSHMEM_SUCCESS;  // nobody to watch
+  if (pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0) {
+    GSHMEM_LOG_ERROR("bootstrap: start_failure_monitor: pipe2 failed: %s", errno_string(errno).c_str());
+    return GSHMEM_ERROR_SYSTEM;
+  }
+  monitor_stop_.store(false);
+  try {
+    monitor_ = std::thread(&TcpBootstrap::monitor_main, this, std::move(on_failure));
+  } catch (const std::exception& e) {
+    GSHMEM_LOG_ERROR("bootstrap: cannot start the failure monitor thread: %s", e.what());
+    return GSHMEM_ERROR_SYSTEM;
+  }
+  return GSHMEM_SUCCESS;
+}
+
+void TcpBootstrap::stop_monitor() {
+  if (!monitor_.joinable()) return;
+  monitor_stop_.store(true);
+  if (wake_[1] >= 0) {
+    char c = 1;
+    ssize_t ignored = write(wake_[1], &c, 1);
+    (void)ignored;
+  }
+  if (monitor_.get_id() == std::this_thread::get_id())
+    monitor_.detach();  // called from the callback; the thread ends right after it
+  else
+    monitor_.join();
+}
+
+void TcpBootstrap::monitor_main(std::function<void(int, const std::string&)> cb) {
+  // Watched sockets and the rank at the other end. fds_ does not change while
+  // the monitor runs (sockets are only closed after it stopped).
+  std::vector<int> fd_of, rank_of;
+  if (rank_ == 0) {
+    for (int r = 1; r < size_; ++r) fd_of.push_back(fds_[r]), rank_of.push_back(r);
+  } else {
+    fd_of.push_back(fds_[0]);
+    rank_of.push_back(0);
+  }
+  const size_t n = fd_of.size();
+  std::vector<char> pending(n, 0);
+  std::vector<pollfd> pf(n + 1);
+  uint64_t gen = generation_.load();
+  for (;;) {
+    if (monitor_stop_.load()) return;
+    uint64_t g = generation_.load();
+    if (g != gen) {  // a collective ran: what was pending has been consumed
+      gen = g;
+      std::fill(pending.begin(), pending.end(), 0);
+    }
+    pf[0] = {wake_[0], POLLIN, 0};
+    for (size_t i = 0; i < n; ++i)
+      pf[i + 1] = {fd_of[i], static_cast<short>(pending[i] ? POLLRDHUP : (POLLIN | POLLRDHUP)), 0};
+    int k = poll(pf.data(), pf.size(), 500);
+    if (monitor_stop_.load()) return;
+    if (k < 0 && errno != EINTR) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (k <= 0) continue;
+    if (pf[0].revents) {
+      char buf[16];
+      while (read(wake_[0], buf, sizeof(buf)) > 0) {
+      }
+    }
+    bool any = false;
+    for (size_t i = 1; i < pf.size(); ++i) any = any || pf[i].revents != 0;
+    if (!any) continue;
+
+    std::unique_lock<std::mutex> lock(io_mutex_);  // waits for a running collective
+    if (monitor_stop_.load() || closed_ || failed_ != GSHMEM_SUCCESS) return;
+    if (generation_.load() != gen) continue;  // a collective ran meanwhile: look again
+
+    int dead = -1;
+    std::string how;
+    bool partial = false;
+    for (size_t i = 0; i < n && dead < 0; ++i) {
+      pollfd q{fd_of[i], POLLIN | POLLRDHUP, 0};
+      if (poll(&q, 1, 0) <= 0 || !q.revents) continue;
+      const bool hangup = (q.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+      uint8_t hb[kHeaderBytes];
+      ssize_t got = recv(fd_of[i], hb, sizeof(hb), MSG_PEEK | MSG_DONTWAIT);
+      int e = got < 0 ? errno : 0;
+      if (got < 0 && (e == EAGAIN || e == EWOULDBLOCK || e == EINTR)) {
+        if (hangup) dead = rank_of[i];
+        continue;
+      }
+      if (got <= 0) {  // EOF or reset
+        dead = rank_of[i];
+        continue;
+      }
+      if (static_cast<size_t>(got) < kHeaderBytes) {
+        if (hangup) dead = rank_of[i];
+        else partial = true;  // rest of the header is on its way
+        continue;
+      }
+      Header h = decode_header(hb);
+      if (rank_ != 0 && h.op == static_cast<uint32_t>(Op::abort)) {
+        int err = 0;
+        recv_all(fd_of[i], hb, sizeof(hb), Deadline(2.0), &err);  // consume the peeked header
+        take_abort(h, Deadline(2.0));
+        dead = h.arg >= 0 && h.arg < size_ ? h.arg : 0;
+        how = failed_msg_;
+        continue;
+      }
+      if (hangup) dead = rank_of[i];  // sent something, then vanished
+      else pending[i] = 1;            // the start of a collective: leave it to that collective
+    }
+    if (dead >= 0) {
+      if (how.empty()) {
+        how = "bootstrap: PE " + std::to_string(dead) +
+              " disconnected without finalizing (process died?)";
+        fail(GSHMEM_ERROR_PEER_FAILURE, dead, how);  // rank 0 relays it to the others
+      }
+      lock.unlock();
+      cb(dead, how);
+      return;  // `this` may be gone once the callback returned: touch nothing
+    }
+    lock.unlock();
+    if (partial) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+}  // namespace gshmem::bootstrap::tcp

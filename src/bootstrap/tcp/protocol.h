@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Wire format of the TCP bootstrap. All integers are big-endian on the wire.
+//
+// Rendezvous: a joining rank connects to rank 0 and sends a Hello; rank 0
+// answers with an `ack` message (status 0, or an error code and a reason),
+// and once every rank has joined sends `ready` to all (or `abort`).
+//
+// After that every exchange is a framed message: a 24-byte Header followed by
+// `len` payload bytes (for requests to rank 0, `len` is the collective's
+// declared byte count and the payload size follows from the op; see
+// collectives.cpp). `seq` counts collective calls, so rank 0 detects a rank
+// that called a different collective, a different byte count or root, or is
+// one call ahead, and reports GSHMEM_ERROR_MISMATCH instead of corrupting data.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "bootstrap/tcp/socket.h"
+
+namespace gshmem::bootstrap::tcp {
+
+constexpr uint32_t kHelloMagic = 0x67736862;  // "gshb"
+constexpr uint32_t kProtocolVersion = 1;
+
+enum class Op : uint32_t {
+  ack = 1,        // rank 0 -> joiner: hello accepted (status 0) or rejected (status, reason)
+  ready = 2,      // rank 0 -> all: every rank joined
+  allgather = 3,
+  barrier = 4,
+  broadcast = 5,  // arg: root
+  bye = 6,        // finalize: a barrier after which connections close without alarm
+  abort = 7,      // rank 0 -> others: the job failed; status = code, arg = dead rank or -1,
+                  // payload = message text
+};
+
+struct Hello {
+  uint32_t magic = kHelloMagic;
+  uint32_t version = kProtocolVersion;
+  uint64_t secret = 0;
+  int32_t rank = -1;
+  int32_t size = 0;
+};
+constexpr size_t kHelloBytes = 24;
+
+struct Header {
+  uint32_t op = 0;
+  uint32_t seq = 0;
+  uint64_t len = 0;
+  int32_t arg = 0;
+  int32_t status = 0;
+};
+constexpr size_t kHeaderBytes = 24;
+
+void encode_hello(const Hello& h, uint8_t out[kHelloBytes]);
+Hello decode_hello(const uint8_t in[kHelloBytes]);
+void encode_header(const Header& h, uint8_t out[kHeaderBytes]);
+Header decode_header(const uint8_t in[kHeaderBytes]);
+
+// "allgather of 16 bytes per PE", "barrier", "broadcast of 8 bytes from PE 2",
+// "finalize", "an unknown message (type 99)".
+std::string describe_op(uint32_t op, uint64_t len, int32_t arg);
+// Short name: "allgather", "barrier", "broadcast", "finalize", ...
+const char* op_name(uint32_t op);
+
+// Ranks other than 0 wait this much longer than timeout_s for rank 0's answer
+// (in collectives and for `ready`), so that rank 0's own timeout -- which knows
+// and names the PEs that are missing -- reaches them first.
+inline int member_grace_s(int timeout_s) {
+  int g = timeout_s / 10;
+  return g < 1 ? 1 : g > 10 ? 10 : g;
+}
+
+// Largest abort/ack reason text accepted from the wire.
+constexpr uint64_t kMaxReasonBytes = 64 * 1024;
+
+// Send a header followed by `len` payload bytes (Io as in socket.h).
+Io send_message(int fd, const Header& h, const void* payload, size_t len, const Deadline& dl,
+                int* err);
+// Read a `len`-byte text payload (ack reason, abort message); text beyond
+// kMaxReasonBytes is read and dropped.
+Io read_text(int fd, uint64_t len, const Deadline& dl, std::string* out, int* err);
+
+}  // namespace gshmem::bootstrap::tcp

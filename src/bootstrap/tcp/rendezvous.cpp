@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// connect(): the rendezvous. Rank 0 picks its listening socket (inherited from
+// the launcher, registered by create_uniqueid, or bound now), then accepts
+// and checks Hellos until every rank joined; strangers (wrong magic or secret)
+// are turned away with a WARN and do not disturb the job. Other ranks connect
+// with retries until rank 0 is up, send a Hello and wait for `ack`, then
+// `ready`.
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <thread>
+
+#include "bootstrap/tcp/tcp_bootstrap.h"
+#include "bootstrap/tcp/uniqueid.h"
+
+namespace gshmem::bootstrap {
+namespace tcp {
+namespace {
+
+constexpr size_t kMaxPending = 64;  // unidentified connections held at once
+void send_text(int fd, Op op, Status st, int arg, const std::string& text, const Deadline& dl) {
+  int err = 0;
+  send_message(fd, Header{static_cast<uint32_t>(op), 0, text.size(), arg, st}, text.data(),
+               text.size(), dl, &err);
+}
+
+struct Pending {
+  int fd;
+  std::string peer;
+  uint8_t buf[kHelloBytes];
+  size_t got;
+};
+
+// Rank 0: accept until every rank joined. On success fds[r] is rank r's socket.
+Status root_accept(int listener, const UniqueIdData& d, int size, int timeout_s,
+                   const Deadline& dl, std::vector<int>* fds) {
+  std::vector<std::string> where(size);
+  std::vector<Pending> pend;
+  int joined = 1;
+  Status st = GSHMEM_SUCCESS;
+  std::string msg;
+  auto job_error = [&](Status s, const std::string& m) {
+    st = s;
+    msg = m;
+  };
+  std::vector<pollfd> pf;
+  while (joined < size && st == GSHMEM_SUCCESS) {
+    pf.clear();
+    pf.push_back({listener, POLLIN, 0});
+    for (const Pending& p : pend) pf.push_back({p.fd, POLLIN, 0});
+    for (int r = 1; r < size; ++r)
+      if ((*fds)[r] >= 0) pf.push_back({(*fds)[r], POLLRDHUP, 0});
+    int n = poll(pf.data(), pf.size(), dl.remaining_ms());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      job_error(GSHMEM_ERROR_SYSTEM, "bootstrap: rendezvous: poll failed: " + errno_string(errno));
+      break;
+    }
+    if (n == 0) {
+      if (!dl.expired()) continue;
+      std::string missing;
+      for (int r = 1; r < size; ++r)
+        if ((*fds)[r] < 0) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
+      job_error(GSHMEM_ERROR_BOOTSTRAP,
+                "bootstrap: " + std::to_string(size - joined) + " of " + std::to_string(size) +
+                    " PEs did not join within " + std::to_string(timeout_s) + " s: missing rank" +
+                    (size - joined > 1 ? "s " : " ") + missing +
+                    " (not started, crashed, or cannot reach " + uniqueid_endpoint(d) + "?)");
+      break;
+    }
+    // Joined ranks that hang up before the job started.
+    for (size_t i = 1 + pend.size(); i < pf.size() && st == GSHMEM_SUCCESS; ++i) {
+      if (!pf[i].revents) continue;
+      for (int r = 1; r < size; ++r)
+        if ((*fds)[r] == pf[i].fd)
+          job_error(GSHMEM_ERROR_PEER_FAILURE,
+                    "bootstrap: PE " + std::to_string(r) + " (" + where[r] +
+                        ") disconnected during the rendezvous (process died?)");
+    }
+    // Hellos.
+    for (size_t i = pend.size(); i-- > 0 && st == GSHMEM_SUCCESS;) {
+      if (!pf[1 + i].revents) continue;
+      Pending& p = pend[i];
+      ssize_t k = recv(p.fd, p.buf + p.got, kHelloBytes - p.got, MSG_DONTWAIT);
+      if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) continue;
+      if (k <= 0) {
+        GSHMEM_LOG_INFO("bootstrap: connection from %s closed before identifying itself", p.peer.c_str());
+        close_fd(&p.fd);
+        pend.erase(pend.begin() + static_cast<long>(i));
+        continue;
+      }
+      p.got += static_cast<size_t>(k);
+      if (p.got < kHelloBytes) continue;
+      Pending c = p;
+      pend.erase(pend.begin() + static_cast<long>(i));
+      Hello h = decode_hello(c.buf);
+      Deadline ack_dl = dl.sooner(2.0);
+      if (h.magic != kHelloMagic) {
+        GSHMEM_LOG_WARN("bootstrap: rejected a connection from %s: not a gshmem bootstrap peer "
+                        "(bad magic 0x%08x); ignoring it", c.peer.c_str(), h.magic);
+      } else if (h.version != kProtocolVersion) {
+        std::string m = "bootstrap protocol version " + std::to_string(h.version) +
+                        " does not match PE 0's version " + std::to_string(kProtocolVersion) +
+                        " (mixed gshmem installations?)";
+        GSHMEM_LOG_WARN("bootstrap: rejected a connection from %s: %s", c.peer.c_str(), m.c_str());
+        send_text(c.fd, Op::ack, GSHMEM_ERROR_BOOTSTRAP, -1, m, ack_dl);
+      } else if (h.secret != d.secret) {
+        GSHMEM_LOG_WARN("bootstrap: rejected a connection from %s (claiming rank %d of %d): wrong "
+                        "job secret (a process from another job?); ignoring it",
+                        c.peer.c_str(), h.rank, h.size);
+        send_text(c.fd, Op::ack, GSHMEM_ERROR_AUTH, -1,
+                  "wrong job secret: the rendezvous at " + uniqueid_endpoint(d) +
+                      " belongs to another job (stale or mixed-up unique id?)", ack_dl);
+      } else {
+        std::string m;
+        if (h.size != size)
+          m = "bootstrap: the PE at " + c.peer + " (rank " + std::to_string(h.rank) +
+              ") was started with " + std::to_string(h.size) + " PEs but PE 0 with " +
+              std::to_string(size) + "; every PE must be given the same number of PEs";
+        else if (h.rank < 1 || h.rank >= size)
+          m = "bootstrap: the PE at " + c.peer + " claims rank " + std::to_string(h.rank) +
+              ", which is not in 1.." + std::to_string(size - 1);
+        else if ((*fds)[h.rank] >= 0)
+          m = "bootstrap: two PEs claim rank " + std::to_string(h.rank) + " (at " + where[h.rank] +
+              " and " + c.peer + "); every PE needs a distinct rank";
+        if (!m.empty()) {
+          send_text(c.fd, Op::ack, GSHMEM_ERROR_BOOTSTRAP, -1, m, ack_dl);
+          std::vector<int> one{c.fd};
+          lingering_close(&one, 500);
+          job_error(GSHMEM_ERROR_BOOTSTRAP, m);
+          continue;
+        }
+        int err = 0;
+        if (send_message(c.fd, Header{static_cast<uint32_t>(Op::ack), 0, 0, h.rank, 0}, nullptr, 0,
+                         ack_dl, &err) == Io::ok) {
+          (*fds)[h.rank] = c.fd;
+          where[h.rank] = c.peer;
+          ++joined;
+          GSHMEM_LOG_TRACE("bootstrap: PE %d joined from %s (%d of %d)", h.rank, c.peer.c_str(),
+                           joined, size);
+          continue;  // keep the socket
+        }
+        GSHMEM_LOG_INFO("bootstrap: PE %d at %s vanished before its ack", h.rank, c.peer.c_str());
+      }
+      close_fd(&c.fd);
+    }
+    // New connections.
+    if (st == GSHMEM_SUCCESS && pf[0].revents) {
+      for (int i = 0; i < 64; ++i) {
+        Pending p{};
+        int err = 0;
+        p.fd = accept_one(listener, &p.peer, &err);
+        if (p.fd < 0) {
+          if (err != EAGAIN && err != EWOULDBLOCK && err != ECONNABORTED && err != EINTR) {
+            // e.g. EMFILE: the listener stays readable; do not spin on it.
+            GSHMEM_LOG_WARN("bootstrap: accept failed: %s", errno_string(err).c_str());
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+          }
+          break;
+        }
+        if (pend.size() >= kMaxPending) {
+          GSHMEM_LOG_WARN("bootstrap: too many connections that do not identify themselves; "
+                          "dropping the one from %s", pend.front().peer.c_str());
+          close_fd(&pend.front().fd);
+          pend.erase(pend.begin());
+        }
+        pend.push_back(p);
+      }
+    }
+  }
+  for (Pending& p : pend) close_fd(&p.fd);
+  if (st != GSHMEM_SUCCESS) {
+    GSHMEM_LOG_ERROR("%s", msg.c_str());
+    Deadline adl(2.0);
+    for (int r = 1; r < size; ++r)
+      if ((*fds)[r] >= 0) send_text((*fds)[r], Op::abort, st, -1, msg, adl);
+    lingering_close(fds, 1000);
+    return st;
+  }
+  Deadline rdl = dl.sooner(5.0);
+  for (int r = 1; r < size; ++r) {
+    int err = 0;
+    if (send_message((*fds)[r], Header{static_cast<uint32_t>(Op::ready), 0, 0, size, 0}, nullptr, 0,
+                     rdl, &err) != Io::ok) {
+      std::string m = "bootstrap: PE " + std::to_string(r) + " (" + where[r] +
+                      ") disconnected during the rendezvous (process died?)";
+      GSHMEM_LOG_ERROR("%s", m.c_str());
+      for (int q = r + 1; q < size; ++q) send_text((*fds)[q], Op::abort, GSHMEM_ERROR_PEER_FAILURE, r, m, rdl);
+      lingering_close(fds, 1000);
+      return GSHMEM_ERROR_PEER_FAILURE;
+    }
+  }
+  return GSHMEM_SUCCESS;
+}
+
+Status root_connect(const UniqueIdData& d, int size, int timeout_s, const Deadline& dl,
+                    std::unique_ptr<Bootstrap>* out) {
+  int listener = -1;
+  GSHMEM_TRY(open_root_listener(d, &listener));
+  std::vector<int> fds(size, -1);
+  Status st = root_accept(listener, d, size, timeout_s, dl, &fds);
+  close_fd(&listener);  // nobody else may join
+  if (st != GSHMEM_SUCCESS) return st;
+  GSHMEM_LOG_INFO("bootstrap: all %d PEs joined at %s", size, uniqueid_endpoint(d).c_str());
+  out->reset(new TcpBootstrap(0, size, d.job_key, timeout_s, std::move(fds), uniqueid_endpoint(d)));
+  return GSHMEM_SUCCESS;
+}
+
+// Rank r > 0: returns the connection to rank 0 after `ready`, else an error.
+Status member_connect(const UniqueIdData& d, int rank, int size, int timeout_s, const Deadline& dl,
+                      std::unique_ptr<Bootstrap>* out) {
+  sockaddr_storage ss;
+  socklen_t sl;
+  uniqueid_sockaddr(d, &ss, &sl);
+  const std::string ep = uniqueid_endpoint(d);
+  std::string last = "no attempt made";
+  int backoff_ms = 10;
+  Hello hello;
+  hello.secret = d.secret;
+  hello.rank = rank;
+  hello.size = size;
+  uint8_t hb[kHelloBytes];
+  encode_hello(hello, hb);
+  while (!dl.expired()) {
+    int err = 0;
+    int fd = connect_to(ss, sl, dl.sooner(5.0), &err);
+    Io io = Io::error;
+    uint8_t h8[kHeaderBytes];
+    if (fd >= 0) {
+      io = send_all(fd, hb, sizeof(hb), dl, &err);
+      if (io == Io::ok) io = recv_all(fd, h8, sizeof(h8), dl, &err);
+    }
+    if (fd < 0 || io != Io::ok) {
+      if (fd >= 0 && io == Io::timeout) {
+        close_fd(&fd);
+        last = "connected, but PE 0 did not answer";
+        break;
+      }
+      last = fd < 0 ? errno_string(err)
+                    : "the connection was closed before PE 0 answered" +
+                          (err ? " (" + errno_string(err) + ")" : std::string());
+      close_fd(&fd);
+      int wait = std::min(backoff_ms, dl.remaining_ms());
+      std::this_thread::sleep_for(std::chrono::milliseconds(wait));
+      backoff_ms = std::min(backoff_ms * 2, 500);
+      continue;
+    }
+    Header h = decode_header(h8);
+    std::string text;
+    if (h.op == static_cast<uint32_t>(Op::ack) && h.status == 0) {
+      // Accepted; wait for everyone else (a little longer than rank 0 does, so
+      // that its report of who is missing arrives first).
+      Deadline ready_dl(timeout_s + member_grace_s(timeout_s));
+      io = recv_all(fd, h8, sizeof(h8), ready_dl, &err);
+      if (io == Io::ok) h = decode_header(h8);
+      if (io == Io::ok && h.op == static_cast<uint32_t>(Op::ready)) {
+        out->reset(new TcpBootstrap(rank, size, d.job_key, timeout_s, std::vector<int>{fd}, ep));
+        return GSHMEM_SUCCESS;
+      }
+      if (io == Io::timeout) {
+        GSHMEM_LOG_ERROR("bootstrap: PE %d joined PE 0 at %s, but not all %d PEs joined within %d s "
+                         "(PE 0 reports which are missing)", rank, ep.c_str(), size,
+                         timeout_s + member_grace_s(timeout_s));
+        close_fd(&fd);
+        return GSHMEM_ERROR_BOOTSTRAP;
+      }
+      if (io != Io::ok) {
+        GSHMEM_LOG_ERROR("bootstrap: PE 0 at %s disconnected during the rendezvous (process died?)",
+                         ep.c_str());
+        close_fd(&fd);
+        return GSHMEM_ERROR_PEER_FAILURE;
+      }
+    }
+    // A rejection (ack with an error) or an abort: the reason follows.
+    Status st = h.status > 0 && h.status <= GSHMEM_ERROR_INTERNAL ? h.status : GSHMEM_ERROR_BOOTSTRAP;
+    if (h.op == static_cast<uint32_t>(Op::ack) || h.op == static_cast<uint32_t>(Op::abort))
+      read_text(fd, h.len, Deadline(2.0), &text, &err);
+    else
+      text = std::string("unexpected message ") + op_name(h.op) + " from PE 0 (protocol error)";
+    std::vector<int> one{fd};
+    lingering_close(&one, 500);
+    if (text.rfind("bootstrap: ", 0) == 0) text.erase(0, 11);
+    if (h.op == static_cast<uint32_t>(Op::ack))
+      GSHMEM_LOG_ERROR("bootstrap: PE 0 at %s rejected this PE (rank %d of %d): %s", ep.c_str(), rank,
+                       size, text.c_str());
+    else
+      GSHMEM_LOG_ERROR("bootstrap: %s (reported by PE 0)", text.c_str());
+    return st;
+  }
+  GSHMEM_LOG_ERROR("bootstrap: PE %d could not reach PE 0 at %s within %d s (last error: %s); check "
+                   "that rank 0 started and that this address is reachable from here "
+                   "(GSHMEM_BOOTSTRAP_IFNAME, MASTER_ADDR)", rank, ep.c_str(), timeout_s, last.c_str());
+  return GSHMEM_ERROR_BOOTSTRAP;
+}
+
+}  // namespace
+}  // namespace tcp
+
+using namespace tcp;
+
+Status connect(const gshmemx_uniqueid_t& id, int rank, int size, const ConnectOptions& opts,
+               std::unique_ptr<Bootstrap>* out) {
+  if (!out) {
+    GSHMEM_LOG_ERROR("bootstrap: connect: output pointer is NULL");
+    return GSHMEM_ERROR_INVALID_VALUE;
+  }
+  out->reset();
+  if (size < 1 || rank < 0 || rank >= size) {
+    GSHMEM_LOG_ERROR("bootstrap: connect: rank %d of %d PEs is invalid (need 0 <= rank < size, "
+                     "size >= 1)", rank, size);
+    return GSHMEM_ERROR_INVALID_VALUE;
+  }
+  if (opts.timeout_s <= 0) {
+    GSHMEM_LOG_ERROR("bootstrap: connect: timeout %d s is invalid (must be > 0; see "
+                     "GSHMEM_BOOTSTRAP_TIMEOUT)", opts.timeout_s);
+    return GSHMEM_ERROR_INVALID_VALUE;
+  }
+  UniqueIdData d = uniqueid_data(id);
+  std::string why;
+  const bool valid = uniqueid_valid(d, &why);
+  if (size == 1) {
+    // Nothing to rendezvous with; drop a listener this process may hold for it.
+    if (valid) drop_root_listener(d);
+    uint64_t key = d.magic == kUniqueIdMagic && d.job_key ? d.job_key : random_u64();
+    out->reset(new TcpBootstrap(0, 1, key, opts.timeout_s, std::vector<int>{-1}, "local"));
+    return GSHMEM_SUCCESS;
+  }
+  if (!valid) {
+    GSHMEM_LOG_ERROR("bootstrap: connect: the unique id is invalid: %s", why.c_str());
+    return GSHMEM_ERROR_INVALID_VALUE;
+  }
+  Deadline dl(opts.timeout_s);
+  GSHMEM_LOG_INFO("bootstrap: PE %d of %d joining the rendezvous at %s", rank, size,
+                  uniqueid_endpoint(d).c_str());
+  if (rank == 0) return root_connect(d, size, opts.timeout_s, dl, out);
+  int stale = take_registered_listener(d.job_key);  // e.g. made before fork(); rank 0 owns it
+  close_fd(&stale);
+  return member_connect(d, rank, size, opts.timeout_s, dl, out);
+}
+
+}  // namespace gshmem::bootstrap

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "bootstrap/tcp/socket.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+
+namespace gshmem::bootstrap::tcp {
+
+using Clock = std::chrono::steady_clock;
+
+Deadline::Deadline(double seconds) {
+  if (seconds < 0) seconds = 0;
+  if (seconds > 1e7) seconds = 1e7;  // keep the arithmetic below far from overflow
+  at_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+Deadline Deadline::sooner(double seconds) const {
+  Deadline other(seconds);
+  return other.at_ < at_ ? other : *this;
+}
+
+int Deadline::remaining_ms() const {
+  auto left = at_ - Clock::now();
+  if (left <= Clock::duration::zero()) return 0;
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(left).count() + 1;
+  return ms > INT_MAX ? INT_MAX : static_cast<int>(ms);
+}
+
+bool Deadline::expired() const { return Clock::now() >= at_; }
+
+bool is_disconnect_errno(int e) {
+  return e == ECONNRESET || e == EPIPE || e == ENOTCONN || e == ECONNABORTED || e == ETIMEDOUT ||
+         e == EHOSTUNREACH || e == ENETUNREACH || e == ENETRESET || e == ESHUTDOWN;
+}
+
+std::string errno_string(int e) {
+  char buf[256];
+  // GNU strerror_r returns the message pointer (possibly not buf).
+  const char* msg = strerror_r(e, buf, sizeof(buf));
+  return msg ? std::string(msg) : std::string("errno ") + std::to_string(e);
+}
+
+// Wait until fd has `events` (or an error/hangup) or the deadline passes.
+// Returns revents, 0 on timeout, -1 on poll failure (errno set).
+static int wait_fd(int fd, short events, const Deadline& dl) {
+  for (;;) {
+    pollfd p{fd, events, 0};
+    int n = poll(&p, 1, dl.remaining_ms());
+    if (n > 0) return p.revents ? p.revents : events;
+    if (n == 0) {
+      if (dl.expired()) return 0;
+      continue;
+    }
+    if (errno == EINTR) continue;
+    return -1;
+  }
+}
+
+Io send_all(int fd, const void* buf, size_t len, const Deadline& dl, int* err, bool stop_on_input) {
+  const char* p = static_cast<const char*>(buf);
+  *err = 0;
+  while (len > 0) {
+    if (stop_on_input) {
+      pollfd q{fd, POLLIN, 0};
+      if (poll(&q, 1, 0) > 0 && (q.revents & (POLLIN | POLLHUP | POLLERR))) return Io::input;
+    }
+    ssize_t n = send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) {
+      p += n;
+      len -= static_cast<size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+      *err = errno;
+      return is_disconnect_errno(errno) ? Io::closed : Io::error;
+    }
+    short events = POLLOUT | (stop_on_input ? POLLIN : 0);
+    int r = wait_fd(fd, events, dl);
+    if (r == 0) return Io::timeout;
+    if (r < 0) {
+      *err = errno;
+      return Io::error;
+    }
+    if (stop_on_input && (r & POLLIN)) return Io::input;
+    // POLLOUT, POLLERR or POLLHUP: the next send() reports the details.
+  }
+  return Io::ok;
+}
+
+Io recv_all(int fd, void* buf, size_t len, const Deadline& dl, int* err) {
+  char* p = static_cast<char*>(buf);
+  *err = 0;
+  while (len > 0) {
+    ssize_t n = recv(fd, p, len, MSG_DONTWAIT);
+    if (n > 0) {
+      p += n;
+      len -= static_cast<size_t>(n);
+      continue;
+    }
+    if (n == 0) return Io::closed;
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK) {
+      *err = errno;
+      return is_disconnect_errno(errno) ? Io::closed : Io::error;
+    }
+    int r = wait_fd(fd, POLLIN, dl);
+    if (r == 0) return Io::timeout;
+    if (r < 0) {
+      *err = errno;
+      return Io::error;
+    }
+  }
+  return Io::ok;
+}
+
+void tune_socket(int fd) {
+  int fl = fcntl(fd, F_GETFL);
+  if (fl >= 0) fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+  int fdfl = fcntl(fd, F_GETFD);
+  if (fdfl >= 0) fcntl(fd, F_SETFD, fdfl | FD_CLOEXEC);
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));  // fails harmlessly on listeners
+}
+
+int open_listener(int family, uint16_t port, int* err) {
+  int fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    *err = errno;
+    return -1;
+  }
+  int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  sockaddr_storage ss{};
+  socklen_t len;
+  if (family == AF_INET6) {
+    int zero = 0;  // accept IPv4-mapped peers too
+    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+    auto* s6 = reinterpret_cast<sockaddr_in6*>(&ss);
+    s6->sin6_family = AF_INET6;
+    s6->sin6_addr = in6addr_any;
+    s6->sin6_port = htons(port);
+    len = sizeof(sockaddr_in6);
+  } else {
+    auto* s4 = reinterpret_cast<sockaddr_in*>(&ss);
+    s4->sin_family = AF_INET;
+    s4->sin_addr.s_addr = htonl(INADDR_ANY);
+    s4->sin_port = htons(port);
+    len = sizeof(sockaddr_in);
+  }
+  if (bind(fd, reinterpret_cast<sockaddr*>(&ss), len) != 0 || listen(fd, SOMAXCONN) != 0) {
+    *err = errno;
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+int connect_to(const sockaddr_storage& sa, socklen_t len, const Deadline& dl, int* err) {
+  int fd = socket(sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    *err = errno;
+    return -1;
+  }
+  int rc;
+  do {
+    rc = ::connect(fd, reinterpret_cast<const sockaddr*>(&sa), len);
+  } while (rc != 0 && errno == EINTR);
+  if (rc != 0 && errno != EINPROGRESS) {
+    *err = errno;
+    close(fd);
+    return -1;
+  }
+  if (rc != 0) {
+    int r = wait_fd(fd, POLLOUT, dl);
+    if (r <= 0) {
+      *err = r == 0 ? ETIMEDOUT : errno;
+      close(fd);
+      return -1;
+    }
+    int so_err = 0;
+    socklen_t sl = sizeof(so_err);
+    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &so_err, &sl) != 0) so_err = errno;
+    if (so_err != 0) {
+      *err = so_err;
+      close(fd);
+      return -1;
+    }
+  }
+  tune_socket(fd);
+  return fd;
+}
+
+int accept_one(int listener, std::string* peer, int* err) {
+  sockaddr_storage ss{};
+  socklen_t len = sizeof(ss);
+  int fd;
+  do {
+    fd = accept4(listener, reinterpret_cast<sockaddr*>(&ss), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) {
+    *err = errno;
+    return -1;
+  }
+  tune_socket(fd);
+  *peer = format_sockaddr(reinterpret_cast<sockaddr*>(&ss));
+  return fd;
+}
+
+bool is_listening_socket(int fd) {
+  int v = 0;
+  socklen_t len = sizeof(v);
+  return getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &v, &len) == 0 && v != 0;
+}
+
+int local_port(int fd) {
+  sockaddr_storage ss{};
+  socklen_t len = sizeof(ss);
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0) return -1;
+  if (ss.ss_family == AF_INET) return ntohs(reinterpret_cast<sockaddr_in*>(&ss)->sin_port);
+  if (ss.ss_family == AF_INET6) return ntohs(reinterpret_cast<sockaddr_in6*>(&ss)->sin6_port);
+  return -1;
+}
+
+int socket_family(int fd) {
+  sockaddr_storage ss{};
+  socklen_t len = sizeof(ss);
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0) return -1;
+  return ss.ss_family;
+}
+
+std::string format_sockaddr(const sockaddr* sa) {
+  char host[INET6_ADDRSTRLEN] = "?";
+  if (sa->sa_family == AF_INET) {
+    auto* s4 = reinterpret_cast<const sockaddr_in*>(sa);
+    inet_ntop(AF_INET, &s4->sin_addr, host, sizeof(host));
+    return std::string(host) + ":" + std::to_string(ntohs(s4->sin_port));
+  }
+  if (sa->sa_family == AF_INET6) {
+    auto* s6 = reinterpret_cast<const sockaddr_in6*>(sa);
+    inet_ntop(AF_INET6, &s6->sin6_addr, host, sizeof(host));
+    return "[" + std::string(host) + "]:" + std::to_string(ntohs(s6->sin6_port));
+  }
+  return "(unknown address family " + std::to_string(sa->sa_family) + ")";
+}
+
+std::string peer_address(int fd) {
+  sockaddr_storage ss{};
+  socklen_t len = sizeof(ss);
+  if (getpeername(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0) return "(unknown)";
+  return format_sockaddr(reinterpret_cast<sockaddr*>(&ss));
+}
+
+void close_fd(int* fd) {
+  if (*fd >= 0) close(*fd);
+  *fd = -1;
+}
+
+void lingering_close(std::vector<int>* fds, int ms) {
+  std::vector<pollfd> open;
+  for (int fd : *fds)
+    if (fd >= 0) {
+      shutdown(fd, SHUT_WR);
+      open.push_back({fd, POLLIN, 0});
+    }
+  Deadline dl(ms / 1000.0);
+  char sink[4096];
+  while (!open.empty() && !dl.expired()) {
+    int n = poll(open.data(), open.size(), dl.remaining_ms());
+    if (n < 0 && errno != EINTR) break;
+    for (size_t i = 0; i < open.size();) {
+      bool done = false;
+      if (open[i].revents) {
+        ssize_t k = recv(open[i].fd, sink, sizeof(sink), MSG_DONTWAIT);
+        done = k == 0 || (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+      }
+      if (done) {
+        open[i] = open.back();
+        open.pop_back();
+      } else {
+        open[i].revents = 0;
+        ++i;
+      }
+    }
+  }
+  for (int& fd : *fds) close_fd(&fd);
+}
+
+}  // namespace gshmem::bootstrap::tcp

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Socket helpers for the TCP bootstrap. Every socket is non-blocking and
+// close-on-exec; every wait is a poll() bounded by a Deadline; sends use
+// MSG_NOSIGNAL so a vanished peer is an error code, never SIGPIPE.
+#pragma once
+
+#include <sys/socket.h>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gshmem::bootstrap::tcp {
+
+// A point in (monotonic) time after which a wait gives up.
+class Deadline {
+ public:
+  explicit Deadline(double seconds);
+  // The earlier of this deadline and now + seconds.
+  Deadline sooner(double seconds) const;
+  // Milliseconds left, rounded up, >= 0 (for poll()).
+  int remaining_ms() const;
+  bool expired() const;
+
+ private:
+  std::chrono::steady_clock::time_point at_;
+};
+
+// Outcome of a bounded transfer.
+enum class Io {
+  ok,
+  closed,   // the peer closed the connection or it was reset (EOF, ECONNRESET, EPIPE)
+  timeout,  // the deadline passed
+  error,    // another socket error (errno in *err)
+  input,    // send_all(stop_on_input): the peer sent something before we finished
+};
+
+// Send/receive exactly `len` bytes. *err receives errno for closed (0 on plain
+// EOF) and error. send_all(stop_on_input=true) also returns Io::input as soon as
+// the socket becomes readable (the peer has something to say, e.g. an abort).
+Io send_all(int fd, const void* buf, size_t len, const Deadline& dl, int* err,
+            bool stop_on_input = false);
+Io recv_all(int fd, void* buf, size_t len, const Deadline& dl, int* err);
+
+// Wildcard-address listening socket of `family` on `port` (0: kernel picks),
+// SO_REUSEADDR, non-blocking, close-on-exec. -1 and *err on failure.
+int open_listener(int family, uint16_t port, int* err);
+// Non-blocking connect to `sa`, bounded by `dl`. Returns a tuned socket or -1
+// with *err (ETIMEDOUT when the deadline passed).
+int connect_to(const sockaddr_storage& sa, socklen_t len, const Deadline& dl, int* err);
+// accept() one pending connection (non-blocking; -1 with *err = EAGAIN if none).
+// *peer receives "addr:port" of the remote side.
+int accept_one(int listener, std::string* peer, int* err);
+
+// Non-blocking, close-on-exec, TCP_NODELAY.
+void tune_socket(int fd);
+// True when fd is a socket in the listening state (SO_ACCEPTCONN).
+bool is_listening_socket(int fd);
+// Port `fd` is bound to, or -1.
+int local_port(int fd);
+// Family (AF_INET/AF_INET6) of the socket, or -1.
+int socket_family(int fd);
+
+// "1.2.3.4:80" or "[::1]:80".
+std::string format_sockaddr(const sockaddr* sa);
+std::string peer_address(int fd);
+std::string errno_string(int e);
+// True for errno values that mean "the peer is gone".
+bool is_disconnect_errno(int e);
+
+// close() and set to -1 (no-op for -1).
+void close_fd(int* fd);
+// Half-close every socket, discard whatever the peers still send until they
+// close too or `ms` pass, then close all. Closing a socket with unread input
+// makes the kernel send a RST, which may destroy our last message (an abort
+// notice) before the peer reads it; this avoids that.
+void lingering_close(std::vector<int>* fds, int ms);
+
+}  // namespace gshmem::bootstrap::tcp

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The TCP star bootstrap: rank 0 holds one connection per other rank, every
+// other rank one connection to rank 0.
+//   uniqueid.cpp     ids, text form, the create_uniqueid listener registry
+//   listener.cpp     rank 0's listening socket (inherited / registered / bound)
+//   rendezvous.cpp   connect(): accept + handshake on rank 0, joining elsewhere
+//   collectives.cpp  allgather / barrier / broadcast / finalize over the star
+//   monitor.cpp      failure monitor thread, shutdown and cleanup
+// Concurrency: every collective holds io_mutex_ for its whole duration; the
+// monitor thread only reads a socket while holding it, so the two never
+// consume the same bytes.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bootstrap/bootstrap.h"
+#include "bootstrap/tcp/protocol.h"
+#include "bootstrap/tcp/socket.h"
+
+namespace gshmem::bootstrap::tcp {
+
+class TcpBootstrap final : public Bootstrap {
+ public:
+  // fds: on rank 0, fds[r] is the connection to rank r (fds[0] = -1);
+  // elsewhere fds = {connection to rank 0}. Takes ownership.
+  TcpBootstrap(int rank, int size, uint64_t job_key, int timeout_s, std::vector<int> fds,
+               std::string root_endpoint);
+  ~TcpBootstrap() override;
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  uint64_t job_key() const override { return job_key_; }
+  Status allgather(const void* mine, void* all, size_t bytes) override;
+  Status barrier() override;
+  Status broadcast(void* buf, size_t bytes, int root) override;
+  Status start_failure_monitor(std::function<void(int, const std::string&)> on_failure) override;
+  Status finalize() override;
+
+ private:
+  // A contiguous byte range to send or fill.
+  struct Span {
+    const void* out = nullptr;  // source (sends)
+    void* in = nullptr;         // destination (receives)
+    size_t len = 0;
+  };
+  // What this rank called; compared with every other rank's call by rank 0.
+  struct Call {
+    Op op;
+    uint64_t len;  // declared bytes (per PE for allgather)
+    int32_t arg;   // broadcast root, else 0
+  };
+
+  // collectives.cpp
+  Status usable(const char* what);
+  Status run_collective(const Call& call, const std::function<Span(int peer)>& request,
+                        const std::function<Span(int peer)>& reply, Span my_request, Span my_reply);
+  Status root_gather(const Call& call, uint32_t seq, const std::function<Span(int)>& request,
+                     const Deadline& dl);
+  Status root_reply(const Call& call, uint32_t seq, const std::function<Span(int)>& reply,
+                    const Deadline& dl);
+  Status member_exchange(const Call& call, uint32_t seq, Span my_request, Span my_reply,
+                         const Deadline& dl);
+  // Read an abort (header already decoded) from rank 0 and enter the failed state.
+  Status take_abort(const Header& h, const Deadline& dl);
+  // Enter the failed state: log msg, (rank 0) tell every live peer but `dead`.
+  Status fail(Status st, int dead, const std::string& msg);
+  void send_abort_to_all(Status st, int dead, const std::string& msg);
+  std::string disconnect_message(int peer, const char* what, int err) const;
+  std::string timeout_message(const char* what, const std::vector<int>& waiting) const;
+
+  // monitor.cpp
+  void monitor_main(std::function<void(int, const std::string&)> cb);
+  void stop_monitor();
+  void close_connections(bool linger);
+
+  const int rank_;
+  const int size_;
+  const uint64_t job_key_;
+  const int timeout_s_;
+  const std::string root_endpoint_;  // for messages
+  std::vector<int> fds_;             // see constructor
+  std::vector<char> broken_;         // rank 0: peer unusable (dead or a message half-sent)
+  uint32_t seq_ = 0;                 // collective calls made
+
+  std::mutex io_mutex_;
+  Status failed_ = GSHMEM_SUCCESS;  // sticky failure (under io_mutex_)
+  std::string failed_msg_;
+  bool closed_ = false;             // finalize() done or connections closed
+
+  std::thread monitor_;
+  bool monitor_started_ = false;
+  std::atomic<bool> monitor_stop_{false};
+  std::atomic<uint64_t> generation_{0};  // bumped after each collective
+  int wake_[2] = {-1, -1};               // pipe that wakes the monitor's poll
+};
+
+}  // namespace gshmem::bootstrap::tcp

@@ -1,0 +1,29 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# gshmrun behaviour tests (label "launcher"): test_launcher (GoogleTest) runs
+# gshmrun on launcher_probe and checks exit codes, timings, messages and the
+# environment/fds each PE received. Host only: no GPU needed.
+add_executable(launcher_probe ${CMAKE_CURRENT_LIST_DIR}/launcher_probe.cpp)
+target_compile_options(launcher_probe PRIVATE -Wall -Wextra)
+
+# Joins the real TCP bootstrap under gshmrun (end-to-end contract check).
+add_executable(launcher_bootstrap_probe ${CMAKE_CURRENT_LIST_DIR}/launcher_bootstrap_probe.cpp)
+target_link_libraries(launcher_bootstrap_probe PRIVATE gshmem_core)
+target_compile_options(launcher_bootstrap_probe PRIVATE -Wall -Wextra)
+
+add_executable(test_launcher ${CMAKE_CURRENT_LIST_DIR}/test_launcher.cpp)
+# gshmem_core: the test decodes gshmrun's GSHMEM_UNIQUEID with the library's decoder.
+target_link_libraries(test_launcher PRIVATE gshmem_core GTest::gtest GTest::gtest_main)
+target_compile_definitions(test_launcher PRIVATE
+  GSHMRUN_PATH="$<TARGET_FILE:gshmrun>"
+  LAUNCHER_PROBE_PATH="$<TARGET_FILE:launcher_probe>"
+  LAUNCHER_BOOTSTRAP_PROBE_PATH="$<TARGET_FILE:launcher_bootstrap_probe>")
+target_compile_options(test_launcher PRIVATE -Wall -Wextra)
+add_dependencies(test_launcher gshmrun launcher_probe launcher_bootstrap_probe)
+gtest_discover_tests(test_launcher DISCOVERY_MODE PRE_TEST
+                     PROPERTIES LABELS launcher TIMEOUT 60)
+
+# The option parser's unit tests (tests/unit/test_gshmrun_options.cpp, built by
+# tests/unit/CMakeLists.txt) need the parser library.
+if(TARGET test_gshmrun_options)
+  target_link_libraries(test_gshmrun_options PRIVATE gshmrun_options)
+endif()

@@ -1,0 +1,908 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// TCP bootstrap: unique ids, rendezvous, collectives, failure handling.
+// Multi-PE tests fork() one process per rank over loopback. Each child runs
+// with stderr redirected to its own temp file (the parent checks log text),
+// is bounded by alarm(), and reports through its exit code (0 = all checks
+// passed; a failed check prints "CHECK FAILED ..." to its log). The parent
+// waits with a deadline and SIGKILLs leftovers.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bootstrap/bootstrap.h"
+#include "host/util/log.h"
+#include "host/util/status.h"
+
+namespace {
+
+using namespace gshmem;
+using namespace gshmem::bootstrap;
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// ---------------------------------------------------------------- harness --
+
+#define CHILD_CHECK(cond, ...)                                                        \
+  do {                                                                                \
+    if (!(cond)) {                                                                    \
+      fprintf(stderr, "CHECK FAILED %s:%d: %s: ", __FILE__, __LINE__, #cond);         \
+      fprintf(stderr, __VA_ARGS__);                                                   \
+      fprintf(stderr, "\n");                                                          \
+      fflush(stderr);                                                                 \
+      return 1;                                                                       \
+    }                                                                                 \
+  } while (0)
+
+struct Child {
+  pid_t pid = -1;
+  int rank = -1;
+  FILE* log = nullptr;
+  int status = 0;
+  bool reaped = false;
+  std::string output;
+
+  bool exited_with(int code) const { return reaped && WIFEXITED(status) && WEXITSTATUS(status) == code; }
+  std::string describe() const {
+    std::string s = "child rank " + std::to_string(rank) + ": ";
+    if (!reaped) s += "not reaped";
+    else if (WIFEXITED(status)) s += "exit code " + std::to_string(WEXITSTATUS(status));
+    else if (WIFSIGNALED(status)) s += "killed by signal " + std::to_string(WTERMSIG(status)) +
+                                       (WTERMSIG(status) == SIGALRM ? " (alarm: it hung)" : "");
+    return s + "\n--- its log ---\n" + output + "--- end ---";
+  }
+};
+
+// Fork a child that runs body() with stderr in a temp file, killed by SIGALRM
+// after alarm_s seconds.
+Child spawn(int rank, int alarm_s, const std::function<int()>& body) {
+  fflush(stdout);
+  fflush(stderr);
+  Child c;
+  c.rank = rank;
+  c.log = tmpfile();
+  c.pid = fork();
+  if (c.pid == 0) {
+    dup2(fileno(c.log), 2);
+    alarm(alarm_s);
+    log::set_identity(rank, -1);
+    int rc = body();
+    fflush(nullptr);
+    _exit(rc);
+  }
+  return c;
+}
+
+// Reap every child; those still running after deadline_s are SIGKILLed.
+void wait_all(std::vector<Child*> cs, double deadline_s) {
+  auto t0 = Clock::now();
+  for (;;) {
+    bool all = true;
+    for (Child* c : cs) {
+      if (c->reaped) continue;
+      if (waitpid(c->pid, &c->status, WNOHANG) == c->pid) c->reaped = true;
+      else all = false;
+    }
+    if (all || seconds_since(t0) > deadline_s) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  for (Child* c : cs) {
+    if (!c->reaped) {
+      kill(c->pid, SIGKILL);
+      waitpid(c->pid, &c->status, 0);
+      c->reaped = true;
+      c->output = "(killed by the test: past its deadline)\n";
+    }
+    fflush(c->log);
+    rewind(c->log);
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), c->log)) > 0) c->output.append(buf, n);
+    fclose(c->log);
+    c->log = nullptr;
+  }
+}
+void wait_all(std::vector<Child>& cs, double deadline_s) {
+  std::vector<Child*> p;
+  for (Child& c : cs) p.push_back(&c);
+  wait_all(p, deadline_s);
+}
+
+bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
+
+// Fresh id on loopback (the listener stays in this process's registry and is
+// inherited by forked children; rank 0 takes it).
+gshmemx_uniqueid_t loopback_id() {
+  setenv("GSHMEM_BOOTSTRAP_IFNAME", "lo", 1);
+  gshmemx_uniqueid_t id;
+  EXPECT_EQ(create_uniqueid(&id), GSHMEM_SUCCESS);
+  unsetenv("GSHMEM_BOOTSTRAP_IFNAME");
+  return id;
+}
+
+// Run `n` ranks of body(rank) and expect each to exit 0.
+void run_ranks(int n, const gshmemx_uniqueid_t& id, int alarm_s, const std::function<int(int)>& body,
+               std::vector<Child>* out = nullptr) {
+  std::vector<Child> cs;
+  for (int r = 0; r < n; ++r) cs.push_back(spawn(r, alarm_s, [&, r] { return body(r); }));
+  release_uniqueid_listener(id);  // only rank 0 keeps it
+  wait_all(cs, alarm_s + 5);
+  for (const Child& c : cs) EXPECT_TRUE(c.exited_with(0)) << c.describe();
+  if (out) *out = std::move(cs);
+}
+
+ConnectOptions opts(int timeout_s) {
+  ConnectOptions o;
+  o.timeout_s = timeout_s;
+  return o;
+}
+
+uint8_t pattern(int rank, size_t i, int salt) {
+  return static_cast<uint8_t>(rank * 131 + i * 7 + (i >> 9) * 13 + salt * 29 + 1);
+}
+
+// Free TCP port on loopback (nothing listens on it when this returns).
+uint16_t free_port() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
+  socklen_t len = sizeof(a);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  close(fd);
+  return ntohs(a.sin_port);
+}
+
+// A raw TCP connection to 127.0.0.1:port (blocking), or -1.
+int raw_connect(uint16_t port) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// ----------------------------------------------------------- unique ids --
+
+TEST(BootstrapUniqueId, EncodeDecodeRoundTripIPv4) {
+  gshmemx_uniqueid_t id, back;
+  ASSERT_EQ(make_uniqueid("127.0.0.1", 41234, 0x0123456789abcdefULL, 0xfedcba9876543210ULL, &id),
+            GSHMEM_SUCCESS);
+  std::string text = encode_uniqueid(id);
+  EXPECT_EQ(text, "127.0.0.1:41234:0123456789abcdef:fedcba9876543210");
+  ASSERT_EQ(decode_uniqueid(text.c_str(), &back), GSHMEM_SUCCESS);
+  EXPECT_EQ(memcmp(&id, &back, sizeof(id)), 0);
+  UniqueIdData d = uniqueid_data(back);
+  EXPECT_EQ(d.magic, kUniqueIdMagic);
+  EXPECT_EQ(d.family, AF_INET);
+  EXPECT_EQ(d.port, 41234);
+  EXPECT_EQ(d.secret, 0x0123456789abcdefULL);
+  EXPECT_EQ(d.job_key, 0xfedcba9876543210ULL);
+  // Upper-case hex is accepted too.
+  ASSERT_EQ(decode_uniqueid("10.1.2.3:1:0123456789ABCDEF:FEDCBA9876543210", &back), GSHMEM_SUCCESS);
+  EXPECT_EQ(uniqueid_data(back).secret, 0x0123456789abcdefULL);
+  EXPECT_EQ(encode_uniqueid(back), "10.1.2.3:1:0123456789abcdef:fedcba9876543210");
+}
+
+TEST(BootstrapUniqueId, EncodeDecodeRoundTripIPv6) {
+  gshmemx_uniqueid_t id, back;
+  ASSERT_EQ(make_uniqueid("::1", 65535, 1, 2, &id), GSHMEM_SUCCESS);
+  std::string text = encode_uniqueid(id);
+  EXPECT_EQ(text, "[::1]:65535:0000000000000001:0000000000000002");
+  ASSERT_EQ(decode_uniqueid(text.c_str(), &back), GSHMEM_SUCCESS);
+  EXPECT_EQ(memcmp(&id, &back, sizeof(id)), 0);
+  EXPECT_EQ(uniqueid_data(back).family, AF_INET6);
+  ASSERT_EQ(decode_uniqueid("[fe80::1:2]:80:00000000000000ff:0000000000000000", &back), GSHMEM_SUCCESS);
+  EXPECT_EQ(encode_uniqueid(back), "[fe80::1:2]:80:00000000000000ff:0000000000000000");
+}
+
+TEST(BootstrapUniqueId, DecodeRejectsMalformed) {
+  const char* good_tail = ":0123456789abcdef:fedcba9876543210";
+  struct Case {
+    std::string text;
+    const char* why;  // part of the log line
+  } cases[] = {
+      {"", "four"},
+      {"garbage", "four"},
+      {"127.0.0.1:80:0123456789abcdef", "four"},
+      {std::string("127.0.0.1:0") + good_tail, "not in 1..65535"},
+      {std::string("127.0.0.1:70000") + good_tail, "not in 1..65535"},
+      {std::string("127.0.0.1:8x") + good_tail, "not a number"},
+      {std::string("127.0.0.1:") + good_tail, "not a number"},
+      {std::string("127.0.0.1:123456") + good_tail, "not a number"},
+      {std::string("1.2.3:80") + good_tail, "not a numeric IPv4"},
+      {std::string("host.example:80") + good_tail, "not a numeric IPv4"},
+      {std::string(":80") + good_tail, "empty"},
+      {std::string("::1:80") + good_tail, "brackets"},
+      {std::string("[::1:80") + good_tail, "closing"},
+      {std::string("[zz::1]:80") + good_tail, "not a numeric IPv6"},
+      {"127.0.0.1:80:0123456789abcde:fedcba9876543210", "secret"},
+      {"127.0.0.1:80:0123456789abcdef0:fedcba9876543210", "secret"},
+      {"127.0.0.1:80:0123456789abcdeg:fedcba9876543210", "secret"},
+      {"127.0.0.1:80:0123456789abcdef:fedcba987654321", "job key"},
+      {"127.0.0.1:80:0123456789abcdef:fedcba9876543210 ", "job key"},
+  };
+  for (const Case& c : cases) {
+    gshmemx_uniqueid_t id;
+    testing::internal::CaptureStderr();
+    Status st = decode_uniqueid(c.text.c_str(), &id);
+    std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(st, GSHMEM_ERROR_INVALID_VALUE) << "accepted \"" << c.text << "\"";
+    EXPECT_TRUE(contains(err, "malformed unique id")) << c.text << " -> " << err;
+    EXPECT_TRUE(contains(err, c.why)) << c.text << " -> " << err;
+  }
+  gshmemx_uniqueid_t id;
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(decode_uniqueid(nullptr, &id), GSHMEM_ERROR_INVALID_VALUE);
+  testing::internal::GetCapturedStderr();
+}
+
+TEST(BootstrapUniqueId, CreateListensAndIsRandom) {
+  gshmemx_uniqueid_t a = loopback_id(), b = loopback_id();
+  UniqueIdData da = uniqueid_data(a), db = uniqueid_data(b);
+  EXPECT_EQ(da.magic, kUniqueIdMagic);
+  EXPECT_EQ(da.family, AF_INET);
+  EXPECT_EQ(encode_uniqueid(a).rfind("127.0.0.1:", 0), 0u) << encode_uniqueid(a);
+  EXPECT_NE(da.port, 0);
+  EXPECT_NE(da.port, db.port);
+  EXPECT_NE(da.secret, db.secret);
+  EXPECT_NE(da.job_key, db.job_key);
+  int fd = uniqueid_listener_fd(a);
+  ASSERT_GE(fd, 0);
+  int acc = 0;
+  socklen_t len = sizeof(acc);
+  ASSERT_EQ(getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &len), 0);
+  EXPECT_NE(acc, 0);
+  EXPECT_TRUE(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+  int c = raw_connect(da.port);  // it really listens already
+  EXPECT_GE(c, 0);
+  if (c >= 0) close(c);
+  release_uniqueid_listener(a);
+  release_uniqueid_listener(b);
+  EXPECT_EQ(uniqueid_listener_fd(a), -1);
+  EXPECT_EQ(raw_connect(da.port), -1);  // closed now
+}
+
+TEST(BootstrapUniqueId, DefaultAddressAndBadInterface) {
+  unsetenv("GSHMEM_BOOTSTRAP_IFNAME");
+  gshmemx_uniqueid_t id, back;
+  ASSERT_EQ(create_uniqueid(&id), GSHMEM_SUCCESS);
+  ASSERT_EQ(decode_uniqueid(encode_uniqueid(id).c_str(), &back), GSHMEM_SUCCESS);
+  UniqueIdData d = uniqueid_data(id);
+  EXPECT_EQ(d.family, AF_INET);  // first non-loopback IPv4 interface that is up, else 127.0.0.1
+  release_uniqueid_listener(id);
+
+  setenv("GSHMEM_BOOTSTRAP_IFNAME", "nosuchif0", 1);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(create_uniqueid(&id), GSHMEM_ERROR_INVALID_VALUE);
+  std::string err = testing::internal::GetCapturedStderr();
+  unsetenv("GSHMEM_BOOTSTRAP_IFNAME");
+  EXPECT_TRUE(contains(err, "GSHMEM_BOOTSTRAP_IFNAME=nosuchif0")) << err;
+}
+
+TEST(BootstrapUniqueId, MakeResolvesNamesAndRejectsBadInput) {
+  gshmemx_uniqueid_t id;
+  ASSERT_EQ(make_uniqueid("localhost", 5000, 7, 8, &id), GSHMEM_SUCCESS);
+  std::string text = encode_uniqueid(id);
+  EXPECT_TRUE(text == "127.0.0.1:5000:0000000000000007:0000000000000008" ||
+              text == "[::1]:5000:0000000000000007:0000000000000008") << text;
+  testing::internal::CaptureStderr();
+  EXPECT_NE(make_uniqueid("no-such-host.invalid", 5000, 1, 2, &id), GSHMEM_SUCCESS);
+  EXPECT_EQ(make_uniqueid("127.0.0.1", 0, 1, 2, &id), GSHMEM_ERROR_INVALID_VALUE);
+  EXPECT_EQ(make_uniqueid("", 80, 1, 2, &id), GSHMEM_ERROR_INVALID_VALUE);
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(contains(err, "no-such-host.invalid")) << err;
+}
+
+// -------------------------------------------------------- local checks --
+
+TEST(BootstrapConnect, ArgumentValidation) {
+  gshmemx_uniqueid_t zero = GSHMEMX_UNIQUEID_INITIALIZER;
+  std::unique_ptr<Bootstrap> b;
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(connect(zero, 2, 2, opts(5), &b), GSHMEM_ERROR_INVALID_VALUE);
+  EXPECT_EQ(connect(zero, -1, 2, opts(5), &b), GSHMEM_ERROR_INVALID_VALUE);
+  EXPECT_EQ(connect(zero, 0, 0, opts(5), &b), GSHMEM_ERROR_INVALID_VALUE);
+  EXPECT_EQ(connect(zero, 0, 2, opts(0), &b), GSHMEM_ERROR_INVALID_VALUE);
+  EXPECT_EQ(connect(zero, 1, 2, opts(5), &b), GSHMEM_ERROR_INVALID_VALUE);  // not a real id
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(contains(err, "unique id is invalid")) << err;
+  EXPECT_EQ(b, nullptr);
+}
+
+TEST(BootstrapConnect, SinglePeNeedsNoNetwork) {
+  gshmemx_uniqueid_t zero = GSHMEMX_UNIQUEID_INITIALIZER;
+  std::unique_ptr<Bootstrap> b;
+  ASSERT_EQ(connect(zero, 0, 1, opts(5), &b), GSHMEM_SUCCESS);
+  EXPECT_EQ(b->rank(), 0);
+  EXPECT_EQ(b->size(), 1);
+  EXPECT_NE(b->job_key(), 0u);
+  char mine[5] = "abcd", all[5] = {};
+  EXPECT_EQ(b->allgather(mine, all, 4), GSHMEM_SUCCESS);
+  EXPECT_STREQ(all, "abcd");
+  EXPECT_EQ(b->barrier(), GSHMEM_SUCCESS);
+  EXPECT_EQ(b->broadcast(all, 4, 0), GSHMEM_SUCCESS);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(b->broadcast(all, 4, 1), GSHMEM_ERROR_INVALID_VALUE);
+  testing::internal::GetCapturedStderr();
+  EXPECT_EQ(b->start_failure_monitor([](int, const std::string&) {}), GSHMEM_SUCCESS);
+  EXPECT_EQ(b->finalize(), GSHMEM_SUCCESS);
+  EXPECT_EQ(b->finalize(), GSHMEM_SUCCESS);
+}
+
+TEST(BootstrapConnect, RankZeroPortInUse) {
+  int lfd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_ANY);
+  ASSERT_EQ(bind(lfd, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
+  ASSERT_EQ(listen(lfd, 4), 0);
+  socklen_t len = sizeof(a);
+  getsockname(lfd, reinterpret_cast<sockaddr*>(&a), &len);
+  uint16_t port = ntohs(a.sin_port);
+  gshmemx_uniqueid_t id;
+  ASSERT_EQ(make_uniqueid("127.0.0.1", port, 1, 2, &id), GSHMEM_SUCCESS);
+  std::unique_ptr<Bootstrap> b;
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(connect(id, 0, 2, opts(2), &b), GSHMEM_ERROR_BOOTSTRAP);
+  std::string err = testing::internal::GetCapturedStderr();
+  close(lfd);
+  EXPECT_TRUE(contains(err, "port " + std::to_string(port) + " on 127.0.0.1 is in use; set "
+                                                             "GSHMEM_BOOTSTRAP_PORT to a free port"))
+      << err;
+}
+
+TEST(BootstrapConnect, BadInheritedListenFd) {
+  gshmemx_uniqueid_t id;
+  ASSERT_EQ(make_uniqueid("127.0.0.1", free_port(), 1, 2, &id), GSHMEM_SUCCESS);
+  int p[2];
+  ASSERT_EQ(pipe(p), 0);
+  std::unique_ptr<Bootstrap> b;
+  setenv(kListenFdEnvVar, std::to_string(p[0]).c_str(), 1);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(connect(id, 0, 2, opts(2), &b), GSHMEM_ERROR_BOOTSTRAP);
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(contains(err, "is not a listening socket")) << err;
+  setenv(kListenFdEnvVar, "seven", 1);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(connect(id, 0, 2, opts(2), &b), GSHMEM_ERROR_INVALID_VALUE);
+  err = testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(contains(err, "GSHMEM_BOOTSTRAP_LISTEN_FD=\"seven\"")) << err;
+  unsetenv(kListenFdEnvVar);
+  close(p[0]);
+  close(p[1]);
+}
+
+TEST(BootstrapConnect, UnreachableRootTimesOut) {
+  uint16_t port = free_port();
+  gshmemx_uniqueid_t id;
+  ASSERT_EQ(make_uniqueid("127.0.0.1", port, 1, 2, &id), GSHMEM_SUCCESS);
+  std::unique_ptr<Bootstrap> b;
+  auto t0 = Clock::now();
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(connect(id, 1, 2, opts(1), &b), GSHMEM_ERROR_BOOTSTRAP);
+  std::string err = testing::internal::GetCapturedStderr();
+  double dt = seconds_since(t0);
+  EXPECT_GE(dt, 0.9);
+  EXPECT_LT(dt, 4.0);
+  EXPECT_TRUE(contains(err, "could not reach PE 0 at 127.0.0.1:" + std::to_string(port))) << err;
+}
+
+// ------------------------------------------------- multi-process tests --
+
+// A small job: connect, allgather a pattern, check it, finalize.
+int simple_job(const gshmemx_uniqueid_t& id, int rank, int n, int timeout_s) {
+  std::unique_ptr<Bootstrap> b;
+  Status st = connect(id, rank, n, opts(timeout_s), &b);
+  CHILD_CHECK(st == GSHMEM_SUCCESS, "connect: %s", status_name(st));
+  std::vector<uint8_t> mine(333), all(333 * n);
+  for (size_t i = 0; i < mine.size(); ++i) mine[i] = pattern(rank, i, 5);
+  st = b->allgather(mine.data(), all.data(), mine.size());
+  CHILD_CHECK(st == GSHMEM_SUCCESS, "allgather: %s", status_name(st));
+  for (int r = 0; r < n; ++r)
+    for (size_t i = 0; i < mine.size(); ++i)
+      CHILD_CHECK(all[r * mine.size() + i] == pattern(r, i, 5), "byte %zu of PE %d", i, r);
+  st = b->finalize();
+  CHILD_CHECK(st == GSHMEM_SUCCESS, "finalize: %s", status_name(st));
+  return 0;
+}
+
+// allgather / barrier / broadcast, 50 rounds with sizes 0, 1, 7, 1000, 1000003,
+// in-place and out-of-place, every root, every byte checked; then 8 MiB per PE.
+int collectives_body(const gshmemx_uniqueid_t& id, int rank, int n) {
+  std::unique_ptr<Bootstrap> b;
+  Status st = connect(id, rank, n, opts(20), &b);
+  CHILD_CHECK(st == GSHMEM_SUCCESS, "connect: %s", status_name(st));
+  CHILD_CHECK(b->rank() == rank && b->size() == n, "rank %d size %d", b->rank(), b->size());
+  CHILD_CHECK(b->job_key() == uniqueid_data(id).job_key, "job key differs from the id's");
+  static const size_t sizes[] = {0, 1, 7, 1000, 1000003};
+  std::vector<uint8_t> mine, all, buf;
+  for (int it = 0; it < 50; ++it) {
+    const size_t bytes = sizes[it % 5];
+    mine.resize(bytes);
+    for (size_t i = 0; i < bytes; ++i) mine[i] = pattern(rank, i, it);
+    all.assign(bytes * n + 1, 0xEE);  // last byte: guard
+    const void* src = mine.data();
+    if (it % 3 == 1) {  // in place
+      if (bytes) memcpy(all.data() + rank * bytes, mine.data(), bytes);
+      src = all.data() + rank * bytes;
+    }
+    st = b->allgather(bytes ? src : nullptr, bytes ? all.data() : nullptr, bytes);
+    CHILD_CHECK(st == GSHMEM_SUCCESS, "round %d allgather(%zu): %s", it, bytes, status_name(st));
+    for (int r = 0; r < n; ++r)
+      for (size_t i = 0; i < bytes; ++i)
+        CHILD_CHECK(all[r * bytes + i] == pattern(r, i, it), "round %d allgather(%zu): byte %zu of PE %d "
+                    "is %u, expected %u", it, bytes, i, r, all[r * bytes + i], pattern(r, i, it));
+    CHILD_CHECK(all[bytes * n] == 0xEE, "round %d: allgather wrote past the end", it);
+
+    st = b->barrier();
+    CHILD_CHECK(st == GSHMEM_SUCCESS, "round %d barrier: %s", it, status_name(st));
+
+    const int root = (it + 1) % n;  // includes non-zero roots
+    const size_t bb = sizes[(it + 2) % 5];
+    buf.assign(bb + 1, 0xCC);
+    if (rank == root)
+      for (size_t i = 0; i < bb; ++i) buf[i] = pattern(root, i, it + 100);
+    st = b->broadcast(bb ? buf.data() : nullptr, bb, root);
+    CHILD_CHECK(st == GSHMEM_SUCCESS, "round %d broadcast(%zu from %d): %s", it, bb, root, status_name(st));
+    for (size_t i = 0; i < bb; ++i)
+      CHILD_CHECK(buf[i] == pattern(root, i, it + 100), "round %d broadcast(%zu from %d): byte %zu",
+                  it, bb, root, i);
+    CHILD_CHECK(buf[bb] == 0xCC, "round %d: broadcast wrote past the end", it);
+  }
+  const size_t big = 8u << 20;
+  mine.resize(big);
+  for (size_t i = 0; i < big; ++i) mine[i] = pattern(rank, i, 77);
+  all.assign(big * n, 0);
+  st = b->allgather(mine.data(), all.data(), big);
+  CHILD_CHECK(st == GSHMEM_SUCCESS, "8 MiB allgather: %s", status_name(st));
+  for (int r = 0; r < n; ++r)
+    for (size_t i = 0; i < big; ++i)
+      CHILD_CHECK(all[r * big + i] == pattern(r, i, 77), "8 MiB allgather: byte %zu of PE %d", i, r);
+  st = b->finalize();
+  CHILD_CHECK(st == GSHMEM_SUCCESS, "finalize: %s", status_name(st));
+  return 0;
+}
+
+TEST(BootstrapMulti, Collectives2) {
+  gshmemx_uniqueid_t id = loopback_id();
+  run_ranks(2, id, 60, [&](int r) { return collectives_body(id, r, 2); });
+}
+
+TEST(BootstrapMulti, Collectives3) {
+  gshmemx_uniqueid_t id = loopback_id();
+  run_ranks(3, id, 60, [&](int r) { return collectives_body(id, r, 3); });
+}
+
+TEST(BootstrapMulti, Collectives4) {
+  gshmemx_uniqueid_t id = loopback_id();
+  run_ranks(4, id, 60, [&](int r) { return collectives_body(id, r, 4); });
+}
+
+TEST(BootstrapMulti, DefaultAddress) {
+  unsetenv("GSHMEM_BOOTSTRAP_IFNAME");
+  gshmemx_uniqueid_t id;
+  ASSERT_EQ(create_uniqueid(&id), GSHMEM_SUCCESS);
+  run_ranks(2, id, 30, [&](int r) { return simple_job(id, r, 2, 20); });
+}
+
+// Rank 0 binds the id's port itself (env-based init: no listener registered).
+TEST(BootstrapMulti, RankZeroBindsPortItself) {
+  gshmemx_uniqueid_t id;
+  ASSERT_EQ(make_uniqueid("127.0.0.1", free_port(), 0xabc, 0xdef, &id), GSHMEM_SUCCESS);
+  run_ranks(3, id, 30, [&](int r) { return simple_job(id, r, 3, 20); });
+}
+
+// As gshmrun does it: the launcher listens and passes the socket to rank 0.
+// Binding the port again would fail (it is in use), so success means adopted.
+TEST(BootstrapMulti, InheritedListenFd) {
+  int lfd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(lfd, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
+  ASSERT_EQ(listen(lfd, 16), 0);
+  socklen_t len = sizeof(a);
+  getsockname(lfd, reinterpret_cast<sockaddr*>(&a), &len);
+  gshmemx_uniqueid_t id;
+  ASSERT_EQ(make_uniqueid("127.0.0.1", ntohs(a.sin_port), 0x77, 0x88, &id), GSHMEM_SUCCESS);
+  std::vector<Child> cs;
+  cs.push_back(spawn(0, 30, [&] {
+    setenv(kListenFdEnvVar, std::to_string(lfd).c_str(), 1);
+    return simple_job(id, 0, 2, 20);
+  }));
+  cs.push_back(spawn(1, 30, [&] {
+    close(lfd);
+    return simple_job(id, 1, 2, 20);
+  }));
+  close(lfd);
+  wait_all(cs, 35);
+  for (const Child& c : cs) EXPECT_TRUE(c.exited_with(0)) << c.describe();
+}
+
+// Rank `victim` dies right after the rendezvous; the others' allgather must
+// fail fast with PEER_FAILURE naming it (timeout is 30 s).
+void dying_peer_test(int victim) {
+  gshmemx_uniqueid_t id = loopback_id();
+  std::vector<Child> cs;
+  run_ranks(3, id, 30, [&](int rank) {
+    std::unique_ptr<Bootstrap> b;
+    Status st = connect(id, rank, 3, opts(30), &b);
+    CHILD_CHECK(st == GSHMEM_SUCCESS, "connect: %s", status_name(st));
+    if (rank == victim) _exit(0);  // "dies" (exit code 0 so run_ranks accepts it)
+    uint8_t mine[16] = {}, all[48];
+    auto t0 = Clock::now();
+    st = b->allgather(mine, all, sizeof(mine));
+    double dt = seconds_since(t0);
+    CHILD_CHECK(st == GSHMEM_ERROR_PEER_FAILURE, "allgather returned %s", status_name(st));
+    CHILD_CHECK(dt < 5.0, "took %.2f s", dt);
+    st = b->barrier();  // the failure is sticky
+    CHILD_CHECK(st == GSHMEM_ERROR_PEER_FAILURE, "barrier after failure returned %s", status_name(st));
+    return 0;
+  }, &cs);
+  std::string expect = "PE " + std::to_string(victim) + " disconnected during allgather (process died?)";
+  for (const Child& c : cs)
+    if (c.rank != victim) EXPECT_TRUE(contains(c.output, expect)) << c.describe();
+}
+
+TEST(BootstrapMulti, DyingPeer) {
+  // Exactly as specified: rank 2 _exit(9)s after connect, before an allgather.
+  gshmemx_uniqueid_t id = loopback_id();
+  std::vector<Child> cs;
+  for (int r = 0; r < 3; ++r)
+    cs.push_back(spawn(r, 30, [&, r] {
+      std::unique_ptr<Bootstrap> b;
+      Status st = connect(id, r, 3, opts(30), &b);
+      CHILD_CHECK(st == GSHMEM_SUCCESS, "connect: %s", status_name(st));
+      if (r == 2) _exit(9);
+      uint8_t mine[16] = {}, all[48];
+      auto t0 = Clock::now();
+      st = b->allgather(mine, all, sizeof(mine));
+      double dt = seconds_since(t0);
+      CHILD_CHECK(st == GSHMEM_ERROR_PEER_FAILURE, "allgather returned %s", status_name(st));
+      CHILD_CHECK(dt < 5.0, "took %.2f s", dt);
+      return 0;
+    }));
+  release_uniqueid_listener(id);
+  wait_all(cs, 35);
+  EXPECT_TRUE(cs[2].exited_with(9)) << cs[2].describe();
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_TRUE(cs[r].exited_with(0)) << cs[r].describe();
+    EXPECT_TRUE(contains(cs[r].output, "bootstrap: PE 2 disconnected during allgather (process died?)"))
+        << cs[r].describe();
+  }
+}
+
+TEST(BootstrapMulti, DyingMiddlePeer) { dying_peer_test(1); }
+TEST(BootstrapMulti, DyingRoot) { dying_peer_test(0); }
+
+// Strangers at rank 0's port: garbage, a silent connection, and a process
+// with the wrong secret. They are rejected; the real job completes.
+TEST(BootstrapMulti, StrangerIsRejectedJobCompletes) {
+  gshmemx_uniqueid_t id = loopback_id();
+  const uint16_t port = uniqueid_data(id).port;
+  Child c0 = spawn(0, 40, [&] { return simple_job(id, 0, 3, 30); });
+  release_uniqueid_listener(id);
+
+  int garbage = raw_connect(port);
+  ASSERT_GE(garbage, 0);
+  const char http[] = "GET / HTTP/1.1\r\nHost: gshmem.example\r\n\r\n";
+  EXPECT_EQ(send(garbage, http, sizeof(http) - 1, MSG_NOSIGNAL), (ssize_t)(sizeof(http) - 1));
+  int silent = raw_connect(port);
+  ASSERT_GE(silent, 0);
+
+  gshmemx_uniqueid_t bad = id;
+  UniqueIdData d = uniqueid_data(id);
+  d.secret ^= 0x5a5a;
+  memcpy(bad.internal, &d, sizeof(d));
+  Child s = spawn(1, 20, [&] {
+    std::unique_ptr<Bootstrap> b;
+    Status st = connect(bad, 1, 3, opts(10), &b);
+    CHILD_CHECK(st == GSHMEM_ERROR_AUTH, "stranger's connect returned %s", status_name(st));
+    return 0;
+  });
+  wait_all({&s}, 15);
+  EXPECT_TRUE(s.exited_with(0)) << s.describe();
+  EXPECT_TRUE(contains(s.output, "wrong job secret")) << s.describe();
+
+  // Rank 0 closed the garbage connection (EOF, or a reset since it left the
+  // rest of our request unread).
+  timeval tv{10, 0};
+  setsockopt(garbage, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  char tmp[64];
+  ssize_t got = recv(garbage, tmp, sizeof(tmp), 0);
+  int e = errno;
+  EXPECT_TRUE(got == 0 || (got < 0 && e == ECONNRESET)) << "recv: " << got << " " << strerror(e);
+
+  Child c1 = spawn(1, 40, [&] { return simple_job(id, 1, 3, 30); });
+  Child c2 = spawn(2, 40, [&] { return simple_job(id, 2, 3, 30); });
+  wait_all({&c0, &c1, &c2}, 45);
+  close(garbage);
+  close(silent);
+  for (const Child* c : {&c0, &c1, &c2}) EXPECT_TRUE(c->exited_with(0)) << c->describe();
+  EXPECT_TRUE(contains(c0.output, "rejected a connection from 127.0.0.1")) << c0.describe();
+  EXPECT_TRUE(contains(c0.output, "wrong job secret")) << c0.describe();
+  EXPECT_TRUE(contains(c0.output, "bad magic")) << c0.describe();
+}
+
+// Size 3 with only ranks 0 and 1: rank 0 names the missing rank; rank 1 (same
+// timeout; members wait a grace second longer) gets rank 0's report.
+TEST(BootstrapMulti, MissingRankIsNamed) {
+  gshmemx_uniqueid_t id = loopback_id();
+  std::vector<Child> cs;
+  cs.push_back(spawn(0, 20, [&] {
+    std::unique_ptr<Bootstrap> b;
+    auto t0 = Clock::now();
+    Status st = connect(id, 0, 3, opts(2), &b);
+    double dt = seconds_since(t0);
+    CHILD_CHECK(st == GSHMEM_ERROR_BOOTSTRAP, "connect returned %s", status_name(st));
+    CHILD_CHECK(dt > 1.5 && dt < 6.0, "took %.2f s", dt);
+    return 0;
+  }));
+  cs.push_back(spawn(1, 20, [&] {
+    std::unique_ptr<Bootstrap> b;
+    auto t0 = Clock::now();
+    Status st = connect(id, 1, 3, opts(2), &b);
+    double dt = seconds_since(t0);
+    CHILD_CHECK(st == GSHMEM_ERROR_BOOTSTRAP, "connect returned %s", status_name(st));
+    CHILD_CHECK(dt < 2.9, "took %.2f s (not told by rank 0?)", dt);
+    return 0;
+  }));
+  release_uniqueid_listener(id);
+  wait_all(cs, 25);
+  for (const Child& c : cs) EXPECT_TRUE(c.exited_with(0)) << c.describe();
+  EXPECT_TRUE(contains(cs[0].output, "bootstrap: 1 of 3 PEs did not join within 2 s: missing rank 2"))
+      << cs[0].describe();
+  EXPECT_TRUE(contains(cs[1].output, "missing rank 2")) << cs[1].describe();
+}
+
+// Rendezvous errors that fail the whole job: duplicate rank, size mismatch.
+TEST(BootstrapMulti, DuplicateRankAndSizeMismatch) {
+  for (int variant = 0; variant < 2; ++variant) {
+    gshmemx_uniqueid_t id = loopback_id();
+    auto joiner = [&](int claimed_rank, int claimed_size, int delay_ms) {
+      return [&, claimed_rank, claimed_size, delay_ms] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+        std::unique_ptr<Bootstrap> b;
+        auto t0 = Clock::now();
+        Status st = connect(id, claimed_rank, claimed_size, opts(15), &b);
+        CHILD_CHECK(st == GSHMEM_ERROR_BOOTSTRAP, "connect returned %s", status_name(st));
+        CHILD_CHECK(seconds_since(t0) < 5.0, "took %.2f s", seconds_since(t0));
+        return 0;
+      };
+    };
+    std::vector<Child> cs;
+    cs.push_back(spawn(0, 25, joiner(0, 3, 0)));
+    cs.push_back(spawn(1, 25, joiner(1, 3, 0)));
+    if (variant == 0)
+      cs.push_back(spawn(1, 25, joiner(1, 3, 300)));  // a second "rank 1"
+    else
+      cs.push_back(spawn(2, 25, joiner(2, 4, 300)));  // thinks the job has 4 PEs
+    release_uniqueid_listener(id);
+    wait_all(cs, 30);
+    for (const Child& c : cs) EXPECT_TRUE(c.exited_with(0)) << c.describe();
+    const char* expect = variant == 0 ? "two PEs claim rank 1" : "was started with 4 PEs but PE 0 with 3";
+    EXPECT_TRUE(contains(cs[0].output, expect)) << cs[0].describe();
+    EXPECT_TRUE(contains(cs[2].output, expect)) << cs[2].describe();
+    EXPECT_TRUE(contains(cs[1].output, expect)) << cs[1].describe();
+  }
+}
+
+// Different collectives / byte counts / roots: GSHMEM_ERROR_MISMATCH on every
+// rank, naming both PEs and what each called; no hang, no corruption.
+TEST(BootstrapMulti, MismatchedCollectives) {
+  struct Plan {
+    const char* name;
+    std::function<Status(Bootstrap&, int)> call;
+    std::vector<const char*> root_log;
+  };
+  std::vector<uint8_t> big(4u << 20, 1), big_all(3 * (4u << 20));
+  const std::vector<Plan> plans = {
+      {"barrier vs allgather",
+       [](Bootstrap& b, int r) {
+         uint8_t m[100] = {}, a[300];
+         return r == 1 ? b.allgather(m, a, 100) : b.barrier();
+       },
+       {"PE 0 called barrier", "PE 1 called allgather of 100 bytes per PE"}},
+      {"allgather byte counts",
+       [](Bootstrap& b, int r) {
+         uint8_t m[32] = {}, a[96];
+         return b.allgather(m, a, r == 2 ? 32 : 16);
+       },
+       {"PE 0 called allgather of 16 bytes per PE", "PE 2 called allgather of 32 bytes per PE"}},
+      {"broadcast roots",
+       [](Bootstrap& b, int r) {
+         uint8_t x[8] = {};
+         return b.broadcast(x, 8, r == 1 ? 1 : 2);
+       },
+       {"PE 0 called broadcast of 8 bytes from PE 2", "PE 1 called broadcast of 8 bytes from PE 1"}},
+      {"large allgather vs barrier",
+       [&](Bootstrap& b, int r) {
+         return r == 1 ? b.allgather(big.data(), big_all.data(), big.size()) : b.barrier();
+       },
+       {"PE 0 called barrier", "PE 1 called allgather of 4194304 bytes per PE"}},
+  };
+  for (const Plan& p : plans) {
+    SCOPED_TRACE(p.name);
+    gshmemx_uniqueid_t id = loopback_id();
+    std::vector<Child> cs;
+    run_ranks(3, id, 30, [&](int rank) {
+      std::unique_ptr<Bootstrap> b;
+      Status st = connect(id, rank, 3, opts(20), &b);
+      CHILD_CHECK(st == GSHMEM_SUCCESS, "connect: %s", status_name(st));
+      CHILD_CHECK(b->barrier() == GSHMEM_SUCCESS, "first barrier");
+      auto t0 = Clock::now();
+      st = p.call(*b, rank);
+      CHILD_CHECK(st == GSHMEM_ERROR_MISMATCH, "returned %s", status_name(st));
+      CHILD_CHECK(seconds_since(t0) < 5.0, "took %.2f s", seconds_since(t0));
+      st = b->barrier();
+      CHILD_CHECK(st == GSHMEM_ERROR_MISMATCH, "barrier after the mismatch returned %s", status_name(st));
+      return 0;
+    }, &cs);
+    for (const Child& c : cs) EXPECT_TRUE(contains(c.output, "collective mismatch")) << c.describe();
+    for (const char* text : p.root_log)
+      for (const Child& c : cs) EXPECT_TRUE(contains(c.output, text)) << text << "\n" << c.describe();
+  }
+}
+
+// A rank that does not call the collective: rank 0 times out after timeout_s
+// naming it, and the late rank is told instead of waiting its own timeout.
+TEST(BootstrapMulti, CollectiveTimeoutNamesLateRank) {
+  gshmemx_uniqueid_t id = loopback_id();
+  std::vector<Child> cs;
+  run_ranks(3, id, 20, [&](int rank) {
+    std::unique_ptr<Bootstrap> b;
+    Status st = connect(id, rank, 3, opts(1), &b);
+    CHILD_CHECK(st == GSHMEM_SUCCESS, "connect: %s", status_name(st));
+    if (rank == 2) std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+    auto t0 = Clock::now();
+    st = b->barrier();
+    double dt = seconds_since(t0);
+    CHILD_CHECK(st == GSHMEM_ERROR_TIMEOUT, "barrier returned %s", status_name(st));
+    if (rank == 2) CHILD_CHECK(dt < 0.5, "late rank waited %.2f s", dt);
+    else CHILD_CHECK(dt > 0.8 && dt < 3.0, "took %.2f s", dt);
+    return 0;
+  }, &cs);
+  for (const Child& c : cs)
+    EXPECT_TRUE(contains(c.output, "barrier timed out after 1 s waiting for PE 2")) << c.describe();
+}
+
+// End to end over IPv6 loopback (rank 0 binds the port itself).
+TEST(BootstrapMulti, Ipv6Loopback) {
+  int probe = socket(AF_INET6, SOCK_STREAM, 0);
+  sockaddr_in6 a{};
+  a.sin6_family = AF_INET6;
+  a.sin6_addr = in6addr_loopback;
+  bool ok = probe >= 0 && bind(probe, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
+  socklen_t len = sizeof(a);
+  if (ok) getsockname(probe, reinterpret_cast<sockaddr*>(&a), &len);
+  if (probe >= 0) close(probe);
+  if (!ok) GTEST_SKIP() << "no IPv6 loopback here";
+  gshmemx_uniqueid_t id;
+  ASSERT_EQ(make_uniqueid("::1", ntohs(a.sin6_port), 0x66, 0x99, &id), GSHMEM_SUCCESS);
+  EXPECT_EQ(encode_uniqueid(id).rfind("[::1]:", 0), 0u);
+  run_ranks(3, id, 30, [&](int r) { return simple_job(id, r, 3, 20); });
+}
+
+struct MonitorSeen {
+  std::atomic<int> calls{0};
+  std::atomic<int> dead{-1};
+  std::string how;  // written before calls is incremented
+};
+
+// Rank `victim` dies while idle: every other rank's monitor callback fires
+// with dead_rank == victim within 3 s, exactly once.
+void monitor_test(int victim) {
+  gshmemx_uniqueid_t id = loopback_id();
+  std::vector<Child> cs;
+  run_ranks(3, id, 30, [&](int rank) {
+    MonitorSeen seen;
+    std::unique_ptr<Bootstrap> b;
+    Status st = connect(id, rank, 3, opts(30), &b);
+    CHILD_CHECK(st == GSHMEM_SUCCESS, "connect: %s", status_name(st));
+    st = b->start_failure_monitor([&seen](int dead, const std::string& how) {
+      seen.how = how;
+      seen.dead.store(dead);
+      seen.calls.fetch_add(1);
+    });
+    CHILD_CHECK(st == GSHMEM_SUCCESS, "start_failure_monitor: %s", status_name(st));
+    CHILD_CHECK(b->start_failure_monitor([](int, const std::string&) {}) == GSHMEM_ERROR_INVALID_VALUE,
+                "second start accepted");
+    CHILD_CHECK(b->barrier() == GSHMEM_SUCCESS, "barrier");  // every monitor runs now
+    if (rank == victim) _exit(0);
+    auto t0 = Clock::now();
+    while (seen.calls.load() == 0 && seconds_since(t0) < 3.0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    double dt = seconds_since(t0);
+    CHILD_CHECK(seen.calls.load() == 1, "callback calls: %d after %.2f s", seen.calls.load(), dt);
+    CHILD_CHECK(seen.dead.load() == victim, "dead rank %d", seen.dead.load());
+    CHILD_CHECK(contains(seen.how, "PE " + std::to_string(victim) + " disconnected"), "how: %s",
+                seen.how.c_str());
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    CHILD_CHECK(seen.calls.load() == 1, "callback called %d times", seen.calls.load());
+    st = b->barrier();
+    CHILD_CHECK(st == GSHMEM_ERROR_PEER_FAILURE, "barrier after the failure returned %s", status_name(st));
+    return 0;
+  }, &cs);
+}
+
+TEST(BootstrapMulti, FailureMonitorReportsDeadPe) { monitor_test(1); }
+TEST(BootstrapMulti, FailureMonitorReportsDeadRoot) { monitor_test(0); }
+
+// Orderly finalize with monitors running (one rank arrives late): no
+// callback anywhere, later calls are refused, cleanup is quick.
+TEST(BootstrapMulti, FinalizeRaisesNoFailure) {
+  gshmemx_uniqueid_t id = loopback_id();
+  std::vector<Child> cs;
+  run_ranks(3, id, 30, [&](int rank) {
+    MonitorSeen seen;
+    std::unique_ptr<Bootstrap> b;
+    Status st = connect(id, rank, 3, opts(20), &b);
+    CHILD_CHECK(st == GSHMEM_SUCCESS, "connect: %s", status_name(st));
+    st = b->start_failure_monitor([&seen](int dead, const std::string&) {
+      seen.dead.store(dead);
+      seen.calls.fetch_add(1);
+    });
+    CHILD_CHECK(st == GSHMEM_SUCCESS, "start_failure_monitor: %s", status_name(st));
+    for (int i = 0; i < 20; ++i) {
+      int v = rank * 1000 + i, all[3];
+      CHILD_CHECK(b->allgather(&v, all, sizeof(v)) == GSHMEM_SUCCESS, "allgather %d", i);
+      for (int r = 0; r < 3; ++r) CHILD_CHECK(all[r] == r * 1000 + i, "allgather %d PE %d", i, r);
+      if (i % 5 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));  // let monitors look
+    }
+    if (rank == 2) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    st = b->finalize();
+    CHILD_CHECK(st == GSHMEM_SUCCESS, "finalize: %s", status_name(st));
+    CHILD_CHECK(b->finalize() == GSHMEM_SUCCESS, "second finalize");
+    CHILD_CHECK(b->barrier() == GSHMEM_ERROR_NOT_INITIALIZED, "barrier after finalize");
+    if (rank != 0) std::this_thread::sleep_for(std::chrono::milliseconds(500));  // rank 0 is gone
+    CHILD_CHECK(seen.calls.load() == 0, "callback fired (dead rank %d)", seen.dead.load());
+    auto t0 = Clock::now();
+    b.reset();
+    CHILD_CHECK(seconds_since(t0) < 0.5, "destructor took %.2f s", seconds_since(t0));
+    return 0;
+  }, &cs);
+  for (const Child& c : cs) EXPECT_FALSE(contains(c.output, "disconnected")) << c.describe();
+}
+
+// Destroying without finalize (monitor running) must not hang.
+TEST(BootstrapMulti, DestructorWithoutFinalizeIsBounded) {
+  gshmemx_uniqueid_t id = loopback_id();
+  run_ranks(3, id, 20, [&](int rank) {
+    std::unique_ptr<Bootstrap> b;
+    Status st = connect(id, rank, 3, opts(20), &b);
+    CHILD_CHECK(st == GSHMEM_SUCCESS, "connect: %s", status_name(st));
+    CHILD_CHECK(b->start_failure_monitor([](int, const std::string&) {}) == GSHMEM_SUCCESS, "monitor");
+    CHILD_CHECK(b->barrier() == GSHMEM_SUCCESS, "barrier");
+    auto t0 = Clock::now();
+    b.reset();
+    CHILD_CHECK(seconds_since(t0) < 3.0, "destructor took %.2f s", seconds_since(t0));
+    return 0;
+  });
+}
+
+}  // namespace

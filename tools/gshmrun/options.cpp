@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// gshmrun option parser and usage text.
+#include "options.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#ifndef GSHMRUN_VERSION
+#define GSHMRUN_VERSION "unknown"
+#endif
+
+namespace gshmrun {
+namespace {
+
+enum class Opt { np, timeout, env, tag_output, help, version, unknown };
+
+struct OptSpec {
+  const char* short_name;  // "-n" or nullptr
+  const char* long_name;   // "--np"
+  Opt id;
+  bool takes_value;
+  const char* value_help;  // what the value is, for "needs a value" messages
+};
+
+const OptSpec kSpecs[] = {
+    {"-n", "--np", Opt::np, true, "the number of PEs"},
+    {nullptr, "--timeout", Opt::timeout, true, "a number of seconds"},
+    {"-x", nullptr, Opt::env, true, "NAME=VALUE"},
+    {nullptr, "--tag-output", Opt::tag_output, false, nullptr},
+    {"-h", "--help", Opt::help, false, nullptr},
+    {nullptr, "--version", Opt::version, false, nullptr},
+};
+
+ParseResult fail(std::string msg) {
+  ParseResult r;
+  r.action = ParseAction::error;
+  r.error = std::move(msg);
+  return r;
+}
+
+ParseResult done(ParseAction a) {
+  ParseResult r;
+  r.action = a;
+  return r;
+}
+
+// Matches `arg` against the table. Sets *spec, and *value / *has_value for the
+// attached forms "-n4", "-xA=B" and "--np=4".
+bool match(const std::string& arg, const OptSpec** spec, std::string* value, bool* has_value) {
+  *has_value = false;
+  for (const OptSpec& s : kSpecs) {
+    if (s.long_name) {
+      const size_t len = strlen(s.long_name);
+      if (arg == s.long_name) {
+        *spec = &s;
+        return true;
+      }
+      if (arg.size() > len && arg.compare(0, len, s.long_name) == 0 && arg[len] == '=') {
+        *spec = &s;
+        *value = arg.substr(len + 1);
+        *has_value = true;
+        return true;
+      }
+    }
+    if (s.short_name) {
+      if (arg == s.short_name) {
+        *spec = &s;
+        return true;
+      }
+      if (s.takes_value && arg.size() > 2 && arg.compare(0, 2, s.short_name) == 0) {
+        *spec = &s;
+        *value = arg.substr(2);
+        *has_value = true;
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+const std::vector<std::string>& reserved_env_names() {
+  static const std::vector<std::string> names = {
+      "GSHMEM_RANK",     "GSHMEM_SIZE",     "GSHMEM_LOCAL_RANK",
+      "GSHMEM_LOCAL_SIZE", "GSHMEM_UNIQUEID", "GSHMEM_BOOTSTRAP_LISTEN_FD"};
+  return names;
+}
+
+bool is_reserved_env(const std::string& name) {
+  for (const std::string& n : reserved_env_names())
+    if (n == name) return true;
+  return false;
+}
+
+bool parse_int_in_range(const char* text, long lo, long hi, long* out) {
+  if (!text || !*text) return false;
+  for (const char* p = text; *p; ++p)
+    if (*p < '0' || *p > '9') return false;  // no sign, no spaces, no hex
+  errno = 0;
+  char* end = nullptr;
+  long v = strtol(text, &end, 10);
+  if (errno != 0 || *end != '\0' || v < lo || v > hi) return false;
+  *out = v;
+  return true;
+}
+
+bool parse_seconds(const char* text, double* out) {
+  if (!text || !*text) return false;
+  for (const char* p = text; *p; ++p)
+    if (!((*p >= '0' && *p <= '9') || *p == '.')) return false;
+  errno = 0;
+  char* end = nullptr;
+  double v = strtod(text, &end);
+  if (errno != 0 || *end != '\0' || !std::isfinite(v) || v < 0 || v > kMaxKillGraceS) return false;
+  *out = v;
+  return true;
+}
+
+ParseResult parse_options(const std::vector<std::string>& args, Options* out) {
+  *out = Options();
+  size_t i = 0;
+  for (; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--") {
+      ++i;
+      break;
+    }
+    if (arg.size() < 2 || arg[0] != '-') break;  // first non-option: the program
+
+    const OptSpec* spec = nullptr;
+    std::string value;
+    bool has_value = false;
+    if (!match(arg, &spec, &value, &has_value)) {
+      std::string name = arg.substr(0, arg.find('='));
+      return fail("unknown option '" + name + "'");
+    }
+    const std::string shown = arg.compare(0, 2, "--") == 0 ? arg.substr(0, arg.find('=')) : arg.substr(0, 2);
+    if (!spec->takes_value && has_value) return fail("option '" + shown + "' takes no value");
+    if (spec->takes_value && !has_value) {
+      if (i + 1 >= args.size())
+        return fail("option '" + shown + "' needs a value (" + spec->value_help + ")");
+      value = args[++i];
+    }
+
+    switch (spec->id) {
+      case Opt::np: {
+        long n = 0;
+        if (!parse_int_in_range(value.c_str(), 1, kMaxPes, &n))
+          return fail("-n needs a positive integer number of PEs (1.." + std::to_string(kMaxPes) +
+                      "), not '" + value + "'");
+        out->np = static_cast<int>(n);
+        break;
+      }
+      case Opt::timeout: {
+        long t = 0;
+        if (!parse_int_in_range(value.c_str(), 0, kMaxTimeoutS, &t))
+          return fail("--timeout needs a whole number of seconds (0 = no limit), not '" + value + "'");
+        out->timeout_s = t;
+        break;
+      }
+      case Opt::env: {
+        const size_t eq = value.find('=');
+        if (eq == std::string::npos)
+          return fail("-x needs NAME=VALUE, not '" + value + "'");
+        std::string name = value.substr(0, eq);
+        if (name.empty()) return fail("-x needs NAME=VALUE with a non-empty NAME, not '" + value + "'");
+        if (is_reserved_env(name))
+          return fail("-x cannot set " + name + ": gshmrun sets it for each PE itself");
+        out->env.emplace_back(std::move(name), value.substr(eq + 1));
+        break;
+      }
+      case Opt::tag_output:
+        out->tag_output = true;
+        break;
+      case Opt::help:
+        return done(ParseAction::help);
+      case Opt::version:
+        return done(ParseAction::version);
+      case Opt::unknown:
+        return fail("unknown option '" + arg + "'");
+    }
+  }
+  out->command.assign(args.begin() + static_cast<long>(i), args.end());
+  if (out->command.empty()) return fail("missing the program to run");
+  if (out->command[0].empty()) return fail("the program name is empty");
+  return done(ParseAction::run);
+}
+
+void print_usage(FILE* out) {
+  fprintf(out,
+          "usage: gshmrun [-n N] [--timeout SECONDS] [-x NAME=VALUE]... [--tag-output] [--] program "
+          "[args...]\n"
+          "\n"
+          "Starts N processes (PEs) of a gshmem program on this node and supervises them.\n"
+          "\n"
+          "Options (they end at '--' or at the first argument that is not an option):\n"
+          "  -n, --np N           number of PEs (1..%d); default: the number of GPUs visible\n"
+          "                       to the CUDA driver (respects CUDA_VISIBLE_DEVICES)\n"
+          "  --timeout SECONDS    stop the whole job after SECONDS and exit 124 (0 = no limit,\n"
+          "                       the default)\n"
+          "  -x NAME=VALUE        set an extra environment variable in every PE (repeatable)\n"
+          "  --tag-output         prefix each line a PE writes to stdout/stderr with \"[i] \"\n"
+          "                       (default: PEs write to gshmrun's stdout/stderr directly)\n"
+          "  -h, --help           show this help and exit\n"
+          "  --version            show the version and exit\n"
+          "\n"
+          "Environment of PE i (of N); anything gshmrun inherits is passed on as well:\n"
+          "  GSHMEM_RANK=i  GSHMEM_SIZE=N  GSHMEM_LOCAL_RANK=i  GSHMEM_LOCAL_SIZE=N\n"
+          "  GSHMEM_UNIQUEID             rendezvous id \"127.0.0.1:<port>:<secret>:<job>\",\n"
+          "                              the same in every PE (treat it as a credential)\n"
+          "  GSHMEM_BOOTSTRAP_LISTEN_FD  rank 0 only: an inherited socket already listening on\n"
+          "                              that port\n"
+          "Stdin goes to PE 0 unless it is a terminal; the other PEs read /dev/null.\n"
+          "\n"
+          "Supervision: each PE runs in its own process group. When a PE exits non-zero or is\n"
+          "killed, gshmrun names it, sends SIGTERM to the other PEs, SIGKILL after a grace\n"
+          "period, and exits with that PE's status (128+signal if it was killed). SIGINT,\n"
+          "SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 are forwarded to every PE; a second\n"
+          "SIGINT within 2 s kills the PEs with SIGKILL.\n"
+          "\n"
+          "Exit status: 0 when every PE exits 0; else the first failing PE's status (77, the\n"
+          "\"skipped\" status of the tests, included); 124 after --timeout; 127 if the program\n"
+          "cannot be executed; 128+signal when gshmrun was stopped by a signal; 2 for bad\n"
+          "arguments.\n"
+          "\n"
+          "gshmrun reads:\n"
+          "  GSHMRUN_KILL_GRACE   seconds between SIGTERM and SIGKILL when stopping PEs\n"
+          "                       (default %g)\n",
+          kMaxPes, kDefaultKillGraceS);
+}
+
+const char* version_string() { return "gshmrun (gshmem) " GSHMRUN_VERSION; }
+
+}  // namespace gshmrun

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// gshmrun command line: the parsed options, the parser and the usage text.
+// Pure functions of their inputs (no process state), so the unit tests
+// (tests/unit/test_gshmrun_options.cpp) call them directly.
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gshmrun {
+
+constexpr int kMaxPes = 4096;            // upper bound accepted for -n
+constexpr long kMaxTimeoutS = 100000000;  // upper bound accepted for --timeout
+constexpr double kDefaultKillGraceS = 3.0;
+constexpr double kMaxKillGraceS = 3600.0;
+
+struct Options {
+  int np = 0;              // -n/--np; 0 = not given (use the number of visible GPUs)
+  long timeout_s = 0;      // --timeout; 0 = no limit
+  bool tag_output = false;  // --tag-output
+  std::vector<std::pair<std::string, std::string>> env;  // -x NAME=VALUE, in order
+  std::vector<std::string> command;  // program and its arguments (non-empty on success)
+};
+
+enum class ParseAction { run, help, version, error };
+
+struct ParseResult {
+  ParseAction action = ParseAction::error;
+  std::string error;  // one line without "gshmrun: " prefix, when action == error
+};
+
+// Parses the arguments after argv[0]. Options end at "--" or at the first
+// argument that is not an option; everything from there on is the command.
+// --help / --version win as soon as they are seen.
+ParseResult parse_options(const std::vector<std::string>& args, Options* out);
+
+// The variables gshmrun sets for each PE itself; -x may not name them.
+bool is_reserved_env(const std::string& name);
+const std::vector<std::string>& reserved_env_names();
+
+// Strict decimal parsers: the whole text must be a number in range.
+bool parse_int_in_range(const char* text, long lo, long hi, long* out);
+// Non-negative seconds, decimals allowed ("0.5"), at most kMaxKillGraceS.
+bool parse_seconds(const char* text, double* out);
+
+void print_usage(FILE* out);
+const char* version_string();
+
+}  // namespace gshmrun
