@@ -46,8 +46,11 @@ GSHMEM_API void gshmem_info_get_version(int* major, int* minor);
 GSHMEM_API void gshmem_info_get_name(char* name);
 
 /* ---- symmetric memory (collective: every PE calls with the same arguments) ---- */
-/* NULL on every PE (never on some only) when the heap cannot satisfy the call;
- * the log says the requested and free sizes. */
+/* NULL on every PE (never on some only) when the heap cannot satisfy the call
+ * (the log says the requested and free sizes), when the PEs passed different
+ * arguments, when `alignment` is not a power of two or count*size overflows.
+ * Allocation is deterministic (best fit, coalescing): the same sequence of
+ * calls gives the same addresses on every PE, and freed space is reused. */
 GSHMEM_API void* gshmem_malloc(size_t size);
 GSHMEM_API void* gshmem_calloc(size_t count, size_t size);
 GSHMEM_API void* gshmem_align(size_t alignment, size_t size);
@@ -63,7 +66,8 @@ GSHMEM_API void gshmemx_quiet_on_stream(cudaStream_t stream);
 /* Launches `func` so that all of its blocks are co-resident (cooperative
  * launch), as kernels that synchronise across GPUs need. Every PE launches its
  * own grid. Fails with GSHMEM_ERROR_LAUNCH and a message giving the largest
- * grid that fits, instead of hanging, when the grid cannot be resident.
+ * grid that fits, instead of hanging, when the grid cannot be resident, and
+ * GSHMEM_ERROR_INVALID_VALUE when `func` is not a kernel of this program.
  * In CUDA translation units these are inline (device/launch.cuh) so that
  * `func` is resolved by the CUDA runtime that registered the kernel. */
 #if !defined(__CUDACC__)

@@ -31,6 +31,10 @@ bool open_listener(int backlog, Listener* out, std::string* err) {
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   addr.sin_port = 0;  // the kernel picks a free port
   socklen_t len = sizeof(addr);
+  // Lets PE 0 bind the port itself should it ever need to while old
+  // connections on it are still closing.
+  int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
   if (bind(fd, reinterpret_cast<struct sockaddr*>(&addr), sizeof(addr)) != 0 ||
       listen(fd, backlog) != 0 ||
       getsockname(fd, reinterpret_cast<struct sockaddr*>(&addr), &len) != 0) {

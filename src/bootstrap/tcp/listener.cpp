@@ -15,13 +15,21 @@
 namespace gshmem::bootstrap::tcp {
 namespace {
 
-std::atomic<bool> g_inherited_listener_used{false};
+// The launcher's socket, once adopted, stays open for the life of the process:
+// a later gshmem_init (after finalize) accepts on it again instead of binding
+// the port anew, which could race with connections still closing.
+std::atomic<int> g_inherited_listener{-1};
 
 // GSHMEM_BOOTSTRAP_LISTEN_FD: adopt the launcher's listening socket if it is
 // one and is bound to the id's port. *fd stays -1 when there is none to adopt.
 Status adopt_inherited_listener(const UniqueIdData& d, int* fd) {
+  const int adopted = g_inherited_listener.load();
+  if (adopted >= 0) {
+    if (local_port(adopted) == d.port) *fd = adopted;
+    return GSHMEM_SUCCESS;
+  }
   const char* text = getenv(kListenFdEnvVar);
-  if (!text || !*text || g_inherited_listener_used.load()) return GSHMEM_SUCCESS;
+  if (!text || !*text) return GSHMEM_SUCCESS;
   char* end = nullptr;
   errno = 0;
   long v = strtol(text, &end, 10);
@@ -45,7 +53,7 @@ Status adopt_inherited_listener(const UniqueIdData& d, int* fd) {
                     kListenFdEnvVar, cand, port, static_cast<unsigned>(d.port));
     return GSHMEM_SUCCESS;
   }
-  g_inherited_listener_used.store(true);
+  g_inherited_listener.store(cand);
   tune_socket(cand);
   *fd = cand;
   GSHMEM_LOG_INFO("bootstrap: rank 0 accepts on the launcher's socket (%s=%d, port %d)",
@@ -77,11 +85,16 @@ Status open_root_listener(const UniqueIdData& d, int* out) {
   return GSHMEM_SUCCESS;
 }
 
+void close_root_listener(int* fd) {
+  if (*fd >= 0 && *fd == g_inherited_listener.load()) {
+    *fd = -1;  // kept for the next init
+    return;
+  }
+  close_fd(fd);
+}
+
 void drop_root_listener(const UniqueIdData& d) {
-  int fd = -1;
-  adopt_inherited_listener(d, &fd);
-  close_fd(&fd);
-  fd = take_registered_listener(d.job_key);
+  int fd = take_registered_listener(d.job_key);
   close_fd(&fd);
 }
 

@@ -204,7 +204,7 @@ Status root_connect(const UniqueIdData& d, int size, int timeout_s, const Deadli
   GSHMEM_TRY(open_root_listener(d, &listener));
   std::vector<int> fds(size, -1);
   Status st = root_accept(listener, d, size, timeout_s, dl, &fds);
-  close_fd(&listener);  // nobody else may join
+  close_root_listener(&listener);  // nobody else may join (a launcher's socket stays open)
   if (st != GSHMEM_SUCCESS) return st;
   GSHMEM_LOG_INFO("bootstrap: all %d PEs joined at %s", size, uniqueid_endpoint(d).c_str());
   out->reset(new TcpBootstrap(0, size, d.job_key, timeout_s, std::move(fds), uniqueid_endpoint(d)));

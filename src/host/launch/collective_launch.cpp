@@ -2,6 +2,10 @@
 // Cooperative ("collective") kernel launch with a co-residency check that
 // fails with a message instead of hanging.
 #include <cuda_runtime.h>
+#include <cxxabi.h>
+
+#include <cstdlib>
+#include <string>
 
 #include "host/cuda/driver.h"
 #include "host/init/runtime.h"
@@ -9,10 +13,15 @@
 namespace gshmem {
 namespace {
 
-const char* kernel_name(CUfunction f) {
+// Readable name of a kernel for messages ("ring(int*, int*)"), or "kernel".
+std::string kernel_name(CUfunction f) {
   const char* name = nullptr;
-  if (f && cu::api().FuncGetName && cu::api().FuncGetName(&name, f) == CUDA_SUCCESS && name) return name;
-  return "kernel";
+  if (!f || !cu::api().FuncGetName || cu::api().FuncGetName(&name, f) != CUDA_SUCCESS || !name) return "kernel";
+  int status = 0;
+  char* plain = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+  std::string result = status == 0 && plain ? plain : name;
+  free(plain);
+  return result;
 }
 
 // Blocks of `threads` threads and `smem` bytes that fit on the GPU at once.
@@ -62,7 +71,7 @@ GSHMEM_API int gshmemi_collective_launch(CUfunction f, dim3 grid, dim3 block, vo
     GSHMEM_LOG_ERROR("%s: %s with %llu blocks of %u threads and %zu bytes of shared memory cannot be "
                      "co-resident on GPU %d: at most %d blocks fit (%d per SM x %d SMs)%s. Launch at most "
                      "%d blocks (gshmemx_collective_launch_query_gridsize tells the limit), or use fewer "
-                     "threads, registers or shared memory per block.", call, kernel_name(f), blocks, threads,
+                     "threads, registers or shared memory per block.", call, kernel_name(f).c_str(), blocks, threads,
                      smem, rt().device, max_blocks, per_sm, sms,
                      per_sm == 0 ? " - not even one block fits" : "", max_blocks);
     return GSHMEM_ERROR_LAUNCH;

@@ -74,13 +74,16 @@ void write(Level level, const char* fmt, ...) {
     snprintf(who, sizeof(who), "PE %d/%d %s:%d", pe, g_npes.load(), host, (int)getpid());
   else
     snprintf(who, sizeof(who), "PE ? %s:%d", host, (int)getpid());
+  // One write(2) per line, so lines of PEs sharing a terminal never interleave.
+  char line[2400];
+  int n = snprintf(line, sizeof(line), "gshmem %s [%s]: %s\n", level_name(level), who, msg);
+  if (n < 0) return;
+  if (n >= (int)sizeof(line)) n = sizeof(line) - 1, line[n - 1] = '\n';
   std::lock_guard<std::mutex> lock(g_mutex);
   FILE* out = g_file ? g_file : stderr;
-  fprintf(out, "gshmem %s [%s]: %s\n", level_name(level), who, msg);
   fflush(out);
-  if (g_file && level == Level::error) {  // errors also reach the terminal
-    fprintf(stderr, "gshmem %s [%s]: %s\n", level_name(level), who, msg);
-  }
+  if (::write(fileno(out), line, n) < 0) return;
+  if (g_file && level == Level::error && ::write(STDERR_FILENO, line, n) < 0) return;  // errors reach the terminal too
 }
 
 }  // namespace gshmem::log

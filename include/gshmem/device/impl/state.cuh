@@ -20,7 +20,7 @@ static int upload_tu_state(const gshmemi_device_state* s) {
 struct tu_state_registrar {
   tu_state_registrar() {
     gshmemi_register_device_state(&upload_tu_state, GSHMEMI_DEVICE_STATE_VERSION,
-                                  static_cast<uint32_t>(sizeof(gshmemi_device_state)), __FILE__);
+                                  static_cast<uint32_t>(sizeof(gshmemi_device_state)), __BASE_FILE__);
   }
   ~tu_state_registrar() { gshmemi_unregister_device_state(&upload_tu_state); }
 };

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// A PE dies while the others wait for it in a device barrier.
+// Every PE initialises and passes one host barrier. Then every PE except PE 1
+// launches a kernel that enters gshmem_barrier_all (device) and can only leave it
+// if PE 1 arrives - which it never does: PE 1 sleeps 1 s and raises SIGKILL on
+// itself. gshmrun must notice, name PE 1 and signal 9, and end the job.
+// Driven by kill_in_barrier.sh, which checks the exit status, the messages and
+// the time gshmrun took after the kill. Exits 77 without enough GPUs.
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+
+__global__ void k_barrier_forever(int* done) {
+  gshmem_barrier_all();  // PE 1 never arrives
+  *done = 1;
+}
+
+static long long realtime_ns() {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<long long>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
+}
+
+int main() {
+  gt::test_main_prologue(2, 0);
+  const int me = gshmem_my_pe();
+  gshmem_barrier_all();  // everyone is up
+  if (me == 1) {
+    sleep(1);  // long enough for the others to be inside the barrier kernel
+    gt::emit(stdout, "kill_in_barrier: PE 1 raising SIGKILL at %lld ns\n", realtime_ns());
+    raise(SIGKILL);
+    return 3;  // not reached
+  }
+  int* done = nullptr;
+  CUDA_CHECK(cudaMalloc(&done, sizeof(int)));
+  CUDA_CHECK(cudaMemset(done, 0, sizeof(int)));
+  gt::emit(stdout, "kill_in_barrier: PE %d entering the device barrier\n", me);
+  k_barrier_forever<<<1, 1>>>(done);
+  CUDA_CHECK(cudaGetLastError());
+  const cudaError_t e = cudaDeviceSynchronize();
+  // Only reached if the barrier let this PE through without PE 1 (a bug), or the
+  // kernel was stopped by an error.
+  int h = 0;
+  cudaMemcpy(&h, done, sizeof(int), cudaMemcpyDeviceToHost);
+  gt::emit(stdout, "kill_in_barrier: PE %d BARRIER RETURNED (done=%d, %s): the barrier did not wait for PE 1\n", me, h,
+         cudaGetErrorString(e));
+  return 4;
+}
