@@ -1,0 +1,37 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The Api collector: each family module adds its names through it."""
+
+HD = "static inline __host__ __device__"
+DEV = "static inline __device__"
+
+
+class Api:
+    def __init__(self):
+        self.c_decls = []      # (prototype, host_and_device?) for c_api_host.h
+        self.cuda_defs = []    # wrapper definitions for c_api.cuh
+        self.lib_defs = []     # definitions for c_api.cpp
+
+    def dual(self, ret, name, params, device_body, host_body):
+        """A name usable on host and device (C symbol + CUDA-mode wrapper)."""
+        proto = f"{ret} {name}({params})"
+        self.c_decls.append((proto, True))
+        self.cuda_defs.append(
+            f"{HD} {proto} {{\n#if defined(__CUDA_ARCH__)\n  {device_body}\n#else\n  {host_body}\n#endif\n}}")
+        self.lib_defs.append(f"{proto} {{ {host_body} }}")
+
+    def host_only(self, ret, name, params, host_body, cuda_wrapper=False):
+        """A host-only name; C symbol in the library (and plain inline in CUDA TUs if asked)."""
+        proto = f"{ret} {name}({params})"
+        if cuda_wrapper:
+            self.c_decls.append((proto, True))
+            self.cuda_defs.append(f"static inline {proto} {{ {host_body} }}")
+        else:
+            self.c_decls.append((proto, False))
+        self.lib_defs.append(f"{proto} {{ {host_body} }}")
+
+    def device(self, ret, name, params, body):
+        self.cuda_defs.append(f"{DEV} {ret} {name}({params}) {{ {body} }}")
+
+
+def ret_kw(ret):
+    return "" if ret == "void" else "return "
