@@ -17,16 +17,24 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
-from c_api.core import Api  # noqa: E402
-from c_api import rma  # noqa: E402
+import importlib  # noqa: E402
 
-# Every family module, in the order its names appear in the generated files.
-FAMILIES = [rma]
+from c_api.core import Api  # noqa: E402
+
+
+def families():
+    """Every family module in tools/c_api/ (each defines ORDER and build(api)), in ORDER."""
+    mods = []
+    for path in sorted((ROOT / "tools" / "c_api").glob("*.py")):
+        if path.stem in ("__init__", "core", "types"):
+            continue
+        mods.append(importlib.import_module(f"c_api.{path.stem}"))
+    return sorted(mods, key=lambda m: (m.ORDER, m.__name__))
 
 
 def build():
     a = Api()
-    for family in FAMILIES:
+    for family in families():
         family.build(a)
     return a
 
@@ -46,6 +54,7 @@ def render(a):
         "#include <stdint.h>",
         "#include <cuda_runtime_api.h>",
         '#include "gshmem/detail/export.h"',
+        '#include "gshmem/types.h"',
         "GSHMEM_EXTERN_C_BEGIN",
         "#if !defined(__CUDACC__)",
     ]
@@ -62,8 +71,11 @@ def render(a):
         "#pragma once",
         '#include "gshmem/detail/host_entry.h"',
         '#include "gshmem/detail/c_api_host.h"',
+    ] + [f'#include "{h}"' for h in a.host_entry_headers] + [
         '#include "rma.cuh"',
         '#include "sync.cuh"',
+        '#include "wait.cuh"',
+    ] + [f'#include "{h}"' for h in a.device_headers] + [
         "",
     ] + a.cuda_defs + [""]
 
@@ -73,6 +85,7 @@ def render(a):
         "// Library definitions of the C symbols declared in gshmem/detail/c_api_host.h.",
         '#include "gshmem/detail/host_entry.h"',
         '#include "gshmem/detail/c_api_host.h"',
+    ] + [f'#include "{h}"' for h in a.host_entry_headers] + [
         "",
         'extern "C" {',
     ] + [f"GSHMEM_API {d}" for d in a.lib_defs] + ['}  // extern "C"', ""]

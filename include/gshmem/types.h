@@ -43,6 +43,29 @@ typedef enum gshmemx_status {
 #define GSHMEM_CMP_LT 4
 #define GSHMEM_CMP_LE 5
 
+/* Signal update operations (put_signal, signal_op). */
+#define GSHMEM_SIGNAL_SET 0
+#define GSHMEM_SIGNAL_ADD 1
+
+/* Teams. A team handle is a small integer naming a team on this PE; the
+ * predefined teams exist from gshmem_init to gshmem_finalize. */
+typedef int gshmem_team_t;
+#define GSHMEM_TEAM_INVALID (-1)
+#define GSHMEM_TEAM_WORLD 0
+#define GSHMEM_TEAM_SHARED 1 /* PEs whose heaps this PE can load/store directly */
+#define GSHMEMX_TEAM_NODE 2  /* PEs on this node */
+
+typedef struct gshmem_team_config {
+  int num_contexts;
+} gshmem_team_config_t;
+#define GSHMEM_TEAM_NUM_CONTEXTS (1L << 0)
+
+/* Thread levels (gshmem_init_thread). */
+#define GSHMEM_THREAD_SINGLE 0
+#define GSHMEM_THREAD_FUNNELED 1
+#define GSHMEM_THREAD_SERIALIZED 2
+#define GSHMEM_THREAD_MULTIPLE 3
+
 /* Opaque bootstrap rendezvous id: made by one process with
  * gshmemx_get_uniqueid() and handed to every PE by the user (MPI_Bcast, a
  * file, torch.distributed ...). Contains the address of the rendezvous point

@@ -10,6 +10,16 @@ class Api:
         self.c_decls = []      # (prototype, host_and_device?) for c_api_host.h
         self.cuda_defs = []    # wrapper definitions for c_api.cuh
         self.lib_defs = []     # definitions for c_api.cpp
+        # Headers a family needs: its gshmemi_host_* entry points (C, included by
+        # c_api.cuh and c_api.cpp) and its device templates (included by c_api.cuh).
+        self.host_entry_headers = []
+        self.device_headers = []
+
+    def needs(self, host_entry_header=None, device_header=None):
+        if host_entry_header and host_entry_header not in self.host_entry_headers:
+            self.host_entry_headers.append(host_entry_header)
+        if device_header and device_header not in self.device_headers:
+            self.device_headers.append(device_header)
 
     def dual(self, ret, name, params, device_body, host_body):
         """A name usable on host and device (C symbol + CUDA-mode wrapper)."""

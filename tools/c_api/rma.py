@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Queries, ordering, barrier/sync, RMA (untyped, sized, typed) and point-to-point waits."""
 
-from .core import HD, DEV
 from .types import RMA_TYPES, WAIT_TYPES, SIZED_BITS, SCOPES
+
+ORDER = 10
 
 
 def build(a):

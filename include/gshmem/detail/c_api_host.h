@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cuda_runtime_api.h>
 #include "gshmem/detail/export.h"
+#include "gshmem/types.h"
 GSHMEM_EXTERN_C_BEGIN
 #if !defined(__CUDACC__)
 GSHMEM_API int gshmem_my_pe(void);

@@ -7,6 +7,7 @@
 #include "gshmem/detail/c_api_host.h"
 #include "rma.cuh"
 #include "sync.cuh"
+#include "wait.cuh"
 
 static inline __host__ __device__ int gshmem_my_pe(void) {
 #if defined(__CUDA_ARCH__)

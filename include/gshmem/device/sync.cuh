@@ -13,7 +13,7 @@
 //                 before is complete and visible, and every get has landed.
 //                 (PTX fence.sc.sys.) At warp/block scope, the combined
 //                 operations of all participating threads.
-//  wait_until()   Returns once the local symmetric `ivar` satisfies the
+//  wait_until()   (wait.cuh) Returns once the local symmetric `ivar` satisfies the
 //                 comparison; loads by the caller after it observe everything
 //                 the writer made visible before writing `ivar` (acquire,
 //                 system scope). Pair it with a writer's fence()/quiet().
@@ -35,9 +35,6 @@
 
 namespace gshmem {
 
-// Values equal the C constants GSHMEM_CMP_* (gshmem/types.h).
-enum class cmp : int { eq = 0, ne = 1, gt = 2, ge = 3, lt = 4, le = 5 };
-
 __device__ int my_pe();
 __device__ int n_pes();
 
@@ -46,10 +43,5 @@ template <class Scope = thread_scope> __device__ void quiet();
 
 template <class Scope = thread_scope> __device__ void sync_all();
 template <class Scope = thread_scope> __device__ void barrier_all();
-
-// Wait until `*ivar cmp value` holds (ivar local and symmetric).
-template <class T> __device__ void wait_until(T* ivar, cmp c, T value);
-// Non-blocking check of the same condition (acquire when true).
-template <class T> __device__ bool test(T* ivar, cmp c, T value);
 
 }  // namespace gshmem

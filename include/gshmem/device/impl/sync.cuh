@@ -23,19 +23,6 @@ __device__ inline void quiet() {
 
 namespace detail {
 
-template <class T>
-__device__ __forceinline__ bool compare(T a, cmp c, T b) {
-  switch (c) {
-    case cmp::eq: return a == b;
-    case cmp::ne: return a != b;
-    case cmp::gt: return a > b;
-    case cmp::ge: return a >= b;
-    case cmp::lt: return a < b;
-    case cmp::le: return a <= b;
-  }
-  return false;
-}
-
 __device__ __noinline__ void report_wait_timeout(const char* what, int waiting_for, uint64_t seconds) {
   printf("gshmem ERROR [PE %d]: %s: still waiting for PE %d after %llu s (GSHMEM_WAIT_TIMEOUT); "
          "that PE is stuck, dead, or did not enter the same collective. Trapping.\n",
@@ -92,20 +79,6 @@ __device__ inline void barrier_all() {
   // the scope barrier).
   detail::fence_sc_sys();
   detail::sync_all_epoch<Scope>("gshmem_barrier_all");
-}
-
-template <class T>
-__device__ inline bool test(T* ivar, cmp c, T value) {
-  if (!detail::compare(detail::ld_volatile(ivar), c, value)) return false;
-  detail::fence_acq_rel_sys();
-  return true;
-}
-
-template <class T>
-__device__ inline void wait_until(T* ivar, cmp c, T value) {
-  while (!detail::compare(detail::ld_volatile(ivar), c, value)) {
-  }
-  detail::fence_acq_rel_sys();
 }
 
 }  // namespace gshmem
