@@ -21,7 +21,25 @@
 
 #include "gshmem/detail/export.h"
 
-#define GSHMEMI_DEVICE_STATE_VERSION 1u
+#define GSHMEMI_DEVICE_STATE_VERSION 2u
+
+/* One team as the device sees it. Team PE i is world PE start + i * stride.
+ * Every member holds the same symmetric offsets for the symmetric fields, so
+ * peer_address() of them reaches the same object on another member.
+ * Cost per team: (2 * size) * 8 bytes of flags + scratch_bytes of heap per PE. */
+typedef struct gshmemi_team {
+  int32_t start;          /* world PE of team PE 0 */
+  int32_t stride;         /* >= 1 */
+  int32_t size;           /* number of PEs; 0 marks an unused slot */
+  int32_t my_pe;          /* this PE's index in the team; -1 if not a member */
+  uint64_t* sync_flags;   /* symmetric [size]: sync_flags[i] = last sync epoch team PE i signalled here */
+  uint64_t* sync_epoch;   /* this PE's count of completed syncs of the team (device memory, not symmetric) */
+  uint64_t* coll_flags;   /* symmetric [size]: data-ready epochs for collectives */
+  uint64_t* coll_epoch;   /* this PE's collective epoch counter (device memory, not symmetric) */
+  char* scratch;          /* symmetric collective scratch */
+  uint64_t scratch_bytes;
+  uint64_t reserved[2];
+} gshmemi_team;
 
 typedef struct gshmemi_device_state {
   uint32_t version;          /* GSHMEMI_DEVICE_STATE_VERSION once initialised, 0 before */
@@ -31,8 +49,9 @@ typedef struct gshmemi_device_state {
   char* heap_base;           /* this PE's heap: symmetric addresses live in [base, base+size) */
   uint64_t heap_size;        /* bytes currently mapped */
   char* const* peer_base;    /* device array [n_pes]: PE p's heap as mapped here; NULL if unreachable */
-  uint64_t* sync_flags;      /* symmetric [n_pes]: sync_flags[q] on PE p = last sync epoch q signalled to p */
-  uint64_t* sync_epoch;      /* this PE's count of completed world syncs (device memory) */
+  gshmemi_team* teams;       /* device array [max_teams]; teams[GSHMEM_TEAM_WORLD] always valid */
+  int32_t max_teams;
+  int32_t reserved1;
   uint64_t wait_timeout_ns;  /* 0: device waits are unbounded; else report + trap after this */
   uint32_t debug_checks;     /* 1: device calls validate PE and pointer arguments */
   uint32_t reserved0;
@@ -40,6 +59,7 @@ typedef struct gshmemi_device_state {
 } gshmemi_device_state;
 
 #ifdef __cplusplus
+static_assert(sizeof(gshmemi_team) == 80, "team layout changed: bump GSHMEMI_DEVICE_STATE_VERSION");
 static_assert(sizeof(gshmemi_device_state) == 104, "device state layout changed: bump GSHMEMI_DEVICE_STATE_VERSION");
 #endif
 

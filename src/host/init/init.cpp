@@ -77,22 +77,56 @@ Status select_gpu(Runtime& r) {
   return GSHMEM_SUCCESS;
 }
 
+// Symmetric allocation during init (same offsets on every PE, since every PE
+// makes the same calls); logs when the heap is too small.
+Status init_alloc(Runtime& r, uint64_t bytes, const char* what, char** out) {
+  uint64_t off = 0;
+  if (!r.alloc.allocate(bytes, 0, &off)) {
+    GSHMEM_LOG_ERROR("gshmem_init: the symmetric heap (%llu bytes) is too small for %s (%llu bytes); "
+                     "raise GSHMEM_SYMMETRIC_SIZE", (unsigned long long)r.alloc.capacity(), what,
+                     (unsigned long long)bytes);
+    return GSHMEM_ERROR_OUT_OF_MEMORY;
+  }
+  *out = r.heap->base() + off;
+  GSHMEM_CUDA_TRY("gshmem_init", cudaMemset(*out, 0, bytes));
+  return GSHMEM_SUCCESS;
+}
+
+// The world team (slot GSHMEM_TEAM_WORLD) with its synchronisation flags and
+// collective scratch; the other slots start unused.
+Status setup_world_team(Runtime& r) {
+  const config::Values& cfg = config::get();
+  const int max_teams = static_cast<int>(cfg.max_teams < 4 ? 4 : cfg.max_teams);
+  r.teams.assign(max_teams, gshmemi_team{});
+  for (gshmemi_team& t : r.teams) t.my_pe = -1;
+  GSHMEM_CUDA_TRY("gshmem_init", cudaMalloc(&r.d_team_epochs, sizeof(uint64_t) * 2 * max_teams));
+  GSHMEM_CUDA_TRY("gshmem_init", cudaMemset(r.d_team_epochs, 0, sizeof(uint64_t) * 2 * max_teams));
+  GSHMEM_CUDA_TRY("gshmem_init", cudaMalloc(&r.d_teams, sizeof(gshmemi_team) * max_teams));
+  gshmemi_team& w = r.teams[GSHMEM_TEAM_WORLD];
+  w.start = 0;
+  w.stride = 1;
+  w.size = r.n_pes;
+  w.my_pe = r.my_pe;
+  char* p = nullptr;
+  GSHMEM_TRY(init_alloc(r, sizeof(uint64_t) * r.n_pes, "world synchronisation flags", &p));
+  w.sync_flags = reinterpret_cast<uint64_t*>(p);
+  GSHMEM_TRY(init_alloc(r, sizeof(uint64_t) * r.n_pes, "world collective flags", &p));
+  w.coll_flags = reinterpret_cast<uint64_t*>(p);
+  GSHMEM_TRY(init_alloc(r, cfg.team_scratch_size, "world collective scratch (GSHMEM_TEAM_SCRATCH_SIZE)", &p));
+  w.scratch = p;
+  w.scratch_bytes = cfg.team_scratch_size;
+  w.sync_epoch = r.d_team_epochs + 2 * GSHMEM_TEAM_WORLD;
+  w.coll_epoch = r.d_team_epochs + 2 * GSHMEM_TEAM_WORLD + 1;
+  GSHMEM_CUDA_TRY("gshmem_init", cudaMemcpy(r.d_teams, r.teams.data(), sizeof(gshmemi_team) * max_teams,
+                                            cudaMemcpyHostToDevice));
+  return GSHMEM_SUCCESS;
+}
+
 // Internal symmetric objects come first out of the heap, so they sit at the
 // same offsets on every PE.
 Status setup_internal_objects(Runtime& r) {
   const config::Values& cfg = config::get();
-  uint64_t off = 0;
-  const uint64_t flags_bytes = sizeof(uint64_t) * r.n_pes;
-  if (!r.alloc.allocate(flags_bytes, 0, &off)) {
-    GSHMEM_LOG_ERROR("gshmem_init: the symmetric heap (%llu bytes) is too small for %llu bytes of "
-                     "synchronisation state; raise GSHMEM_SYMMETRIC_SIZE",
-                     (unsigned long long)r.alloc.capacity(), (unsigned long long)flags_bytes);
-    return GSHMEM_ERROR_OUT_OF_MEMORY;
-  }
-  uint64_t* flags = reinterpret_cast<uint64_t*>(r.heap->base() + off);
-  GSHMEM_CUDA_TRY("gshmem_init", cudaMemset(flags, 0, flags_bytes));
-  GSHMEM_CUDA_TRY("gshmem_init", cudaMalloc(&r.d_sync_epoch, sizeof(uint64_t)));
-  GSHMEM_CUDA_TRY("gshmem_init", cudaMemset(r.d_sync_epoch, 0, sizeof(uint64_t)));
+  GSHMEM_TRY(setup_world_team(r));
   GSHMEM_CUDA_TRY("gshmem_init", cudaMalloc(&r.d_peer_base, sizeof(char*) * r.n_pes));
   GSHMEM_CUDA_TRY("gshmem_init", cudaMemcpy(r.d_peer_base, r.heap->peer_bases().data(),
                                             sizeof(char*) * r.n_pes, cudaMemcpyHostToDevice));
@@ -108,8 +142,8 @@ Status setup_internal_objects(Runtime& r) {
   s.heap_base = r.heap->base();
   s.heap_size = r.heap->size();
   s.peer_base = r.d_peer_base;
-  s.sync_flags = flags;
-  s.sync_epoch = r.d_sync_epoch;
+  s.teams = r.d_teams;
+  s.max_teams = static_cast<int32_t>(r.teams.size());
   s.wait_timeout_ns = cfg.wait_timeout > 0 ? static_cast<uint64_t>(cfg.wait_timeout) * 1000000000ull : 0;
   s.debug_checks = cfg.debug_checks ? 1 : 0;
   return device_state::publish(s);
@@ -129,10 +163,13 @@ void teardown(Runtime& r) {
   }
   if (r.stream) cudaStreamDestroy(r.stream);
   if (r.d_peer_base) cudaFree(r.d_peer_base);
-  if (r.d_sync_epoch) cudaFree(r.d_sync_epoch);
+  if (r.d_teams) cudaFree(r.d_teams);
+  if (r.d_team_epochs) cudaFree(r.d_team_epochs);
   r.stream = nullptr;
   r.d_peer_base = nullptr;
-  r.d_sync_epoch = nullptr;
+  r.d_teams = nullptr;
+  r.d_team_epochs = nullptr;
+  r.teams.clear();
   r.heap.reset();
   r.alloc = mem::Allocator();
   r.boot.reset();

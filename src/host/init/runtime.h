@@ -34,7 +34,11 @@ struct Runtime {
 
   gshmemi_device_state dstate{};  // what every registered TU's __constant__ copy holds
   char** d_peer_base = nullptr;   // device array [n_pes]
-  uint64_t* d_sync_epoch = nullptr;
+  // Teams: host mirror of the device table (index = gshmem_team_t), the device
+  // table itself and the per-team local epoch counters (2 per team).
+  std::vector<gshmemi_team> teams;
+  gshmemi_team* d_teams = nullptr;
+  uint64_t* d_team_epochs = nullptr;
   cudaStream_t stream = nullptr;  // internal stream: host RMA and host-side barriers
 };
 

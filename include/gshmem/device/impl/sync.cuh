@@ -5,6 +5,7 @@
 #include "../sync.cuh"
 #include "memops.cuh"
 #include "state.cuh"
+#include "gshmem/types.h"
 
 namespace gshmem {
 
@@ -42,34 +43,39 @@ __device__ __forceinline__ void wait_epoch(const uint64_t* flag, uint64_t target
   }
 }
 
-// All-to-all epoch signalling: every PE stores its new epoch into its slot of
-// every peer's sync_flags, then waits until every peer's slot in its own
-// sync_flags reached that epoch. One round trip; the participating threads of
-// the scope each take a share of the peers. Epochs only grow, so a fast PE
-// entering the next sync can never be mistaken for the current one.
+// World PE of team PE i.
+__device__ __forceinline__ int team_world_pe(const gshmemi_team& t, int i) { return t.start + i * t.stride; }
+
+// All-to-all epoch signalling over a team: every member stores its new epoch
+// into its slot of every other member's sync_flags, then waits until every
+// member's slot in its own sync_flags reached that epoch. One round trip; the
+// threads of the scope each take a share of the members. Epochs only grow, so
+// a fast PE entering the next sync can never be mistaken for the current one.
+// Host, stream and device syncs of a team share the one epoch counter.
 template <class Scope>
-__device__ __forceinline__ void sync_all_epoch(const char* what) {
-  const gshmemi_device_state& s = state();
+__device__ __forceinline__ void team_sync_epoch(const gshmemi_team& t, const char* what) {
   Scope::sync();
-  const uint64_t epoch = ld_volatile(s.sync_epoch) + 1;
+  const uint64_t epoch = ld_volatile(t.sync_epoch) + 1;
   Scope::sync();
-  if (Scope::rank() == 0) st_volatile(s.sync_epoch, epoch);
-  for (int pe = Scope::rank(); pe < s.n_pes; pe += Scope::size()) {
-    if (pe == s.my_pe) continue;
-    st_release_sys(peer_address(s.sync_flags + s.my_pe, pe), epoch);
+  if (Scope::rank() == 0) st_volatile(t.sync_epoch, epoch);
+  for (int i = Scope::rank(); i < t.size; i += Scope::size()) {
+    if (i == t.my_pe) continue;
+    st_release_sys(peer_address(t.sync_flags + t.my_pe, team_world_pe(t, i)), epoch);
   }
-  for (int pe = Scope::rank(); pe < s.n_pes; pe += Scope::size()) {
-    if (pe == s.my_pe) continue;
-    wait_epoch(s.sync_flags + pe, epoch, what, pe);
+  for (int i = Scope::rank(); i < t.size; i += Scope::size()) {
+    if (i == t.my_pe) continue;
+    wait_epoch(t.sync_flags + i, epoch, what, team_world_pe(t, i));
   }
   Scope::sync();
 }
+
+__device__ __forceinline__ const gshmemi_team& world_team() { return state().teams[GSHMEM_TEAM_WORLD]; }
 
 }  // namespace detail
 
 template <class Scope>
 __device__ inline void sync_all() {
-  detail::sync_all_epoch<Scope>("gshmem_sync_all");
+  detail::team_sync_epoch<Scope>(detail::world_team(), "gshmem_sync_all");
 }
 
 template <class Scope>
@@ -78,7 +84,7 @@ __device__ inline void barrier_all() {
   // epoch exchange then carry the whole scope's writes (cumulativity through
   // the scope barrier).
   detail::fence_sc_sys();
-  detail::sync_all_epoch<Scope>("gshmem_barrier_all");
+  detail::team_sync_epoch<Scope>(detail::world_team(), "gshmem_barrier_all");
 }
 
 }  // namespace gshmem
