@@ -4,6 +4,7 @@
 // both synchronises the PEs and catches PEs that passed different ones.
 #include <cuda_runtime.h>
 
+#include <cstdio>
 #include <string>
 
 #include "host/init/runtime.h"
@@ -13,9 +14,22 @@ namespace gshmem {
 namespace {
 
 struct Request {
-  uint64_t size;
+  uint64_t size;   // gshmem_free: the block's heap offset (~0: not a live block)
   uint64_t align;
 };
+
+// "(size 4096, alignment 256)" or, for gshmem_free, "(block at heap offset 4096)".
+std::string describe(const char* call, const Request& r) {
+  char buf[96];
+  if (std::string(call) == "gshmem_free") {
+    if (r.size == ~0ull) return "(a pointer that is not a live symmetric block)";
+    snprintf(buf, sizeof(buf), "(block at heap offset %llu)", (unsigned long long)r.size);
+  } else {
+    snprintf(buf, sizeof(buf), "(size %llu, alignment %llu)", (unsigned long long)r.size,
+             (unsigned long long)r.align);
+  }
+  return buf;
+}
 
 // True when every PE passed the same request; otherwise logs the first
 // difference (on every PE, so each log names the culprit).
@@ -26,11 +40,10 @@ Status agree_on(const char* call, const Request& mine, bool* same) {
   *same = true;
   for (int pe = 0; pe < r.n_pes; ++pe) {
     if (all[pe].size == mine.size && all[pe].align == mine.align) continue;
-    GSHMEM_LOG_ERROR("%s: arguments differ between PEs: this PE passed (size %llu, alignment %llu) but "
-                     "PE %d passed (size %llu, alignment %llu). Symmetric allocation is collective: every "
-                     "PE must make the same call. Returning NULL on every PE.", call,
-                     (unsigned long long)mine.size, (unsigned long long)mine.align, pe,
-                     (unsigned long long)all[pe].size, (unsigned long long)all[pe].align);
+    GSHMEM_LOG_ERROR("%s: arguments differ between PEs: this PE passed %s but PE %d passed %s. Symmetric "
+                     "allocation is collective: every PE must make the same call. %s", call,
+                     describe(call, mine).c_str(), pe, describe(call, all[pe]).c_str(),
+                     std::string(call) == "gshmem_free" ? "Nothing is freed." : "Returning NULL on every PE.");
     *same = false;
     break;
   }
