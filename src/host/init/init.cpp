@@ -4,7 +4,9 @@
 // symmetric objects -> device state -> failure monitor.
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
+#include <thread>
 #include <fstream>
 
 #include "bootstrap/env.h"
@@ -150,9 +152,14 @@ Status setup_internal_objects(Runtime& r) {
 }
 
 void on_peer_failure(int dead_pe, const std::string& how) {
-  if (config::get().peer_failure_abort)
+  if (config::get().peer_failure_abort) {
+    GSHMEM_LOG_ERROR("PE %d failed (%s); ending this PE in 3 s", dead_pe, how.c_str());
+    // Give the launcher (gshmrun, torchrun, mpirun) time to see the dead PE
+    // first, so it reports that PE as the cause rather than this one.
+    std::this_thread::sleep_for(std::chrono::seconds(3));
     fatal("PE %d failed (%s); ending this PE too so the job does not hang. "
           "(GSHMEM_PEER_FAILURE_ABORT=0 keeps it running.)", dead_pe, how.c_str());
+  }
   GSHMEM_LOG_ERROR("PE %d failed (%s); calls that need it will not complete", dead_pe, how.c_str());
 }
 

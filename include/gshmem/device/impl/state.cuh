@@ -5,6 +5,8 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdio>
+
 #include "gshmem/detail/device_state.h"
 
 namespace gshmem {
@@ -39,7 +41,7 @@ __device__ __forceinline__ T* peer_address(T* sym, int pe) {
 }
 
 #if defined(GSHMEM_DEBUG_CHECKS)
-__device__ __noinline__ void report_bad_argument(const char* call, const void* addr, int pe) {
+static __device__ __noinline__ void report_bad_argument(const char* call, const void* addr, int pe) {
   const gshmemi_device_state& s = state();
   if (s.version == 0) {
     printf("gshmem ERROR [PE ?]: %s: device state is not initialised in this translation unit "
