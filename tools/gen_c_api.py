@@ -20,13 +20,14 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 import importlib  # noqa: E402
 
 from c_api.core import Api  # noqa: E402
+from c_api import compat  # noqa: E402
 
 
 def families():
     """Every family module in tools/c_api/ (each defines ORDER and build(api)), in ORDER."""
     mods = []
     for path in sorted((ROOT / "tools" / "c_api").glob("*.py")):
-        if path.stem in ("__init__", "core", "types"):
+        if path.stem in ("__init__", "core", "types", "compat"):  # compat: render hook below
             continue
         mods.append(importlib.import_module(f"c_api.{path.stem}"))
     return sorted(mods, key=lambda m: (m.ORDER, m.__name__))
@@ -93,6 +94,7 @@ def render(a):
         ROOT / "include/gshmem/detail/c_api_host.h": "\n".join(host_h),
         ROOT / "include/gshmem/device/c_api.cuh": "\n".join(cuda),
         ROOT / "src/host/rma/c_api.cpp": "\n".join(lib),
+        **compat.render(a, ROOT),  # NVSHMEM / OpenSHMEM name maps (include/gshmem/compat/detail)
     }
 
 

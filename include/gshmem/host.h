@@ -28,11 +28,21 @@ GSHMEM_EXTERN_C_BEGIN
  * the calling thread already has a CUDA context. Fatal on failure. Init and
  * finalize may be repeated in one process. */
 GSHMEM_API void gshmem_init(void);
-/* Like gshmem_init, with explicit bootstrap (flags GSHMEMX_INIT_WITH_UNIQUEID).
- * Returns a status code instead of ending the process. */
+/* Like gshmem_init, with explicit bootstrap. Returns a status code instead of ending the
+ * process. flags:
+ *   GSHMEMX_INIT_WITH_UNIQUEID  attr from gshmemx_set_attr_uniqueid_args (below);
+ *   GSHMEMX_INIT_WITH_MPI_COMM  attr->mpi_comm = &comm (an MPI_Comm of Open MPI, MPI initialised):
+ *                               the communicator's ranks become the PEs, in rank order; collective
+ *                               over the communicator. gshmem does not link MPI: it calls the MPI
+ *                               the program loaded, and refuses other MPI ABIs with a message. */
 GSHMEM_API int gshmemx_init_attr(unsigned int flags, gshmemx_init_attr_t* attr);
 /* Collective: completes outstanding operations, releases the heap. */
 GSHMEM_API void gshmem_finalize(void);
+/* Not collective: ends the whole job. The calling PE logs the call, flushes stdio and exits
+ * with `status`; every other PE learns it through the bootstrap's peer-failure path and ends
+ * too (exit code 1, a message naming this PE; with GSHMEM_PEER_FAILURE_ABORT=0 they only log
+ * it). Launchers (gshmrun, mpirun) also stop the job when a PE ends early. */
+GSHMEM_API void gshmem_global_exit(int status);
 /* 1 if initialised and not finalised. */
 GSHMEM_API int gshmemx_initialized(void);
 

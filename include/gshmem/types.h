@@ -79,15 +79,20 @@ typedef struct gshmemx_uniqueid {
 /* Flags for gshmemx_init_attr. */
 #define GSHMEMX_INIT_DEFAULT 0u        /* rank/size from the environment */
 #define GSHMEMX_INIT_WITH_UNIQUEID 1u  /* attr->uniqueid, attr->rank, attr->nranks */
+/* attr->mpi_comm points to the caller's MPI_Comm (an Open MPI communicator; MPI must be
+ * initialised): its ranks become the PEs, in comm rank order. gshmem does not link MPI: it
+ * uses the MPI library the program has loaded. Collective over the communicator. */
+#define GSHMEMX_INIT_WITH_MPI_COMM 2u
 
 typedef struct gshmemx_init_attr {
   int version; /* GSHMEMX_INIT_ATTR_VERSION; set by the initialiser */
   int rank;
   int nranks;
   gshmemx_uniqueid_t uniqueid;
+  void* mpi_comm; /* MPI_Comm* for GSHMEMX_INIT_WITH_MPI_COMM, else unused */
   char reserved[64];
 } gshmemx_init_attr_t;
 #define GSHMEMX_INIT_ATTR_VERSION 1
-#define GSHMEMX_INIT_ATTR_INITIALIZER {GSHMEMX_INIT_ATTR_VERSION, -1, -1, GSHMEMX_UNIQUEID_INITIALIZER, {0}}
+#define GSHMEMX_INIT_ATTR_INITIALIZER {GSHMEMX_INIT_ATTR_VERSION, -1, -1, GSHMEMX_UNIQUEID_INITIALIZER, NULL, {0}}
 
 #endif /* GSHMEM_TYPES_H */

@@ -10,6 +10,13 @@
 
 #include "gshmem/detail/export.h"
 
+/* The half / bfloat16 RMA names (gshmem_half_put, gshmem_bfloat16_g, ...) use
+ * CUDA's C++ types; they exist in C++ and CUDA translation units only. */
+#if defined(__cplusplus)
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#endif
+
 GSHMEM_EXTERN_C_BEGIN
 GSHMEM_API int gshmemi_host_my_pe(void);
 GSHMEM_API int gshmemi_host_n_pes(void);
@@ -22,6 +29,34 @@ GSHMEM_API void gshmemi_host_putmem_on_stream(void* dest, const void* source, si
                                               cudaStream_t stream);
 GSHMEM_API void gshmemi_host_getmem_on_stream(void* dest, const void* source, size_t nbytes, int pe,
                                               cudaStream_t stream);
+
+/* ---- every host RMA form through one entry (the C names use this one) ----
+ * op:   GSHMEMI_RMA_PUT (local source -> symmetric dest on pe) or
+ *       GSHMEMI_RMA_GET (symmetric source on pe -> local dest).
+ * dst, sst: element strides of dest and source (1: contiguous; must be >= 1).
+ * nelems elements of elem_bytes each (the *mem forms: elem_bytes 1).
+ * mode: GSHMEMI_RMA_BLOCKING  returns when the transfer is complete;
+ *       GSHMEMI_RMA_NBI       completes at the next gshmem_quiet;
+ *       GSHMEMI_RMA_STREAM    ordered on `stream`, returns at once;
+ *       GSHMEMI_RMA_STREAM_WAIT  ordered on `stream`, returns when complete.
+ * `call` names the C function in error messages. Arguments are always checked
+ * (PE range, symmetric range, strides, overlap on self); a bad call is logged
+ * and does nothing. */
+#define GSHMEMI_RMA_PUT 0
+#define GSHMEMI_RMA_GET 1
+#define GSHMEMI_RMA_BLOCKING 0
+#define GSHMEMI_RMA_NBI 1
+#define GSHMEMI_RMA_STREAM 2
+#define GSHMEMI_RMA_STREAM_WAIT 3
+GSHMEM_API void gshmemi_host_rma(const char* call, int op, void* dest, const void* source, ptrdiff_t dst,
+                                 ptrdiff_t sst, size_t nelems, size_t elem_bytes, int pe, int mode,
+                                 cudaStream_t stream);
+/* Stream-ordered single-element store (p_on_stream): the `bytes` (1..16) at
+ * `value` are captured before return and written to dest on pe in order on
+ * `stream`. */
+GSHMEM_API void gshmemi_host_p_on_stream(const char* call, void* dest, const void* value, size_t bytes, int pe,
+                                         cudaStream_t stream);
+
 GSHMEM_API void gshmemi_host_quiet(void);
 GSHMEM_API void gshmemi_host_fence(void);
 GSHMEM_API void gshmemi_host_barrier_all(void);

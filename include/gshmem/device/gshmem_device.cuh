@@ -1,11 +1,19 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// gshmem device API. Read-me-first, in this order:
-//   scope.cuh  cooperation scopes (thread / warp / block) as types
-//   rma.cuh    put / get / p / g / ptr and their completion rules
-//   sync.cuh   fence, quiet, sync_all, barrier_all: the memory model
-//   wait.cuh   wait_until / test on local symmetric variables
-//   c_api.cuh  the C names (gshmem_int_p, gshmemx_putmem_block, ...), generated
-// Bodies live in impl/. Include <gshmem/gshmem.h> rather than this file.
+// gshmem device API. Read-me-first, in this order (each header states its
+// contract; the bodies live in impl/):
+//   scope.cuh   cooperation scopes (thread / warp / block) as types
+//   rma.cuh     put / get / p / g / iput / iget / ptr and their completion rules
+//   sync.cuh    fence, quiet, sync_all, barrier_all: the memory model
+//               (in full, with the PTX behind it: docs/memory-model.md)
+//   wait.cuh    wait_until / test (and _all/_any/_some/_vector) on local symmetric variables
+//   amo.cuh     atomics on remote symmetric objects
+//   signal.cuh  put_signal, signal_op, signal_fetch, signal_wait_until
+//   team.cuh    teams on the device: my_pe, n_pes, translate_pe
+//   coll.cuh    team barriers and syncs, broadcast, (f)collect, alltoall(s)
+//   reduce.cuh  reductions and reducescatter
+//   launch.cuh  collective launch
+//   c_api.cuh   the C names (gshmem_int_p, gshmemx_putmem_block, ...), generated
+// Include <gshmem/gshmem.h> rather than this file.
 // No relocatable device code is needed: see detail/device_state.h.
 #pragma once
 
@@ -13,6 +21,11 @@
 #include "rma.cuh"
 #include "sync.cuh"
 #include "wait.cuh"
+#include "amo.cuh"
+#include "signal.cuh"
+#include "team.cuh"
+#include "coll.cuh"
+#include "reduce.cuh"
 #include "impl/state.cuh"
 #include "impl/rma.cuh"
 #include "impl/sync.cuh"

@@ -16,6 +16,16 @@
 // Scope. With warp_scope/block_scope every thread of the warp/block calls with
 // the same arguments and the copy is spread over all of them (16-byte vector
 // accesses wherever source and destination allow it).
+//
+// Types. Any trivially copyable T: the OpenSHMEM standard RMA types, __half
+// and __nv_bfloat16 (the C names gshmem_half_put, gshmem_bfloat16_g, ...), and
+// the sized forms' 8..128-bit elements.
+//
+// Arguments are not checked in release builds. Compiled with
+// -DGSHMEM_DEBUG_CHECKS=1, every call checks its PE, that the remote range
+// lies in the symmetric heap, the strides, element alignment and (source,
+// destination) overlap, and on a violation prints one line naming the call,
+// the PE, the cause and the remedy, then traps.
 #pragma once
 
 #include <cstddef>
@@ -49,6 +59,17 @@ template <class Scope = thread_scope>
 __device__ void getmem(void* dest, const void* source, size_t bytes, int pe);
 template <class Scope = thread_scope>
 __device__ void getmem_nbi(void* dest, const void* source, size_t bytes, int pe);
+
+// Strided forms: element i goes from source[i * sst] to dest[i * dst], for
+// i < nelems. Strides count elements and must be >= 1 (1: contiguous).
+// iput: local `source` -> symmetric `dest` on `pe`; iget: symmetric `source`
+// on `pe` -> local `dest`. Completion as for the blocking put/get: on return
+// `source` may be reused (iput) / `dest` holds the data (iget); the remote
+// writes of an iput are visible at `pe` after the next quiet.
+template <class Scope = thread_scope, class T>
+__device__ void iput(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+template <class Scope = thread_scope, class T>
+__device__ void iget(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 
 // Address of symmetric `dest` on `pe` usable with ordinary loads and stores
 // from this GPU, or nullptr when `pe` is not reachable that way.

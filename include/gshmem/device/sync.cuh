@@ -3,7 +3,8 @@
 // memory-model contract. Bodies: impl/sync.cuh.
 //
 // MEMORY MODEL (what each call orders; "visible" means to any thread on any
-// GPU or host that later observes it through one of these calls):
+// GPU or host that later observes it through one of these calls). The full
+// model, with the PTX behind each call and why it suffices: docs/memory-model.md.
 //
 //  fence()        Puts, p's and AMOs the calling thread issued to a PE before
 //                 the fence are delivered to that PE before any it issues to the
@@ -31,6 +32,7 @@
 // they wait for and trap instead of hanging forever.
 #pragma once
 
+#include "gshmem/types.h"
 #include "scope.cuh"
 
 namespace gshmem {
@@ -43,5 +45,19 @@ template <class Scope = thread_scope> __device__ void quiet();
 
 template <class Scope = thread_scope> __device__ void sync_all();
 template <class Scope = thread_scope> __device__ void barrier_all();
+
+// Team forms (teams: team.cuh). Every member of `team` calls, one thread / warp /
+// block per PE, in the same order as its other collectives on that team:
+//   team_sync(team)  sync_all() over the team's members only;
+//   barrier(team)    quiet() of the participating threads + team_sync(team):
+//                    afterwards every member sees the puts every member issued
+//                    before it (NVSHMEM's nvshmem_barrier(team)).
+// Return 0. A team that is not valid on this PE (GSHMEM_TEAM_INVALID, destroyed,
+// not a member) returns -1 at once without synchronising; debug builds
+// (GSHMEM_DEBUG_CHECKS) report it and trap. Host, *_on_stream and device forms
+// of one team share one sequence. Teams of up to 32 PEs exchange all-to-all
+// (one round trip); larger teams use a dissemination barrier (log2 M rounds).
+template <class Scope = thread_scope> __device__ int team_sync(gshmem_team_t team);
+template <class Scope = thread_scope> __device__ int barrier(gshmem_team_t team);
 
 }  // namespace gshmem

@@ -48,6 +48,11 @@ Status load_all() {
   GSHMEM_TRY(get("cuLaunchCooperativeKernel", &g_api.LaunchCooperativeKernel));
   // Optional (messages only): kernel names need a 12.3+ driver.
   if (get("cuFuncGetName", &g_api.FuncGetName, 12030, false) != GSHMEM_SUCCESS) g_api.FuncGetName = nullptr;
+  // Optional: stream memory operations (signals on streams); a kernel replaces them when absent.
+  if (get("cuStreamWaitValue64", &g_api.StreamWaitValue64, 12000, false) != GSHMEM_SUCCESS)
+    g_api.StreamWaitValue64 = nullptr;
+  if (get("cuStreamWriteValue64", &g_api.StreamWriteValue64, 12000, false) != GSHMEM_SUCCESS)
+    g_api.StreamWriteValue64 = nullptr;
   return GSHMEM_SUCCESS;
 }
 

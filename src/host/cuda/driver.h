@@ -28,6 +28,11 @@ struct Api {
   PFN_cuOccupancyMaxActiveBlocksPerMultiprocessor_v6050 OccupancyMaxActiveBlocksPerMultiprocessor;
   PFN_cuLaunchCooperativeKernel_v9000 LaunchCooperativeKernel;
   PFN_cuFuncGetName_v12030 FuncGetName;
+  // Stream memory operations (optional: nullptr when the driver lacks them;
+  // callers then fall back to a kernel). Support per device:
+  // CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS.
+  PFN_cuStreamWaitValue64_v11070 StreamWaitValue64;
+  PFN_cuStreamWriteValue64_v11070 StreamWriteValue64;
 };
 
 // Loads the entry points once (thread-safe). Fails with a message when the

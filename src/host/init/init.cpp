@@ -12,6 +12,8 @@
 #include "bootstrap/env.h"
 #include "host/cuda/driver.h"
 #include "host/util/config.h"
+#include "host/team/team.h"
+#include "mpi_comm.h"
 #include "runtime.h"
 
 namespace gshmem {
@@ -94,34 +96,21 @@ Status init_alloc(Runtime& r, uint64_t bytes, const char* what, char** out) {
   return GSHMEM_SUCCESS;
 }
 
-// The world team (slot GSHMEM_TEAM_WORLD) with its synchronisation flags and
-// collective scratch; the other slots start unused.
+// The team slots (src/host/team/): one symmetric region for GSHMEM_MAX_TEAMS
+// teams, reserved now so that making a team later involves only its parent's
+// PEs. Grows the heap first if GSHMEM_SYMMETRIC_SIZE leaves no room for it.
 Status setup_world_team(Runtime& r) {
   const config::Values& cfg = config::get();
-  const int max_teams = static_cast<int>(cfg.max_teams < 4 ? 4 : cfg.max_teams);
-  r.teams.assign(max_teams, gshmemi_team{});
-  for (gshmemi_team& t : r.teams) t.my_pe = -1;
-  GSHMEM_CUDA_TRY("gshmem_init", cudaMalloc(&r.d_team_epochs, sizeof(uint64_t) * 2 * max_teams));
-  GSHMEM_CUDA_TRY("gshmem_init", cudaMemset(r.d_team_epochs, 0, sizeof(uint64_t) * 2 * max_teams));
-  GSHMEM_CUDA_TRY("gshmem_init", cudaMalloc(&r.d_teams, sizeof(gshmemi_team) * max_teams));
-  gshmemi_team& w = r.teams[GSHMEM_TEAM_WORLD];
-  w.start = 0;
-  w.stride = 1;
-  w.size = r.n_pes;
-  w.my_pe = r.my_pe;
-  char* p = nullptr;
-  GSHMEM_TRY(init_alloc(r, sizeof(uint64_t) * r.n_pes, "world synchronisation flags", &p));
-  w.sync_flags = reinterpret_cast<uint64_t*>(p);
-  GSHMEM_TRY(init_alloc(r, sizeof(uint64_t) * r.n_pes, "world collective flags", &p));
-  w.coll_flags = reinterpret_cast<uint64_t*>(p);
-  GSHMEM_TRY(init_alloc(r, cfg.team_scratch_size, "world collective scratch (GSHMEM_TEAM_SCRATCH_SIZE)", &p));
-  w.scratch = p;
-  w.scratch_bytes = cfg.team_scratch_size;
-  w.sync_epoch = r.d_team_epochs + 2 * GSHMEM_TEAM_WORLD;
-  w.coll_epoch = r.d_team_epochs + 2 * GSHMEM_TEAM_WORLD + 1;
-  GSHMEM_CUDA_TRY("gshmem_init", cudaMemcpy(r.d_teams, r.teams.data(), sizeof(gshmemi_team) * max_teams,
-                                            cudaMemcpyHostToDevice));
-  return GSHMEM_SUCCESS;
+  const uint64_t bytes = team::region_bytes(r.n_pes, team::max_teams_config(), cfg.team_scratch_size);
+  const uint64_t need = r.alloc.growth_needed(bytes, 0);
+  if (need != 0 && need != mem::Allocator::kNoGrowth && r.alloc.capacity() + need <= r.heap->max_size()) {
+    GSHMEM_TRY(r.heap->grow(r.alloc.capacity() + need, *r.boot));
+    r.alloc.grow(r.heap->size());
+  }
+  char* region = nullptr;
+  GSHMEM_TRY(init_alloc(r, bytes, "the team slots (GSHMEM_MAX_TEAMS x (GSHMEM_TEAM_SCRATCH_SIZE + control); "
+                        "or lower those)", &region));
+  return team::setup(r, region);
 }
 
 // Internal symmetric objects come first out of the heap, so they sit at the
@@ -133,6 +122,7 @@ Status setup_internal_objects(Runtime& r) {
   GSHMEM_CUDA_TRY("gshmem_init", cudaMemcpy(r.d_peer_base, r.heap->peer_bases().data(),
                                             sizeof(char*) * r.n_pes, cudaMemcpyHostToDevice));
   GSHMEM_CUDA_TRY("gshmem_init", cudaStreamCreateWithFlags(&r.stream, cudaStreamNonBlocking));
+  GSHMEM_CUDA_TRY("gshmem_init", cudaEventCreateWithFlags(&r.stream_done, cudaEventDisableTiming));
   GSHMEM_CUDA_TRY("gshmem_init", cudaDeviceSynchronize());
 
   gshmemi_device_state& s = r.dstate;
@@ -168,15 +158,13 @@ void teardown(Runtime& r) {
     r.dstate.version = 0;
     device_state::publish(r.dstate);
   }
+  if (r.stream_done) cudaEventDestroy(r.stream_done);
+  r.stream_done = nullptr;
   if (r.stream) cudaStreamDestroy(r.stream);
   if (r.d_peer_base) cudaFree(r.d_peer_base);
-  if (r.d_teams) cudaFree(r.d_teams);
-  if (r.d_team_epochs) cudaFree(r.d_team_epochs);
+  team::teardown(r);
   r.stream = nullptr;
   r.d_peer_base = nullptr;
-  r.d_teams = nullptr;
-  r.d_team_epochs = nullptr;
-  r.teams.clear();
   r.heap.reset();
   r.alloc = mem::Allocator();
   r.boot.reset();
@@ -187,6 +175,12 @@ void teardown(Runtime& r) {
 Status connect_bootstrap(Runtime& r, unsigned flags, const gshmemx_init_attr_t* attr) {
   bootstrap::ConnectOptions opts;
   opts.timeout_s = static_cast<int>(config::get().bootstrap_timeout);
+  gshmemx_init_attr_t from_mpi;
+  if (flags & GSHMEMX_INIT_WITH_MPI_COMM) {  // rank, size and a unique id from the MPI communicator
+    GSHMEM_TRY(mpi::uniqueid_attr_from_comm(flags, attr, &from_mpi));
+    flags = GSHMEMX_INIT_WITH_UNIQUEID;
+    attr = &from_mpi;
+  }
   if (flags & GSHMEMX_INIT_WITH_UNIQUEID) {
     if (!attr || attr->version != GSHMEMX_INIT_ATTR_VERSION || attr->nranks < 1 || attr->rank < 0 ||
         attr->rank >= attr->nranks) {

@@ -34,12 +34,18 @@ struct Runtime {
 
   gshmemi_device_state dstate{};  // what every registered TU's __constant__ copy holds
   char** d_peer_base = nullptr;   // device array [n_pes]
-  // Teams: host mirror of the device table (index = gshmem_team_t), the device
-  // table itself and the per-team local epoch counters (2 per team).
+  // Teams (src/host/team/): host mirror of the device table (index = gshmem_team_t
+  // = slot; size 0 marks a free slot), the device table itself, the per-team
+  // local epoch counters (2 per team), the symmetric slot region (one fixed-size
+  // slot per team: control words + scratch) and each team's configuration.
   std::vector<gshmemi_team> teams;
   gshmemi_team* d_teams = nullptr;
   uint64_t* d_team_epochs = nullptr;
+  char* team_region = nullptr;
+  uint64_t team_slot_bytes = 0;
+  std::vector<gshmem_team_config_t> team_configs;
   cudaStream_t stream = nullptr;  // internal stream: host RMA and host-side barriers
+  cudaEvent_t stream_done = nullptr;  // recorded on `stream` for other streams to wait on
 };
 
 Runtime& rt();

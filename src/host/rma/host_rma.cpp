@@ -1,69 +1,66 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Host-initiated RMA: copies by this GPU's copy engines between local memory
-// and a peer's heap as mapped here. Blocking forms wait for the copy; _nbi
-// forms complete at gshmem_quiet; _on_stream forms are ordered on the user's
-// stream. All host-initiated copies go through one internal stream, so host
-// puts to one PE are delivered in order (gshmem_fence is free).
+// Host-initiated RMA: copies by this GPU's copy engines (or a small kernel)
+// between local memory and a peer's heap as mapped here. Blocking forms wait
+// for the copy; _nbi forms complete at gshmem_quiet; _on_stream forms are
+// ordered on the user's stream. All host-initiated blocking and _nbi copies go
+// through one internal stream, so host puts to one PE are delivered in order
+// (gshmem_fence is free).
+//
+// Arguments are always checked (rma_args.cpp): a bad call logs one line naming
+// the call, the target PE, the cause and the remedy, and does nothing.
 #include <cuda_runtime.h>
 
+#include "gshmem/detail/host_entry.h"
 #include "host/init/runtime.h"
-
-namespace gshmem {
-namespace {
-
-// Address of symmetric `sym` on `pe` in this process, or nullptr (logged).
-char* remote(const char* call, const void* sym, size_t bytes, int pe) {
-  if (require_init(call) != GSHMEM_SUCCESS || check_pe(call, pe) != GSHMEM_SUCCESS ||
-      check_symmetric(call, sym, bytes) != GSHMEM_SUCCESS)
-    return nullptr;
-  const Runtime& r = rt();
-  char* peer = r.heap->peer_base(pe);
-  if (!peer) {
-    GSHMEM_LOG_ERROR("%s: PE %d is not reachable from this PE (it is on another node; the network "
-                     "transport is not available in this build)", call, pe);
-    return nullptr;
-  }
-  return peer + (static_cast<const char*>(sym) - r.heap->base());
-}
-
-void copy(const char* call, void* dst, const void* src, size_t bytes, cudaStream_t stream, bool wait) {
-  cudaError_t e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream);
-  if (e == cudaSuccess && wait) e = cudaStreamSynchronize(stream);
-  if (e != cudaSuccess)
-    GSHMEM_LOG_ERROR("%s: copy of %zu bytes %p -> %p failed: %s", call, bytes, src, dst, cudaGetErrorString(e));
-}
-
-}  // namespace
-}  // namespace gshmem
+#include "host/rma/rma_args.h"
+#include "host/rma/rma_transfer.h"
 
 using namespace gshmem;
 
 extern "C" {
 
+GSHMEM_API void gshmemi_host_rma(const char* call, int op, void* dest, const void* source, ptrdiff_t dst,
+                                 ptrdiff_t sst, size_t nelems, size_t elem_bytes, int pe, int mode,
+                                 cudaStream_t stream) {
+  if (nelems == 0) return;  // nothing to move (as before: no checks for empty transfers)
+  const rma::Request req{call, op == GSHMEMI_RMA_PUT, dest, source, dst, sst, nelems, elem_bytes, pe};
+  rma::Transfer t{};
+  if (!rma::resolve(req, &t)) return;
+  const bool on_user_stream = mode == GSHMEMI_RMA_STREAM || mode == GSHMEMI_RMA_STREAM_WAIT;
+  const bool wait = mode == GSHMEMI_RMA_BLOCKING || mode == GSHMEMI_RMA_STREAM_WAIT;
+  rma::transfer(call, t, on_user_stream ? stream : rt().stream, wait);
+}
+
+GSHMEM_API void gshmemi_host_p_on_stream(const char* call, void* dest, const void* value, size_t bytes, int pe,
+                                         cudaStream_t stream) {
+  const rma::Request req{call, true, dest, value, 1, 1, 1, bytes, pe};
+  rma::Transfer t{};
+  if (!rma::resolve(req, &t)) return;
+  rma::store_on_stream(call, t.dst, value, bytes, stream);
+}
+
+// The byte-count entries of the first C-name table (kept for callers of the
+// library ABI); the C names now call gshmemi_host_rma with their own name.
 GSHMEM_API void gshmemi_host_putmem(void* dest, const void* source, size_t nbytes, int pe, int nbi) {
-  const char* call = nbi ? "gshmem_putmem_nbi" : "gshmem_putmem";
-  if (nbytes == 0) return;
-  if (char* d = remote(call, dest, nbytes, pe)) copy(call, d, source, nbytes, rt().stream, !nbi);
+  gshmemi_host_rma(nbi ? "gshmem_putmem_nbi" : "gshmem_putmem", GSHMEMI_RMA_PUT, dest, source, 1, 1, nbytes, 1, pe,
+                   nbi ? GSHMEMI_RMA_NBI : GSHMEMI_RMA_BLOCKING, nullptr);
 }
 
 GSHMEM_API void gshmemi_host_getmem(void* dest, const void* source, size_t nbytes, int pe, int nbi) {
-  const char* call = nbi ? "gshmem_getmem_nbi" : "gshmem_getmem";
-  if (nbytes == 0) return;
-  if (char* s = remote(call, source, nbytes, pe)) copy(call, dest, s, nbytes, rt().stream, !nbi);
+  gshmemi_host_rma(nbi ? "gshmem_getmem_nbi" : "gshmem_getmem", GSHMEMI_RMA_GET, dest, source, 1, 1, nbytes, 1, pe,
+                   nbi ? GSHMEMI_RMA_NBI : GSHMEMI_RMA_BLOCKING, nullptr);
 }
 
 GSHMEM_API void gshmemi_host_putmem_on_stream(void* dest, const void* source, size_t nbytes, int pe,
                                               cudaStream_t stream) {
-  const char* call = "gshmemx_putmem_on_stream";
-  if (nbytes == 0) return;
-  if (char* d = remote(call, dest, nbytes, pe)) copy(call, d, source, nbytes, stream, false);
+  gshmemi_host_rma("gshmemx_putmem_on_stream", GSHMEMI_RMA_PUT, dest, source, 1, 1, nbytes, 1, pe,
+                   GSHMEMI_RMA_STREAM, stream);
 }
 
 GSHMEM_API void gshmemi_host_getmem_on_stream(void* dest, const void* source, size_t nbytes, int pe,
                                               cudaStream_t stream) {
-  const char* call = "gshmemx_getmem_on_stream";
-  if (nbytes == 0) return;
-  if (char* s = remote(call, source, nbytes, pe)) copy(call, dest, s, nbytes, stream, false);
+  gshmemi_host_rma("gshmemx_getmem_on_stream", GSHMEMI_RMA_GET, dest, source, 1, 1, nbytes, 1, pe,
+                   GSHMEMI_RMA_STREAM, stream);
 }
 
 GSHMEM_API void gshmemi_host_quiet(void) {

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Host and stream-ordered barriers: one small kernel running the same device
-// barrier (and epoch sequence) that kernels use, so host, stream and device
-// barriers interleave correctly on every PE.
+// Host and stream-ordered barriers and syncs, of all PEs and of teams: one small
+// kernel running the same device barrier (and epoch sequence) that kernels use,
+// so host, stream and device barriers interleave correctly on every PE.
 #include <gshmem/gshmem.h>
 
+#include "gshmem/detail/host_entry_coll.h"
 #include "host/init/runtime.h"
+#include "host/team/team.h"
 
 namespace gshmem {
 namespace {
@@ -14,25 +16,51 @@ constexpr int kBarrierThreads = 32;
 
 __global__ void barrier_all_kernel() { gshmem::barrier_all<gshmem::block_scope>(); }
 __global__ void sync_all_kernel() { gshmem::sync_all<gshmem::block_scope>(); }
+__global__ void team_barrier_kernel(gshmem_team_t team) { gshmem::barrier<gshmem::block_scope>(team); }
+__global__ void team_sync_kernel(gshmem_team_t team) { gshmem::team_sync<gshmem::block_scope>(team); }
 
-bool launch(const char* call, bool with_quiet, cudaStream_t stream, bool wait) {
-  if (require_init(call) != GSHMEM_SUCCESS) return false;
-  if (with_quiet) {
-    // Host-initiated operations complete first (they are on the internal stream).
-    cudaError_t e = cudaStreamSynchronize(rt().stream);
-    if (e != cudaSuccess) GSHMEM_LOG_ERROR("%s: %s", call, cudaGetErrorString(e));
+// Host-initiated operations still in flight on the internal stream complete
+// before a barrier on `stream`: the stream waits for them on the GPU, so the
+// host never blocks here. A stream being captured into a graph cannot wait on
+// work outside the graph: quiet host operations before the capture begins.
+Status order_after_host_ops(const char* call, cudaStream_t stream) {
+  if (stream == rt().stream) return GSHMEM_SUCCESS;
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  GSHMEM_CUDA_TRY(call, cudaStreamIsCapturing(stream, &capture));
+  if (capture != cudaStreamCaptureStatusNone) return GSHMEM_SUCCESS;
+  const cudaError_t idle = cudaStreamQuery(rt().stream);
+  if (idle == cudaSuccess) return GSHMEM_SUCCESS;
+  if (idle != cudaErrorNotReady) GSHMEM_CUDA_TRY(call, idle);
+  GSHMEM_CUDA_TRY(call, cudaEventRecord(rt().stream_done, rt().stream));
+  GSHMEM_CUDA_TRY(call, cudaStreamWaitEvent(stream, rt().stream_done, 0));
+  return GSHMEM_SUCCESS;
+}
+
+// team == GSHMEM_TEAM_INVALID: the all-PE forms (barrier_all / sync_all).
+Status launch(const char* call, gshmem_team_t team, bool with_quiet, cudaStream_t stream, bool wait) {
+  if (with_quiet) GSHMEM_TRY(order_after_host_ops(call, stream));
+  if (team == GSHMEM_TEAM_INVALID) {
+    if (with_quiet)
+      barrier_all_kernel<<<1, kBarrierThreads, 0, stream>>>();
+    else
+      sync_all_kernel<<<1, kBarrierThreads, 0, stream>>>();
+  } else {
+    if (with_quiet)
+      team_barrier_kernel<<<1, kBarrierThreads, 0, stream>>>(team);
+    else
+      team_sync_kernel<<<1, kBarrierThreads, 0, stream>>>(team);
   }
-  if (with_quiet)
-    barrier_all_kernel<<<1, kBarrierThreads, 0, stream>>>();
-  else
-    sync_all_kernel<<<1, kBarrierThreads, 0, stream>>>();
   cudaError_t e = cudaGetLastError();
   if (e == cudaSuccess && wait) e = cudaStreamSynchronize(stream);
   if (e != cudaSuccess) {
     GSHMEM_LOG_ERROR("%s: barrier kernel failed: %s", call, cudaGetErrorString(e));
-    return false;
+    return GSHMEM_ERROR_CUDA;
   }
-  return true;
+  return GSHMEM_SUCCESS;
+}
+
+void launch_all(const char* call, bool with_quiet, cudaStream_t stream, bool wait) {
+  if (require_init(call) == GSHMEM_SUCCESS) launch(call, GSHMEM_TEAM_INVALID, with_quiet, stream, wait);
 }
 
 }  // namespace
@@ -40,20 +68,30 @@ bool launch(const char* call, bool with_quiet, cudaStream_t stream, bool wait) {
 
 extern "C" {
 
-GSHMEM_API void gshmemi_host_barrier_all(void) { gshmem::launch("gshmem_barrier_all", true, gshmem::rt().stream, true); }
-GSHMEM_API void gshmemi_host_sync_all(void) { gshmem::launch("gshmem_sync_all", false, gshmem::rt().stream, true); }
+GSHMEM_API void gshmemi_host_barrier_all(void) { gshmem::launch_all("gshmem_barrier_all", true, gshmem::rt().stream, true); }
+GSHMEM_API void gshmemi_host_sync_all(void) { gshmem::launch_all("gshmem_sync_all", false, gshmem::rt().stream, true); }
 
 GSHMEM_API void gshmemx_barrier_all_on_stream(cudaStream_t stream) {
-  gshmem::launch("gshmemx_barrier_all_on_stream", true, stream, false);
+  gshmem::launch_all("gshmemx_barrier_all_on_stream", true, stream, false);
 }
 GSHMEM_API void gshmemx_sync_all_on_stream(cudaStream_t stream) {
-  gshmem::launch("gshmemx_sync_all_on_stream", false, stream, false);
+  gshmem::launch_all("gshmemx_sync_all_on_stream", false, stream, false);
 }
 GSHMEM_API void gshmemx_quiet_on_stream(cudaStream_t stream) {
   // Stream order already completes earlier kernels' and copies' memory
   // operations before later work on `stream` starts: nothing to enqueue.
   (void)stream;
   gshmem::require_init("gshmemx_quiet_on_stream");
+}
+
+// Team forms: an invalid team (or one this PE is not in) is reported and
+// returns an error at once, without synchronising (nothing can hang on it).
+GSHMEM_API int gshmemi_host_team_sync(const char* call, gshmem_team_t team, int with_quiet, int mode,
+                                      cudaStream_t stream) {
+  if (gshmem::require_init(call) != GSHMEM_SUCCESS) return GSHMEM_ERROR_NOT_INITIALIZED;
+  if (!gshmem::team::require(call, team)) return GSHMEM_ERROR_INVALID_VALUE;
+  const bool blocking = mode == GSHMEMI_COLL_BLOCKING;
+  return gshmem::launch(call, team, with_quiet != 0, blocking ? gshmem::rt().stream : stream, blocking);
 }
 
 }  // extern "C"

@@ -46,6 +46,28 @@ Values defaults() {
 
 Values g_values = defaults();
 
+// The text of variable `env` if it is set, else that of its first alias set to a non-empty
+// value (GSHMEM_CONFIG_ALIASES; *alias then names it, else it is NULL), else NULL.
+const char* lookup(const char* env, const char** alias) {
+  *alias = nullptr;
+  if (const char* text = getenv(env)) return text;
+#define GSHMEM_CONFIG_ALIAS_LOOKUP(name, other)                   \
+  if (!strcmp(env, name)) {                                       \
+    const char* text = getenv(other);                             \
+    if (text && *text) return *alias = other, text;               \
+  }
+  GSHMEM_CONFIG_ALIASES(GSHMEM_CONFIG_ALIAS_LOOKUP)
+#undef GSHMEM_CONFIG_ALIAS_LOOKUP
+  return nullptr;
+}
+
+void print_aliases(FILE* out, const char* env) {
+#define GSHMEM_CONFIG_ALIAS_PRINT(name, alias) \
+  if (!strcmp(env, name)) fprintf(out, "    alias: %s (read when %s is unset)\n", alias, name);
+  GSHMEM_CONFIG_ALIASES(GSHMEM_CONFIG_ALIAS_PRINT)
+#undef GSHMEM_CONFIG_ALIAS_PRINT
+}
+
 }  // namespace
 
 bool parse_size(const char* text, uint64_t* out) {
@@ -106,8 +128,11 @@ Status load() {
   Values v = defaults();
   Status st = GSHMEM_SUCCESS;
 #define GSHMEM_CONFIG_LOAD(field, env, type, def, help)                                       \
-  if (const char* text = getenv(env)) {                                                       \
-    if (!parse_##type(text, &v.field)) {                                                      \
+  if (const char *alias = nullptr, *text = lookup(env, &alias); text && !parse_##type(text, &v.field)) { \
+    if (alias) {                                                                              \
+      GSHMEM_LOG_WARN("gshmem_init: ignoring %s=\"%s\" (read as %s): expected %s; using the " \
+                      "default %s", alias, text, env, accepted(#type), def);                  \
+    } else {                                                                                  \
       GSHMEM_LOG_ERROR("gshmem_init: environment variable %s=\"%s\" is malformed: expected %s " \
                        "(default %s). Fix or unset it.", env, text, accepted(#type), def);    \
       st = GSHMEM_ERROR_INVALID_VALUE;                                                        \
@@ -127,9 +152,14 @@ const Values& get() { return g_values; }
 void print_table(FILE* out, bool show_current) {
 #define GSHMEM_CONFIG_PRINT(field, env, type, def, help)                        \
   fprintf(out, "%s (%s, default \"%s\")\n", env, #type, def);                   \
+  print_aliases(out, env);                                                      \
   if (show_current) {                                                           \
-    const char* cur = getenv(env);                                              \
-    fprintf(out, "    current: %s\n", cur ? cur : "(unset: default)");          \
+    const char* alias = nullptr;                                                \
+    const char* cur = lookup(env, &alias);                                      \
+    if (alias)                                                                  \
+      fprintf(out, "    current: %s (from %s)\n", cur, alias);                  \
+    else                                                                        \
+      fprintf(out, "    current: %s\n", cur ? cur : "(unset: default)");        \
   }                                                                             \
   fprintf(out, "    %s\n\n", help);
   GSHMEM_CONFIG_TABLE(GSHMEM_CONFIG_PRINT)

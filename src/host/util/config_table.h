@@ -43,3 +43,16 @@
   GSHMEM_CONFIG_ENTRY(wait_timeout, "GSHMEM_WAIT_TIMEOUT", Int, "0",                                \
                       "Seconds a device-side barrier may spin before it reports which PE it is "   \
                       "waiting for and traps (0: wait forever).")
+
+// Other libraries' names for a variable, read when its GSHMEM_ name is unset, so that NVSHMEM
+// programs and job scripts keep working (docs/compat.md):
+// GSHMEM_CONFIG_ALIAS("GSHMEM_NAME", "OTHER_NAME"). A GSHMEM_ name set in the environment wins;
+// an empty alias is ignored, a malformed one (e.g. in the other library's own format) too, with
+// a warning, instead of failing init. gshmem-info lists the aliases.
+#define GSHMEM_CONFIG_ALIASES(GSHMEM_CONFIG_ALIAS)                                               \
+  GSHMEM_CONFIG_ALIAS("GSHMEM_SYMMETRIC_SIZE", "NVSHMEM_SYMMETRIC_SIZE")                          \
+  GSHMEM_CONFIG_ALIAS("GSHMEM_DISABLE_VMM", "NVSHMEM_DISABLE_CUDA_VMM")                           \
+  GSHMEM_CONFIG_ALIAS("GSHMEM_DEBUG", "NVSHMEM_DEBUG")                                            \
+  GSHMEM_CONFIG_ALIAS("GSHMEM_DEBUG_FILE", "NVSHMEM_DEBUG_FILE")                                  \
+  GSHMEM_CONFIG_ALIAS("GSHMEM_MAX_TEAMS", "NVSHMEM_MAX_TEAMS")                                    \
+  GSHMEM_CONFIG_ALIAS("GSHMEM_BOOTSTRAP_IFNAME", "NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME")

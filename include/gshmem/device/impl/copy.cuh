@@ -4,6 +4,7 @@
 // bytes) is used for the body; the few bytes before and after go one by one.
 // Each thread keeps kUnroll independent loads in flight before storing, which
 // matters for gets (remote loads) and costs puts nothing.
+// scoped_strided_copy: the same for element-strided copies (iput/iget).
 #pragma once
 
 #include <cstddef>
@@ -59,6 +60,29 @@ __device__ __forceinline__ void scoped_copy(void* dst_v, const void* src_v, size
   }
   const size_t done = n * unit;
   copy_bytes_strided<Scope>(dst + done, src + done, bytes - done);
+}
+
+// dst[i * ds] = src[i * ss] for i < n (strides in elements), spread over the
+// threads of Scope: thread r copies elements r, r + size, ... so neighbouring
+// threads touch neighbouring elements; kCopyUnroll loads in flight per thread.
+// Both strides 1: the vectorised scoped_copy. Does not synchronise the scope.
+template <class Scope, class T>
+__device__ __forceinline__ void scoped_strided_copy(T* dst, ptrdiff_t ds, const T* src, ptrdiff_t ss, size_t n) {
+  if (ds == 1 && ss == 1) {
+    scoped_copy<Scope>(dst, src, n * sizeof(T));
+    return;
+  }
+  const size_t stride = static_cast<size_t>(Scope::size());
+  size_t i = static_cast<size_t>(Scope::rank());
+  const size_t step = stride * kCopyUnroll;
+  for (; i + step - stride < n; i += step) {
+    T v[kCopyUnroll];
+#pragma unroll
+    for (int k = 0; k < kCopyUnroll; ++k) v[k] = src[static_cast<ptrdiff_t>(i + k * stride) * ss];
+#pragma unroll
+    for (int k = 0; k < kCopyUnroll; ++k) dst[static_cast<ptrdiff_t>(i + k * stride) * ds] = v[k];
+  }
+  for (; i < n; i += stride) dst[static_cast<ptrdiff_t>(i) * ds] = src[static_cast<ptrdiff_t>(i) * ss];
 }
 
 }  // namespace detail

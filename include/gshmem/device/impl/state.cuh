@@ -5,9 +5,8 @@
 
 #include <cuda_runtime.h>
 
-#include <cstdio>
-
 #include "gshmem/detail/device_state.h"
+#include "memops.cuh"
 
 namespace gshmem {
 namespace detail {
@@ -30,6 +29,20 @@ static tu_state_registrar tu_state_registrar_instance;
 
 __device__ __forceinline__ const gshmemi_device_state& state() { return tu_state; }
 
+// Ends the kernel after an error report (debug checks, wait timeouts). Only the
+// reporting thread traps, after its report: a trap by another thread of the
+// scope could end the grid before the report's printf is written. The others
+// park until that trap ends the grid (for at most 2 s, in case no thread
+// reports because the threads of a scope passed different arguments).
+static __device__ __noinline__ inline void trap_after_report(bool reporter) {
+  if (!reporter) {
+    const uint64_t until = global_timer_ns() + 2000000000ull;
+    while (global_timer_ns() < until) __nanosleep(1u << 16);
+  }
+  __threadfence_system();
+  __trap();
+}
+
 // Symmetric address on this PE -> address of the same object on `pe` in this
 // GPU's address space (nullptr if `pe` is not reachable by loads/stores).
 template <class T>
@@ -40,32 +53,179 @@ __device__ __forceinline__ T* peer_address(T* sym, int pe) {
   return reinterpret_cast<T*>(base + (reinterpret_cast<const char*>(sym) - s.heap_base));
 }
 
+// ---- debug checks (compiled in with -DGSHMEM_DEBUG_CHECKS=1) ----------------
+// A bad argument prints one line naming the call, the PE, the cause and the
+// remedy, then traps (the kernel fails with cudaErrorLaunchFailure). Release
+// builds compile every check to nothing.
 #if defined(GSHMEM_DEBUG_CHECKS)
-static __device__ __noinline__ void report_bad_argument(const char* call, const void* addr, int pe) {
+}  // namespace detail
+}  // namespace gshmem
+#include <cstdio>
+namespace gshmem {
+namespace detail {
+
+enum class bad_arg : int {
+  pe_range,       // a: unused
+  unreachable,    // pe has no load/store mapping here
+  not_symmetric,  // [a, a + x) outside the heap
+  span_overflow,  // stride x with y elements does not fit the address space
+  overlap,        // source [a, +x) and destination [b, +y) overlap
+  bad_stride,     // stride x (y: 0 = dest stride dst, 1 = source stride sst)
+  misaligned,     // address a, element size x
+};
+
+// inline: a non-inline __device__ function would also get a host stub with external linkage,
+// clashing between translation units.
+static __device__ __noinline__ inline void report_bad_argument(const char* call, bad_arg why, const void* a,
+                                                        const void* b, unsigned long long x, unsigned long long y,
+                                                        int pe) {
   const gshmemi_device_state& s = state();
+  const int me = s.version ? s.my_pe : -1;
+  const int blk = static_cast<int>(blockIdx.x), thr = static_cast<int>(threadIdx.x);
   if (s.version == 0) {
     printf("gshmem ERROR [PE ?]: %s: device state is not initialised in this translation unit "
            "(call gshmem_init before launching kernels that use gshmem)\n", call);
-  } else if (pe < 0 || pe >= s.n_pes) {
-    printf("gshmem ERROR [PE %d]: %s: PE %d is out of range [0, %d) (block %d thread %d)\n", s.my_pe,
-           call, pe, s.n_pes, blockIdx.x, threadIdx.x);
-  } else {
-    printf("gshmem ERROR [PE %d]: %s: address %p is not in the symmetric heap [%p, %p) "
-           "(allocate it with gshmem_malloc)\n", s.my_pe, call, addr, s.heap_base,
-           s.heap_base + s.heap_size);
+    return;
   }
-  __trap();
+  switch (why) {
+    case bad_arg::pe_range:
+      printf("gshmem ERROR [PE %d]: %s: target PE %d is out of range [0, %d) (block %d thread %d); "
+             "pass a PE number from 0 to gshmem_n_pes()-1\n", me, call, pe, s.n_pes, blk, thr);
+      break;
+    case bad_arg::unreachable:
+      printf("gshmem ERROR [PE %d]: %s: target PE %d is not reachable by loads/stores from this GPU "
+             "(block %d thread %d); use host-initiated RMA for it (gshmem_ptr(addr, %d) returns NULL)\n",
+             me, call, pe, blk, thr, pe);
+      break;
+    case bad_arg::not_symmetric:
+      printf("gshmem ERROR [PE %d]: %s: target PE %d: remote range [%p, +%llu bytes) is not inside the "
+             "symmetric heap [%p, %p) (block %d thread %d); remote addresses must come from "
+             "gshmem_malloc/calloc/align and stay inside the allocation\n",
+             me, call, pe, a, x, s.heap_base, s.heap_base + s.heap_size, blk, thr);
+      break;
+    case bad_arg::span_overflow:
+      printf("gshmem ERROR [PE %d]: %s: target PE %d: stride %lld over %llu elements does not fit the "
+             "address space (block %d thread %d); check the stride and element count\n",
+             me, call, pe, static_cast<long long>(x), y, blk, thr);
+      break;
+    case bad_arg::overlap:
+      printf("gshmem ERROR [PE %d]: %s: target PE %d: source [%p, +%llu bytes) and destination [%p, "
+             "+%llu bytes) overlap (block %d thread %d); use non-overlapping buffers (stage the data "
+             "through a temporary)\n", me, call, pe, a, x, b, y, blk, thr);
+      break;
+    case bad_arg::bad_stride:
+      printf("gshmem ERROR [PE %d]: %s: target PE %d: %s stride %lld is invalid (block %d thread %d); "
+             "strides count elements and must be >= 1 (1 = contiguous)\n",
+             me, call, pe, y ? "source (sst)" : "destination (dst)", static_cast<long long>(x), blk, thr);
+      break;
+    case bad_arg::misaligned:
+      printf("gshmem ERROR [PE %d]: %s: target PE %d: address %p is not aligned to the %llu-byte element "
+             "size (block %d thread %d); pass addresses of objects of that size\n",
+             me, call, pe, a, x, blk, thr);
+      break;
+  }
 }
+
+// Checks that need no scope: the PE (in range, reachable) and that [addr, addr+bytes) lies in
+// the symmetric heap. True, with the cause in *why, when one fails.
+__device__ __forceinline__ bool remote_bad(const void* addr, unsigned long long bytes, int pe, bad_arg* why) {
+  const gshmemi_device_state& s = state();
+  if (s.version == 0 || pe < 0 || pe >= s.n_pes) {
+    *why = bad_arg::pe_range;
+    return true;
+  }
+  if (s.peer_base[pe] == nullptr) {
+    *why = bad_arg::unreachable;
+    return true;
+  }
+  const char* p = static_cast<const char*>(addr);
+  const char* end = s.heap_base + s.heap_size;
+  if (p < s.heap_base || p > end || bytes > static_cast<unsigned long long>(end - p)) {
+    *why = bad_arg::not_symmetric;
+    return true;
+  }
+  return false;
+}
+
 // Debug builds: check PE range and that [addr, addr+bytes) is symmetric.
 __device__ __forceinline__ void check_remote(const char* call, const void* addr, size_t bytes, int pe) {
-  const gshmemi_device_state& s = state();
-  const char* a = static_cast<const char*>(addr);
-  if (s.version == 0 || pe < 0 || pe >= s.n_pes || a < s.heap_base || a + bytes > s.heap_base + s.heap_size)
-    report_bad_argument(call, addr, pe);
+  bad_arg why;
+  if (remote_bad(addr, bytes, pe, &why)) {
+    report_bad_argument(call, why, addr, nullptr, bytes, 0, pe);
+    __trap();
+  }
 }
 #define GSHMEMI_CHECK_REMOTE(call, addr, bytes, pe) ::gshmem::detail::check_remote(call, addr, bytes, pe)
+
+// Bytes covered by n elements of `elem` bytes, `stride` elements apart; false on overflow.
+__device__ __forceinline__ bool strided_span(long long stride, unsigned long long n, unsigned long long elem,
+                                             unsigned long long* span) {
+  if (n == 0) { *span = 0; return true; }
+  const unsigned long long st = static_cast<unsigned long long>(stride);
+  const unsigned long long max = ~0ull / elem;  // largest element index + 1 that fits
+  if (n - 1 != 0 && st > (max - 1) / (n - 1)) return false;
+  *span = ((n - 1) * st + 1) * elem;
+  return true;
+}
+
+// Whether n elements at a (stride sa) and at b (stride sb) share a byte. Exact
+// for equal strides; unequal strides are not checked (reported as disjoint).
+__device__ __forceinline__ bool strided_overlap(const void* a, unsigned long long a_span, long long sa, const void* b,
+                                                unsigned long long b_span, long long sb, unsigned long long elem) {
+  const uintptr_t x = reinterpret_cast<uintptr_t>(a), y = reinterpret_cast<uintptr_t>(b);
+  if (a_span == 0 || b_span == 0 || !(x < y + b_span && y < x + a_span)) return false;
+  if (sa != sb) return false;
+  const unsigned long long pitch = static_cast<unsigned long long>(sa) * elem;
+  const unsigned long long r = (x > y ? x - y : y - x) % pitch;
+  return r < elem || pitch - r < elem;
+}
+
+// One RMA call's arguments: remote is the symmetric address on `pe` (as passed),
+// local the local one; `put` says which is the destination. Strides in elements.
+// Every thread of the scope passes the same arguments; rank 0 prints, all trap.
+template <class Scope>
+static __device__ __noinline__ void check_rma(const char* call, bool put, const void* remote, long long rstride,
+                                       const void* local, long long lstride, unsigned long long nelems,
+                                       unsigned long long elem, int pe) {
+  const long long dst_stride = put ? rstride : lstride, src_stride = put ? lstride : rstride;
+  const unsigned long long align = elem < 16 ? elem : 8;  // 128-bit elements need 8-byte alignment
+  const uintptr_t ra = reinterpret_cast<uintptr_t>(remote), la = reinterpret_cast<uintptr_t>(local);
+  bad_arg why = bad_arg::pe_range;
+  const void* a = remote;
+  const void* b = nullptr;
+  unsigned long long x = 0, y = 0, rspan = 0, lspan = 0;
+  if (dst_stride < 1 || src_stride < 1) {
+    why = bad_arg::bad_stride;
+    x = static_cast<unsigned long long>(dst_stride < 1 ? dst_stride : src_stride);
+    y = dst_stride < 1 ? 0 : 1;
+  } else if (!strided_span(rstride, nelems, elem, &rspan) || !strided_span(lstride, nelems, elem, &lspan)) {
+    why = bad_arg::span_overflow;
+    x = static_cast<unsigned long long>(strided_span(rstride, nelems, elem, &rspan) ? lstride : rstride);
+    y = nelems;
+  } else if (remote_bad(remote, rspan, pe, &why)) {
+    x = rspan;
+  } else if (((ra | la) & (align - 1)) != 0) {
+    why = bad_arg::misaligned;
+    a = (ra & (align - 1)) ? remote : local;
+    x = elem;
+  } else {
+    const void* rp = peer_address(remote, pe);
+    if (local == nullptr || !strided_overlap(rp, rspan, rstride, local, lspan, lstride, elem)) return;
+    why = bad_arg::overlap;
+    a = put ? local : rp;  // source
+    b = put ? rp : local;  // destination
+    x = put ? lspan : rspan;
+    y = put ? rspan : lspan;
+  }
+  const bool reporter = Scope::rank() == 0;
+  if (reporter) report_bad_argument(call, why, a, b, x, y, pe);
+  trap_after_report(reporter);
+}
+#define GSHMEMI_CHECK_RMA(Scope, call, put, remote, rstride, local, lstride, nelems, elem, pe) \
+  ::gshmem::detail::check_rma<Scope>(call, put, remote, rstride, local, lstride, nelems, elem, pe)
 #else
 #define GSHMEMI_CHECK_REMOTE(call, addr, bytes, pe) ((void)0)
+#define GSHMEMI_CHECK_RMA(Scope, call, put, remote, rstride, local, lstride, nelems, elem, pe) ((void)0)
 #endif
 
 }  // namespace detail

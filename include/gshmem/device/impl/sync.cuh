@@ -5,6 +5,7 @@
 #include "../sync.cuh"
 #include "memops.cuh"
 #include "state.cuh"
+#include "team.cuh"
 #include "gshmem/types.h"
 
 namespace gshmem {
@@ -43,28 +44,61 @@ __device__ __forceinline__ void wait_epoch(const uint64_t* flag, uint64_t target
   }
 }
 
-// World PE of team PE i.
-__device__ __forceinline__ int team_world_pe(const gshmemi_team& t, int i) { return t.start + i * t.stride; }
+// Teams up to this size synchronise all-to-all (one round trip, the scope's
+// threads share the members); larger ones by dissemination (ceil(log2 M) rounds).
+// GSHMEMI_ALLTOALL_SYNC_MAX lets a test force dissemination on small teams (all
+// code syncing one team must then agree on it: the library's host forms do not).
+#if defined(GSHMEMI_ALLTOALL_SYNC_MAX)
+constexpr int kAllToAllSyncMax = GSHMEMI_ALLTOALL_SYNC_MAX;
+#else
+constexpr int kAllToAllSyncMax = 32;
+#endif
 
-// All-to-all epoch signalling over a team: every member stores its new epoch
-// into its slot of every other member's sync_flags, then waits until every
-// member's slot in its own sync_flags reached that epoch. One round trip; the
-// threads of the scope each take a share of the members. Epochs only grow, so
-// a fast PE entering the next sync can never be mistaken for the current one.
-// Host, stream and device syncs of a team share the one epoch counter.
+// Epoch signalling over a team. Every member counts its syncs of the team in
+// t.sync_epoch (host, stream and device syncs share the counter) and signals the
+// new epoch into peers' sync_flags with a release pattern; waits acquire. Epochs
+// only grow and every slot has one writer, so a fast PE already in the next
+// sync can never be mistaken for the current one.
+//   all-to-all:    member i writes slot i of every other member, then waits
+//                  until every slot of its own array reached the epoch;
+//   dissemination: in round r member i writes slot r of member i + 2^r and waits
+//                  for slot r of its own array (written by member i - 2^r); the
+//                  release/acquire chain carries every member's earlier writes
+//                  to every other member (happens-before is transitive).
+// The release: after Scope::sync() each signalling thread runs one fence
+// (fence.sc.sys with `quiet`, which barriers need, else fence.acq_rel.sys) and
+// then relaxed stores. The fence comes after the scope barrier, so it is
+// cumulative over every thread of the scope (as in put_signal), and a thread
+// signalling several peers pays for it once: a fence costs 0.64 us on H200,
+// more than the flag's flight (docs/memory-model.md).
 template <class Scope>
-__device__ __forceinline__ void team_sync_epoch(const gshmemi_team& t, const char* what) {
-  Scope::sync();
+__device__ __forceinline__ void team_sync_epoch(const gshmemi_team& t, const char* what, bool quiet = false) {
   const uint64_t epoch = ld_volatile(t.sync_epoch) + 1;
-  Scope::sync();
-  if (Scope::rank() == 0) st_volatile(t.sync_epoch, epoch);
-  for (int i = Scope::rank(); i < t.size; i += Scope::size()) {
-    if (i == t.my_pe) continue;
-    st_release_sys(peer_address(t.sync_flags + t.my_pe, team_world_pe(t, i)), epoch);
-  }
-  for (int i = Scope::rank(); i < t.size; i += Scope::size()) {
-    if (i == t.my_pe) continue;
-    wait_epoch(t.sync_flags + i, epoch, what, team_world_pe(t, i));
+  Scope::sync();  // every thread read the epoch; their earlier operations precede the fences
+  if (t.size <= kAllToAllSyncMax) {
+    bool fenced = false;
+    for (int i = Scope::rank(); i < t.size; i += Scope::size()) {
+      if (i == t.my_pe) continue;
+      if (!fenced) {
+        if (quiet) fence_sc_sys();
+        else fence_acq_rel_sys();
+        fenced = true;
+      }
+      st_relaxed_sys(peer_address(t.sync_flags + t.my_pe, team_world_pe(t, i)), epoch);
+    }
+    if (Scope::rank() == 0) st_volatile(t.sync_epoch, epoch);
+    for (int i = Scope::rank(); i < t.size; i += Scope::size()) {
+      if (i == t.my_pe) continue;
+      wait_epoch(t.sync_flags + i, epoch, what, team_world_pe(t, i));
+    }
+  } else if (Scope::rank() == 0) {
+    if (quiet) fence_sc_sys();
+    st_volatile(t.sync_epoch, epoch);
+    for (int r = 0, d = 1; d < t.size; ++r, d <<= 1) {
+      const int to = (t.my_pe + d) % t.size, from = (t.my_pe + t.size - d) % t.size;
+      st_release_sys(peer_address(t.sync_flags + r, team_world_pe(t, to)), epoch);
+      wait_epoch(t.sync_flags + r, epoch, what, team_world_pe(t, from));
+    }
   }
   Scope::sync();
 }
@@ -80,11 +114,38 @@ __device__ inline void sync_all() {
 
 template <class Scope>
 __device__ inline void barrier_all() {
-  // quiet: each thread's own stores complete; the release stores inside the
-  // epoch exchange then carry the whole scope's writes (cumulativity through
-  // the scope barrier).
-  detail::fence_sc_sys();
-  detail::team_sync_epoch<Scope>(detail::world_team(), "gshmem_barrier_all");
+  // quiet + sync: the signalling threads' fence.sc.sys after the scope barrier
+  // completes and publishes the whole scope's earlier operations.
+  detail::team_sync_epoch<Scope>(detail::world_team(), "gshmem_barrier_all", true);
+}
+
+namespace detail {
+// `call` names the C function in messages.
+template <class Scope>
+__device__ inline int team_sync(const char* call, gshmem_team_t team) {
+  const gshmemi_team* t = team_for_call<Scope>(call, team);
+  if (t == nullptr) return -1;
+  team_sync_epoch<Scope>(*t, call);
+  return 0;
+}
+
+template <class Scope>
+__device__ inline int barrier(const char* call, gshmem_team_t team) {
+  const gshmemi_team* t = team_for_call<Scope>(call, team);
+  if (t == nullptr) return -1;
+  team_sync_epoch<Scope>(*t, call, true);  // quiet + sync, as in barrier_all
+  return 0;
+}
+}  // namespace detail
+
+template <class Scope>
+__device__ inline int team_sync(gshmem_team_t team) {
+  return detail::team_sync<Scope>("gshmem::team_sync", team);
+}
+
+template <class Scope>
+__device__ inline int barrier(gshmem_team_t team) {
+  return detail::barrier<Scope>("gshmem::barrier", team);
 }
 
 }  // namespace gshmem

@@ -1,9 +1,18 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Bodies of device/wait.cuh.
+// Bodies of device/wait.cuh. Contract: device/wait.cuh, docs/memory-model.md.
+// Every poll is an acquire load at system scope (ld.acquire.sys): the read that
+// satisfies a wait or test is itself the acquire, so nothing follows it. (A
+// volatile poll ended by fence.acq_rel.sys is also an acquire pattern but costs
+// 0.64 us more per wait on H200; see memops.cuh.)
 #pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <type_traits>
 
 #include "../wait.cuh"
 #include "memops.cuh"
+#include "state.cuh"
 
 namespace gshmem {
 namespace detail {
@@ -21,20 +30,291 @@ __device__ __forceinline__ bool compare(T a, cmp c, T b) {
   return false;
 }
 
+__device__ __forceinline__ bool valid_cmp(int c) { return c >= 0 && c <= 5; }
+
+__device__ inline const char* cmp_name(int c) {
+  switch (c) {
+    case 0: return "EQ";
+    case 1: return "NE";
+    case 2: return "GT";
+    case 3: return "GE";
+    case 4: return "LT";
+    case 5: return "LE";
+  }
+  return "(invalid)";
+}
+
+// ---- bounded waits (GSHMEM_WAIT_TIMEOUT) ----
+static __device__ __noinline__ inline void report_p2p_wait_timeout(const char* call, const void* addr,
+                                                                   unsigned long long index, unsigned long long count,
+                                                                   unsigned long long now, unsigned long long target,
+                                                                   int c, bool is_signed, unsigned long long seconds) {
+  const int me = state().my_pe;
+  if (count > 1 && is_signed)
+    printf("gshmem ERROR [PE %d]: %s: still waiting after %llu s (GSHMEM_WAIT_TIMEOUT) for ivars[%llu] of %llu "
+           "at %p, which holds %lld, to become %s %lld; no PE made that update. Trapping.\n",
+           me, call, seconds, index, count, addr, (long long)now, cmp_name(c), (long long)target);
+  else if (count > 1)
+    printf("gshmem ERROR [PE %d]: %s: still waiting after %llu s (GSHMEM_WAIT_TIMEOUT) for ivars[%llu] of %llu "
+           "at %p, which holds %llu, to become %s %llu; no PE made that update. Trapping.\n",
+           me, call, seconds, index, count, addr, now, cmp_name(c), target);
+  else if (is_signed)
+    printf("gshmem ERROR [PE %d]: %s: still waiting after %llu s (GSHMEM_WAIT_TIMEOUT) for the variable at %p, "
+           "which holds %lld, to become %s %lld; no PE made that update. Trapping.\n",
+           me, call, seconds, addr, (long long)now, cmp_name(c), (long long)target);
+  else
+    printf("gshmem ERROR [PE %d]: %s: still waiting after %llu s (GSHMEM_WAIT_TIMEOUT) for the variable at %p, "
+           "which holds %llu, to become %s %llu; no PE made that update. Trapping.\n",
+           me, call, seconds, addr, now, cmp_name(c), target);
+  __trap();
+}
+
+template <class T>
+__device__ __forceinline__ unsigned long long printable(T v) {
+  if constexpr (std::is_signed<T>::value) return static_cast<unsigned long long>(static_cast<long long>(v));
+  else return static_cast<unsigned long long>(v);
+}
+
+// Started on the slow path only: the fast path of a wait never reads the clock.
+struct wait_deadline {
+  uint64_t timeout_ns;
+  uint64_t start;
+  uint32_t spins;
+  __device__ wait_deadline() : timeout_ns(state().wait_timeout_ns), start(0), spins(0) {
+    if (timeout_ns) start = global_timer_ns();
+  }
+  __device__ __forceinline__ bool expired() {
+    return timeout_ns && (++spins & 1023u) == 0 && global_timer_ns() - start > timeout_ns;
+  }
+};
+
+template <class T>
+static __device__ __noinline__ void report_timeout(const char* call, const T* addr, size_t index, size_t count,
+                                                   T now, T target, cmp c) {
+  report_p2p_wait_timeout(call, addr, index, count, printable(now), printable(target), static_cast<int>(c),
+                          std::is_signed<T>::value, state().wait_timeout_ns / 1000000000ull);
+}
+
+// ---- debug checks (GSHMEM_DEBUG_CHECKS) ----
+#if defined(GSHMEM_DEBUG_CHECKS)
+static __device__ __noinline__ inline void report_bad_cmp(const char* call, int c) {
+  printf("gshmem ERROR [PE %d]: %s: invalid comparison %d; use GSHMEM_CMP_EQ, _NE, _GT, _GE, _LT or _LE "
+         "(block %d thread %d)\n", state().my_pe, call, c, blockIdx.x, threadIdx.x);
+  __trap();
+}
+// Waits work on local symmetric variables: `cmp` valid, [ivars, +bytes) symmetric.
+__device__ __forceinline__ void check_wait(const char* call, const void* ivars, size_t bytes, cmp c) {
+  if (!valid_cmp(static_cast<int>(c))) report_bad_cmp(call, static_cast<int>(c));
+  if (bytes) check_remote(call, ivars, bytes, state().my_pe);
+}
+#define GSHMEMI_CHECK_WAIT(call, ivars, bytes, c) ::gshmem::detail::check_wait(call, ivars, bytes, c)
+#else
+#define GSHMEMI_CHECK_WAIT(call, ivars, bytes, c) ((void)0)
+#endif
+
+// ---- the loops ----
+// Spins until *ivar satisfies the comparison (acquire); returns the value that did.
+template <class T>
+__device__ __forceinline__ T spin_until(T* ivar, cmp c, T v, const char* call, size_t index, size_t count) {
+  T x = ld_acquire(ivar);
+  if (compare(x, c, v)) return x;
+  wait_deadline d;
+  do {
+    if (d.expired()) report_timeout(call, ivar, index, count, x, v, c);
+    x = ld_acquire(ivar);
+  } while (!compare(x, c, v));
+  return x;
+}
+
+// wait_until with the satisfying value returned (signal_wait_until needs it).
+template <class T>
+__device__ __forceinline__ T wait_value(T* ivar, cmp c, T v, const char* call) {
+  (void)call;
+  GSHMEMI_CHECK_WAIT(call, ivar, sizeof(T), c);
+  return spin_until(ivar, c, v, call, 0, 1);
+}
+
+// Comparison operand of element i: one value for all, or one per element.
+template <class T>
+struct cmp_scalar {
+  T v;
+  __device__ __forceinline__ T operator[](size_t) const { return v; }
+};
+template <class T>
+struct cmp_vector {
+  const T* v;
+  __device__ __forceinline__ T operator[](size_t i) const { return v[i]; }
+};
+
+__device__ __forceinline__ bool in_set(const int* status, size_t i) { return status == nullptr || status[i] == 0; }
+
+// First element of the set, or n when the set is empty.
+__device__ __forceinline__ size_t first_in_set(const int* status, size_t n) {
+  size_t i = 0;
+  while (i < n && !in_set(status, i)) ++i;
+  return i;
+}
+
+// A varying start for the _any scans (fairness across repeated calls).
+__device__ __forceinline__ size_t scan_start(size_t n) {
+  return n ? static_cast<size_t>(clock64()) % n : 0;
+}
+
+template <class T, class V>
+__device__ inline size_t scan_any(T* ivars, size_t n, const int* status, cmp c, V vals, size_t start) {
+  size_t i = start;
+  for (size_t k = 0; k < n; ++k) {
+    if (in_set(status, i) && compare(ld_acquire(ivars + i), c, vals[i])) return i;
+    if (++i == n) i = 0;
+  }
+  return SIZE_MAX;
+}
+
+template <class T, class V>
+__device__ inline size_t scan_some(T* ivars, size_t n, size_t* indices, const int* status, cmp c, V vals) {
+  size_t count = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (in_set(status, i) && compare(ld_acquire(ivars + i), c, vals[i])) indices[count++] = i;
+  return count;
+}
+
+template <class T, class V>
+__device__ inline void wait_all_impl(T* ivars, size_t n, const int* status, cmp c, V vals, const char* call) {
+  (void)call;
+  GSHMEMI_CHECK_WAIT(call, ivars, n * sizeof(T), c);
+  for (size_t i = 0; i < n; ++i)
+    if (in_set(status, i)) spin_until(ivars + i, c, vals[i], call, i, n);
+}
+
+template <class T, class V>
+__device__ inline size_t wait_any_impl(T* ivars, size_t n, const int* status, cmp c, V vals, const char* call) {
+  (void)call;
+  GSHMEMI_CHECK_WAIT(call, ivars, n * sizeof(T), c);
+  const size_t first = first_in_set(status, n);
+  if (first == n) return SIZE_MAX;
+  const size_t start = scan_start(n);
+  size_t r = scan_any(ivars, n, status, c, vals, start);
+  if (r == SIZE_MAX) {
+    wait_deadline d;
+    do {
+      if (d.expired()) report_timeout(call, ivars + first, first, n, ld_volatile(ivars + first), vals[first], c);
+      r = scan_any(ivars, n, status, c, vals, start);
+    } while (r == SIZE_MAX);
+  }
+  return r;
+}
+
+template <class T, class V>
+__device__ inline size_t wait_some_impl(T* ivars, size_t n, size_t* indices, const int* status, cmp c, V vals,
+                                        const char* call) {
+  (void)call;
+  GSHMEMI_CHECK_WAIT(call, ivars, n * sizeof(T), c);
+  const size_t first = first_in_set(status, n);
+  if (first == n) return 0;
+  size_t count = scan_some(ivars, n, indices, status, c, vals);
+  if (count == 0) {
+    wait_deadline d;
+    do {
+      if (d.expired()) report_timeout(call, ivars + first, first, n, ld_volatile(ivars + first), vals[first], c);
+      count = scan_some(ivars, n, indices, status, c, vals);
+    } while (count == 0);
+  }
+  return count;
+}
+
+template <class T, class V>
+__device__ inline bool test_all_impl(T* ivars, size_t n, const int* status, cmp c, V vals, const char* call) {
+  (void)call;
+  GSHMEMI_CHECK_WAIT(call, ivars, n * sizeof(T), c);
+  for (size_t i = 0; i < n; ++i)
+    if (in_set(status, i) && !compare(ld_acquire(ivars + i), c, vals[i])) return false;
+  return true;
+}
+
+template <class T, class V>
+__device__ inline size_t test_any_impl(T* ivars, size_t n, const int* status, cmp c, V vals, const char* call) {
+  (void)call;
+  GSHMEMI_CHECK_WAIT(call, ivars, n * sizeof(T), c);
+  return scan_any(ivars, n, status, c, vals, scan_start(n));
+}
+
+template <class T, class V>
+__device__ inline size_t test_some_impl(T* ivars, size_t n, size_t* indices, const int* status, cmp c, V vals,
+                                        const char* call) {
+  (void)call;
+  GSHMEMI_CHECK_WAIT(call, ivars, n * sizeof(T), c);
+  return scan_some(ivars, n, indices, status, c, vals);
+}
+
 }  // namespace detail
 
 template <class T>
 __device__ inline bool test(T* ivar, cmp c, T value) {
-  if (!detail::compare(detail::ld_volatile(ivar), c, value)) return false;
-  detail::fence_acq_rel_sys();
-  return true;
+  GSHMEMI_CHECK_WAIT("gshmem_test", ivar, sizeof(T), c);
+  return detail::compare(detail::ld_acquire(ivar), c, value);
 }
 
 template <class T>
 __device__ inline void wait_until(T* ivar, cmp c, T value) {
-  while (!detail::compare(detail::ld_volatile(ivar), c, value)) {
-  }
-  detail::fence_acq_rel_sys();
+  detail::wait_value(ivar, c, value, "gshmem_wait_until");
+}
+
+template <class T>
+__device__ inline void wait_until_all(T* ivars, size_t nelems, const int* status, cmp c, T value) {
+  detail::wait_all_impl(ivars, nelems, status, c, detail::cmp_scalar<T>{value}, "gshmem_wait_until_all");
+}
+template <class T>
+__device__ inline size_t wait_until_any(T* ivars, size_t nelems, const int* status, cmp c, T value) {
+  return detail::wait_any_impl(ivars, nelems, status, c, detail::cmp_scalar<T>{value}, "gshmem_wait_until_any");
+}
+template <class T>
+__device__ inline size_t wait_until_some(T* ivars, size_t nelems, size_t* indices, const int* status, cmp c,
+                                         T value) {
+  return detail::wait_some_impl(ivars, nelems, indices, status, c, detail::cmp_scalar<T>{value},
+                                "gshmem_wait_until_some");
+}
+template <class T>
+__device__ inline void wait_until_all_vector(T* ivars, size_t nelems, const int* status, cmp c, const T* values) {
+  detail::wait_all_impl(ivars, nelems, status, c, detail::cmp_vector<T>{values}, "gshmem_wait_until_all_vector");
+}
+template <class T>
+__device__ inline size_t wait_until_any_vector(T* ivars, size_t nelems, const int* status, cmp c, const T* values) {
+  return detail::wait_any_impl(ivars, nelems, status, c, detail::cmp_vector<T>{values},
+                               "gshmem_wait_until_any_vector");
+}
+template <class T>
+__device__ inline size_t wait_until_some_vector(T* ivars, size_t nelems, size_t* indices, const int* status, cmp c,
+                                                const T* values) {
+  return detail::wait_some_impl(ivars, nelems, indices, status, c, detail::cmp_vector<T>{values},
+                                "gshmem_wait_until_some_vector");
+}
+
+template <class T>
+__device__ inline bool test_all(T* ivars, size_t nelems, const int* status, cmp c, T value) {
+  return detail::test_all_impl(ivars, nelems, status, c, detail::cmp_scalar<T>{value}, "gshmem_test_all");
+}
+template <class T>
+__device__ inline size_t test_any(T* ivars, size_t nelems, const int* status, cmp c, T value) {
+  return detail::test_any_impl(ivars, nelems, status, c, detail::cmp_scalar<T>{value}, "gshmem_test_any");
+}
+template <class T>
+__device__ inline size_t test_some(T* ivars, size_t nelems, size_t* indices, const int* status, cmp c, T value) {
+  return detail::test_some_impl(ivars, nelems, indices, status, c, detail::cmp_scalar<T>{value},
+                                "gshmem_test_some");
+}
+template <class T>
+__device__ inline bool test_all_vector(T* ivars, size_t nelems, const int* status, cmp c, const T* values) {
+  return detail::test_all_impl(ivars, nelems, status, c, detail::cmp_vector<T>{values}, "gshmem_test_all_vector");
+}
+template <class T>
+__device__ inline size_t test_any_vector(T* ivars, size_t nelems, const int* status, cmp c, const T* values) {
+  return detail::test_any_impl(ivars, nelems, status, c, detail::cmp_vector<T>{values}, "gshmem_test_any_vector");
+}
+template <class T>
+__device__ inline size_t test_some_vector(T* ivars, size_t nelems, size_t* indices, const int* status, cmp c,
+                                          const T* values) {
+  return detail::test_some_impl(ivars, nelems, indices, status, c, detail::cmp_vector<T>{values},
+                                "gshmem_test_some_vector");
 }
 
 }  // namespace gshmem

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Bodies of device/amo.cuh. Contract: device/amo.cuh and docs/memory-model.md.
+// Every AMO is one system-scope relaxed atomic on the peer's memory, issued
+// through the named atomics below (PTX atom/red .relaxed.sys); one dispatch
+// template serves every operation and type.
+#pragma once
+
+#include <cuda/atomic>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "../amo.cuh"
+#include "memops.cuh"
+#include "state.cuh"
+
+namespace gshmem {
+namespace detail {
+
+// ---- named system-scope atomics (memory order in the name) ----
+template <class T>
+using sys_atomic_ref = cuda::atomic_ref<T, cuda::thread_scope_system>;
+
+// PTX atom.exch.relaxed.sys
+template <class T>
+__device__ __forceinline__ T atomic_exchange_relaxed_sys(T* p, T v) {
+  return sys_atomic_ref<T>(*p).exchange(v, cuda::memory_order_relaxed);
+}
+// PTX atom.cas.relaxed.sys; returns the previous value whether or not it swapped.
+template <class T>
+__device__ __forceinline__ T atomic_cas_relaxed_sys(T* p, T cond, T v) {
+  sys_atomic_ref<T>(*p).compare_exchange_strong(cond, v, cuda::memory_order_relaxed, cuda::memory_order_relaxed);
+  return cond;
+}
+// PTX atom/red.add.relaxed.sys (red when the result is unused)
+template <class T>
+__device__ __forceinline__ T atomic_fetch_add_relaxed_sys(T* p, T v) {
+  return sys_atomic_ref<T>(*p).fetch_add(v, cuda::memory_order_relaxed);
+}
+// PTX atom/red.add.release.sys: earlier memory operations of this thread (and,
+// by cumulativity, everything they observed) are visible to any thread that
+// observes the addition with an acquire.
+template <class T>
+__device__ __forceinline__ T atomic_fetch_add_release_sys(T* p, T v) {
+  return sys_atomic_ref<T>(*p).fetch_add(v, cuda::memory_order_release);
+}
+// PTX atom/red.{and,or,xor}.relaxed.sys
+template <class T>
+__device__ __forceinline__ T atomic_fetch_and_relaxed_sys(T* p, T v) {
+  return sys_atomic_ref<T>(*p).fetch_and(v, cuda::memory_order_relaxed);
+}
+template <class T>
+__device__ __forceinline__ T atomic_fetch_or_relaxed_sys(T* p, T v) {
+  return sys_atomic_ref<T>(*p).fetch_or(v, cuda::memory_order_relaxed);
+}
+template <class T>
+__device__ __forceinline__ T atomic_fetch_xor_relaxed_sys(T* p, T v) {
+  return sys_atomic_ref<T>(*p).fetch_xor(v, cuda::memory_order_relaxed);
+}
+
+enum class amo_op : int { fetch, set, swap, compare_swap, fetch_add, fetch_and, fetch_or, fetch_xor };
+
+// The one AMO body: operation `Op` on *dest of PE `pe`; returns the previous
+// value (`value` for set). `call` names the API call in debug-check messages.
+template <amo_op Op, class T>
+__device__ __forceinline__ T amo(T* dest, T value, T cond, int pe, const char* call) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "gshmem atomics: T must be a 4- or 8-byte type");
+  (void)call;
+  GSHMEMI_CHECK_REMOTE(call, dest, sizeof(T), pe);
+  T* p = peer_address(dest, pe);
+  if constexpr (Op == amo_op::fetch) {
+    return ld_relaxed_sys(p);
+  } else if constexpr (Op == amo_op::set) {
+    st_relaxed_sys(p, value);
+    return value;
+  } else if constexpr (Op == amo_op::swap) {
+    return atomic_exchange_relaxed_sys(p, value);
+  } else {
+    static_assert(std::is_integral<T>::value,
+                  "gshmem atomics: compare_swap, inc, add, and, or, xor need an integer type "
+                  "(float/double support fetch, set and swap only)");
+    if constexpr (Op == amo_op::compare_swap) return atomic_cas_relaxed_sys(p, cond, value);
+    else if constexpr (Op == amo_op::fetch_add) return atomic_fetch_add_relaxed_sys(p, value);
+    else if constexpr (Op == amo_op::fetch_and) return atomic_fetch_and_relaxed_sys(p, value);
+    else if constexpr (Op == amo_op::fetch_or) return atomic_fetch_or_relaxed_sys(p, value);
+    else return atomic_fetch_xor_relaxed_sys(p, value);
+  }
+}
+
+}  // namespace detail
+
+template <class T>
+__device__ inline T atomic_fetch(const T* source, int pe) {
+  return detail::amo<detail::amo_op::fetch>(const_cast<T*>(source), T(), T(), pe, "gshmem_atomic_fetch");
+}
+template <class T>
+__device__ inline void atomic_set(T* dest, T value, int pe) {
+  detail::amo<detail::amo_op::set>(dest, value, T(), pe, "gshmem_atomic_set");
+}
+template <class T>
+__device__ inline T atomic_swap(T* dest, T value, int pe) {
+  return detail::amo<detail::amo_op::swap>(dest, value, T(), pe, "gshmem_atomic_swap");
+}
+template <class T>
+__device__ inline T atomic_compare_swap(T* dest, T cond, T value, int pe) {
+  return detail::amo<detail::amo_op::compare_swap>(dest, value, cond, pe, "gshmem_atomic_compare_swap");
+}
+template <class T>
+__device__ inline T atomic_fetch_inc(T* dest, int pe) {
+  return detail::amo<detail::amo_op::fetch_add>(dest, T(1), T(), pe, "gshmem_atomic_fetch_inc");
+}
+template <class T>
+__device__ inline void atomic_inc(T* dest, int pe) {
+  detail::amo<detail::amo_op::fetch_add>(dest, T(1), T(), pe, "gshmem_atomic_inc");
+}
+template <class T>
+__device__ inline T atomic_fetch_add(T* dest, T value, int pe) {
+  return detail::amo<detail::amo_op::fetch_add>(dest, value, T(), pe, "gshmem_atomic_fetch_add");
+}
+template <class T>
+__device__ inline void atomic_add(T* dest, T value, int pe) {
+  detail::amo<detail::amo_op::fetch_add>(dest, value, T(), pe, "gshmem_atomic_add");
+}
+template <class T>
+__device__ inline T atomic_fetch_and(T* dest, T value, int pe) {
+  return detail::amo<detail::amo_op::fetch_and>(dest, value, T(), pe, "gshmem_atomic_fetch_and");
+}
+template <class T>
+__device__ inline void atomic_and(T* dest, T value, int pe) {
+  detail::amo<detail::amo_op::fetch_and>(dest, value, T(), pe, "gshmem_atomic_and");
+}
+template <class T>
+__device__ inline T atomic_fetch_or(T* dest, T value, int pe) {
+  return detail::amo<detail::amo_op::fetch_or>(dest, value, T(), pe, "gshmem_atomic_fetch_or");
+}
+template <class T>
+__device__ inline void atomic_or(T* dest, T value, int pe) {
+  detail::amo<detail::amo_op::fetch_or>(dest, value, T(), pe, "gshmem_atomic_or");
+}
+template <class T>
+__device__ inline T atomic_fetch_xor(T* dest, T value, int pe) {
+  return detail::amo<detail::amo_op::fetch_xor>(dest, value, T(), pe, "gshmem_atomic_fetch_xor");
+}
+template <class T>
+__device__ inline void atomic_xor(T* dest, T value, int pe) {
+  detail::amo<detail::amo_op::fetch_xor>(dest, value, T(), pe, "gshmem_atomic_xor");
+}
+
+// _nbi: the load/store path completes at once, so these store the result now.
+template <class T>
+__device__ inline void atomic_fetch_nbi(T* fetch, const T* source, int pe) {
+  *fetch = detail::amo<detail::amo_op::fetch>(const_cast<T*>(source), T(), T(), pe, "gshmem_atomic_fetch_nbi");
+}
+template <class T>
+__device__ inline void atomic_swap_nbi(T* fetch, T* dest, T value, int pe) {
+  *fetch = detail::amo<detail::amo_op::swap>(dest, value, T(), pe, "gshmem_atomic_swap_nbi");
+}
+template <class T>
+__device__ inline void atomic_compare_swap_nbi(T* fetch, T* dest, T cond, T value, int pe) {
+  *fetch = detail::amo<detail::amo_op::compare_swap>(dest, value, cond, pe, "gshmem_atomic_compare_swap_nbi");
+}
+template <class T>
+__device__ inline void atomic_fetch_inc_nbi(T* fetch, T* dest, int pe) {
+  *fetch = detail::amo<detail::amo_op::fetch_add>(dest, T(1), T(), pe, "gshmem_atomic_fetch_inc_nbi");
+}
+template <class T>
+__device__ inline void atomic_fetch_add_nbi(T* fetch, T* dest, T value, int pe) {
+  *fetch = detail::amo<detail::amo_op::fetch_add>(dest, value, T(), pe, "gshmem_atomic_fetch_add_nbi");
+}
+template <class T>
+__device__ inline void atomic_fetch_and_nbi(T* fetch, T* dest, T value, int pe) {
+  *fetch = detail::amo<detail::amo_op::fetch_and>(dest, value, T(), pe, "gshmem_atomic_fetch_and_nbi");
+}
+template <class T>
+__device__ inline void atomic_fetch_or_nbi(T* fetch, T* dest, T value, int pe) {
+  *fetch = detail::amo<detail::amo_op::fetch_or>(dest, value, T(), pe, "gshmem_atomic_fetch_or_nbi");
+}
+template <class T>
+__device__ inline void atomic_fetch_xor_nbi(T* fetch, T* dest, T value, int pe) {
+  *fetch = detail::amo<detail::amo_op::fetch_xor>(dest, value, T(), pe, "gshmem_atomic_fetch_xor_nbi");
+}
+
+}  // namespace gshmem

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// alltoall and alltoalls (contract: device/coll.cuh). Every member pushes block
+// j of its source into member j's dest at block me, lane by lane (each lane a
+// slice of every block), and signals (base+1). alltoalls does the same with
+// element strides.
+#pragma once
+
+#include "coll_common.cuh"
+#include "rma.cuh"
+
+namespace gshmem {
+namespace detail {
+
+struct alltoall_op {
+  char* dest;
+  const char* source;
+  uint64_t nbytes;  // per pair
+  int lanes;
+  uint64_t span;
+  const char* call;
+
+  __device__ alltoall_op(const char* c, void* d, const void* s, uint64_t n, int team_size)
+      : dest(static_cast<char*>(d)), source(static_cast<const char*>(s)), nbytes(n),
+        lanes(coll_lanes(n * static_cast<uint64_t>(team_size))), span(1), call(c) {}
+
+  template <class Scope>
+  __device__ void prepare(const gshmemi_team&, uint64_t, bool) {}
+
+  template <class Scope>
+  __device__ void lane(const gshmemi_team& t, uint64_t base, int s) {
+    uint64_t lo, hi;
+    coll_slice(nbytes, lanes, s, kSliceAlign, &lo, &hi);
+    char* to = dest + static_cast<uint64_t>(t.my_pe) * nbytes + lo;
+    for (int k = 1; k <= t.size; ++k) {
+      const int j = (t.my_pe + k) % t.size;
+      scoped_copy<Scope>(team_peer(t, to, j), source + static_cast<uint64_t>(j) * nbytes + lo, hi - lo);
+    }
+    Scope::sync();
+    lane_signal_all<Scope>(t, s, base + 1);
+    lane_wait_all<Scope>(t, s, base + 1, call);
+  }
+};
+
+// Element of `Bytes` bytes for strided copies (alignment of the C types using it).
+template <int Bytes> struct elem_of;
+template <> struct elem_of<1> { using type = uint8_t; };
+template <> struct elem_of<2> { using type = uint16_t; };
+template <> struct elem_of<4> { using type = uint32_t; };
+template <> struct elem_of<8> { using type = uint64_t; };
+template <> struct elem_of<16> { using type = bits128; };
+
+struct alltoalls_op {
+  char* dest;
+  const char* source;
+  ptrdiff_t dst, sst;  // element strides
+  uint64_t nelems;     // per pair
+  int esz;             // element bytes: 1, 2, 4, 8 or 16
+  int lanes;
+  uint64_t span;
+  const char* call;
+
+  __device__ alltoalls_op(const char* c, void* d, const void* s, ptrdiff_t ds, ptrdiff_t ss, uint64_t n, int e,
+                          int team_size)
+      : dest(static_cast<char*>(d)), source(static_cast<const char*>(s)), dst(ds), sst(ss), nelems(n), esz(e),
+        lanes(coll_lanes(n * static_cast<uint64_t>(e) * static_cast<uint64_t>(team_size))), span(1), call(c) {}
+
+  template <class Scope>
+  __device__ void prepare(const gshmemi_team&, uint64_t, bool) {}
+
+  template <class Scope, int Bytes>
+  __device__ void push(const gshmemi_team& t, uint64_t lo, uint64_t hi) {
+    using E = typename elem_of<Bytes>::type;
+    E* to = reinterpret_cast<E*>(dest) + static_cast<ptrdiff_t>(t.my_pe * nelems + lo) * dst;
+    for (int k = 1; k <= t.size; ++k) {
+      const int j = (t.my_pe + k) % t.size;
+      const E* from = reinterpret_cast<const E*>(source) + static_cast<ptrdiff_t>(j * nelems + lo) * sst;
+      scoped_strided_copy<Scope>(team_peer(t, to, j), dst, from, sst, hi - lo);
+    }
+  }
+
+  template <class Scope>
+  __device__ void lane(const gshmemi_team& t, uint64_t base, int s) {
+    uint64_t lo, hi;
+    coll_slice(nelems, lanes, s, 1, &lo, &hi);
+    switch (esz) {
+      case 1: push<Scope, 1>(t, lo, hi); break;
+      case 2: push<Scope, 2>(t, lo, hi); break;
+      case 4: push<Scope, 4>(t, lo, hi); break;
+      case 8: push<Scope, 8>(t, lo, hi); break;
+      default: push<Scope, 16>(t, lo, hi); break;
+    }
+    Scope::sync();
+    lane_signal_all<Scope>(t, s, base + 1);
+    lane_wait_all<Scope>(t, s, base + 1, call);
+  }
+};
+
+template <class Scope>
+__device__ inline int alltoallmem(const char* call, gshmem_team_t team, void* dest, const void* source,
+                                  size_t nbytes) {
+  const gshmemi_team* t = team_for_call<Scope>(call, team);
+  if (t == nullptr) return -1;
+  check_coll<Scope>(call, dest, nbytes * t->size, source, nbytes * t->size, false);
+  alltoall_op op(call, dest, source, nbytes, t->size);
+  return run_collective<Scope>(*t, op);
+}
+
+// Bytes spanned by n elements of e bytes, `stride` elements apart.
+__device__ __forceinline__ uint64_t strided_bytes(uint64_t n, ptrdiff_t stride, int e) {
+  return n ? ((n - 1) * static_cast<uint64_t>(stride) + 1) * static_cast<uint64_t>(e) : 0;
+}
+
+template <class Scope>
+__device__ inline int alltoallsmem(const char* call, gshmem_team_t team, void* dest, const void* source,
+                                   ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int esz) {
+  const gshmemi_team* t = team_for_call<Scope>(call, team);
+  if (t == nullptr) return -1;
+#if defined(GSHMEM_DEBUG_CHECKS)
+  if (dst < 1 || sst < 1)
+    fail_coll<Scope>(call, coll_bad::stride, nullptr, static_cast<unsigned long long>(dst < 1 ? dst : sst), nullptr,
+                    dst < 1 ? 0 : 1);
+#endif
+  const uint64_t all = static_cast<uint64_t>(nelems) * t->size;
+  check_coll<Scope>(call, dest, strided_bytes(all, dst, esz), source, strided_bytes(all, sst, esz), false);
+  alltoalls_op op(call, dest, source, dst, sst, nelems, esz, t->size);
+  return run_collective<Scope>(*t, op);
+}
+
+}  // namespace detail
+
+template <class Scope>
+__device__ inline int alltoallmem(gshmem_team_t team, void* dest, const void* source, size_t nbytes) {
+  return detail::alltoallmem<Scope>("gshmem::alltoallmem", team, dest, source, nbytes);
+}
+template <class Scope, class T>
+__device__ inline int alltoall(gshmem_team_t team, T* dest, const T* source, size_t nelems) {
+  return detail::alltoallmem<Scope>("gshmem::alltoall", team, dest, source, nelems * sizeof(T));
+}
+template <class Scope>
+__device__ inline int alltoallsmem(gshmem_team_t team, void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst,
+                                   size_t nbytes) {
+  return detail::alltoallsmem<Scope>("gshmem::alltoallsmem", team, dest, source, dst, sst, nbytes, 1);
+}
+template <class Scope, class T>
+__device__ inline int alltoalls(gshmem_team_t team, T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst,
+                                size_t nelems) {
+  static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16,
+                "alltoalls: element size must be 1, 2, 4, 8 or 16 bytes");
+  return detail::alltoallsmem<Scope>("gshmem::alltoalls", team, dest, source, dst, sst, nelems,
+                                     static_cast<int>(sizeof(T)));
+}
+
+}  // namespace gshmem

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Broadcast (contract: device/coll.cuh). Two algorithms, chosen by
+// plan_broadcast() from the byte count and team size alone:
+//   direct  the root pushes each lane's slice into every member's dest and
+//           signals it (value base+1); members wait for the root.
+//   relay   (>= 3 PEs, large messages) the root sends each chunk of a lane only
+//           once, to one non-root "owner" (chunk k of a lane: owner k mod (N-1));
+//           the owner forwards it to the other non-roots. Owner o's j-th chunk of
+//           lane s is announced by the root with value base+1+j in lanes[s][root]
+//           of o, and forwarded chunks with base+1+j in lanes[s][o] of the others.
+//           The root's outgoing traffic is the message once instead of N-1
+//           times; chunks pipeline (root -> owner -> others).
+#pragma once
+
+#include "coll_common.cuh"
+
+namespace gshmem {
+namespace detail {
+
+struct bcast_op {
+  char* dest;
+  const char* source;
+  uint64_t nbytes;
+  int root;
+  int lanes;
+  bool relay;
+  uint64_t chunk;
+  uint64_t span;
+  const char* call;
+
+  __device__ bcast_op(const char* c, void* d, const void* s, uint64_t n, int r, int team_size)
+      : dest(static_cast<char*>(d)), source(static_cast<const char*>(s)), nbytes(n), root(r), call(c) {
+    const bcast_plan p = plan_broadcast(n, team_size);
+    lanes = p.lanes;
+    relay = p.relay;
+    chunk = p.chunk;
+    span = p.span;
+  }
+
+  template <class Scope>
+  __device__ void prepare(const gshmemi_team&, uint64_t, bool) {}
+
+  template <class Scope>
+  __device__ void lane(const gshmemi_team& t, uint64_t base, int s) {
+    uint64_t lo, hi;
+    coll_slice(nbytes, lanes, s, kSliceAlign, &lo, &hi);
+    if (relay) {
+      relay_lane<Scope>(t, base, s, lo, hi);
+    } else if (t.my_pe == root) {
+      push_to_all<Scope>(t, dest + lo, source + lo, hi - lo, dest == source);
+      lane_signal_all<Scope>(t, s, base + 1);
+    } else {
+      lane_wait_one<Scope>(t, s, root, base + 1, call);
+    }
+  }
+
+  // Team PE of owner o, and owner number of team PE p (p != root).
+  __device__ int owner_pe(const gshmemi_team& t, int o) const { return (root + 1 + o) % t.size; }
+  __device__ int owner_of(const gshmemi_team& t, int p) const { return (p - root - 1 + t.size) % t.size; }
+
+  template <class Scope>
+  __device__ void relay_lane(const gshmemi_team& t, uint64_t base, int s, uint64_t lo, uint64_t hi) {
+    const int owners = t.size - 1;
+    const uint64_t chunks = (hi - lo + chunk - 1) / chunk;
+    if (t.my_pe == root) {
+      for (uint64_t k = 0; k < chunks; ++k) {
+        const uint64_t a = lo + k * chunk, n = (hi - a < chunk ? hi - a : chunk);
+        const int p = owner_pe(t, static_cast<int>(k % owners));
+        scoped_copy<Scope>(team_peer(t, dest + a, p), source + a, n);
+        Scope::sync();
+        if (Scope::rank() == 0)
+          st_release_sys(team_peer(t, lane_flag(t, s, root), p), base + 1 + k / owners);
+      }
+      if (dest != source) scoped_copy<Scope>(dest + lo, source + lo, hi - lo);
+      Scope::sync();
+      return;
+    }
+    const int me_o = owner_of(t, t.my_pe);
+    for (uint64_t k = me_o, j = 0; k < chunks; k += owners, ++j) {  // my chunks: wait, then forward
+      const uint64_t a = lo + k * chunk, n = (hi - a < chunk ? hi - a : chunk);
+      lane_wait_one<Scope>(t, s, root, base + 1 + j, call);
+      for (int x = 1; x < owners; ++x) scoped_copy<Scope>(team_peer(t, dest + a, owner_pe(t, (me_o + x) % owners)),
+                                                          dest + a, n);
+      Scope::sync();
+      for (int x = 1 + Scope::rank(); x < owners; x += Scope::size())
+        st_release_sys(team_peer(t, lane_flag(t, s, t.my_pe), owner_pe(t, (me_o + x) % owners)), base + 1 + j);
+    }
+    for (int x = 1 + Scope::rank(); x < owners; x += Scope::size()) {  // everyone else's chunks
+      const int o = (me_o + x) % owners;
+      if (static_cast<uint64_t>(o) >= chunks) continue;
+      const uint64_t owned = (chunks - 1 - o) / owners + 1;
+      wait_epoch(lane_flag(t, s, owner_pe(t, o)), base + owned, call, team_world_pe(t, owner_pe(t, o)));
+    }
+    Scope::sync();
+  }
+};
+
+template <class Scope>
+__device__ inline int broadcastmem(const char* call, gshmem_team_t team, void* dest, const void* source,
+                                   size_t nbytes, int root) {
+  const gshmemi_team* t = team_for_call<Scope>(call, team);
+  if (t == nullptr) return -1;
+#if defined(GSHMEM_DEBUG_CHECKS)
+  if (root < 0 || root >= t->size) fail_coll<Scope>(call, coll_bad::root, nullptr, root, nullptr, t->size);
+#endif
+  check_coll<Scope>(call, dest, nbytes, source, t->my_pe == root ? nbytes : 0, true);
+  bcast_op op(call, dest, source, nbytes, root, t->size);
+  return run_collective<Scope>(*t, op);
+}
+
+}  // namespace detail
+
+template <class Scope>
+__device__ inline int broadcastmem(gshmem_team_t team, void* dest, const void* source, size_t nbytes, int root) {
+  return detail::broadcastmem<Scope>("gshmem::broadcastmem", team, dest, source, nbytes, root);
+}
+
+template <class Scope, class T>
+__device__ inline int broadcast(gshmem_team_t team, T* dest, const T* source, size_t nelems, int root) {
+  return detail::broadcastmem<Scope>("gshmem::broadcast", team, dest, source, nelems * sizeof(T), root);
+}
+
+}  // namespace gshmem

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// How a data-movement collective is cut into lanes and chunks. Host and device
+// compute the same plan from arguments every member agrees on (byte counts,
+// team size), so a collective may be entered from the host on one PE and from
+// a kernel on another, and the library's multi-CTA kernels may run with any
+// number of CTAs (each CTA takes lanes b, b + G, ...).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "gshmem/detail/host_entry_coll.h"
+
+namespace gshmem {
+namespace detail {
+
+// Bytes one lane should move before another lane pays off.
+constexpr uint64_t kBytesPerLane = 128u << 10;
+// Lane slices start at multiples of this (keeps 16-byte vector copies aligned).
+constexpr uint64_t kSliceAlign = 256;
+// Broadcast relays through the non-root members when the team has at least 3
+// PEs and the message is at least this large (otherwise the root pushes to all).
+constexpr uint64_t kRelayMinBytes = 512u << 10;
+// Relay chunk size limits.
+constexpr uint64_t kRelayChunkMin = 16u << 10, kRelayChunkMax = 512u << 10;
+
+// Lanes for a collective in which one PE moves `bytes` in total.
+__host__ __device__ constexpr int coll_lanes(uint64_t bytes) {
+  const uint64_t l = (bytes + kBytesPerLane - 1) / kBytesPerLane;
+  return l < 1 ? 1 : (l > GSHMEMI_COLL_MAX_LANES ? GSHMEMI_COLL_MAX_LANES : static_cast<int>(l));
+}
+
+// [*lo, *hi) = slice s of `total` units cut into `lanes` pieces whose starts are
+// multiples of `align` units.
+__host__ __device__ inline void coll_slice(uint64_t total, int lanes, int s, uint64_t align, uint64_t* lo,
+                                           uint64_t* hi) {
+  uint64_t per = (total + lanes - 1) / lanes;
+  per = (per + align - 1) / align * align;
+  const uint64_t a = per * static_cast<uint64_t>(s);
+  *lo = a < total ? a : total;
+  *hi = total - *lo < per ? total : *lo + per;
+}
+
+struct bcast_plan {
+  int lanes;
+  bool relay;
+  uint64_t chunk;  // relay chunk bytes
+  uint64_t span;   // sequence values the call uses (see impl/coll_common.cuh)
+};
+
+__host__ __device__ inline bcast_plan plan_broadcast(uint64_t nbytes, int team_size) {
+  bcast_plan p{coll_lanes(nbytes), false, 0, 1};
+  if (team_size >= 3 && nbytes >= kRelayMinBytes) {
+    p.relay = true;
+    const uint64_t per_lane = (nbytes + p.lanes - 1) / p.lanes;
+    uint64_t c = per_lane / 16;
+    c = c < kRelayChunkMin ? kRelayChunkMin : (c > kRelayChunkMax ? kRelayChunkMax : c);
+    p.chunk = (c + 4095) / 4096 * 4096;
+    // Values base+1 .. base+ceil(chunks per lane / owners); bounded above by chunks + 2.
+    p.span = (per_lane + kSliceAlign + p.chunk - 1) / p.chunk + 2;
+  }
+  return p;
+}
+
+}  // namespace detail
+}  // namespace gshmem

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Where the team reductions keep their state, and how one call is cut into slots.
+// Host (the library's launcher) and device compute the same plan from the same inputs -
+// the call's arguments and the team's size and scratch size - so every member, whatever
+// form it calls (thread/warp/block, host, on-stream), runs the same protocol.
+//
+// STATE: the upper half of the team's symmetric collective scratch (team.scratch,
+// GSHMEM_TEAM_SCRATCH_SIZE bytes; the lower half is left to the other collectives).
+// It must be zero when the team is created. For a team of N members:
+//
+//   flags[nslots][N]   uint64  flags[s][i] (i != me): the last value team PE i signalled
+//                              to this PE for slot s; flags[s][me]: this PE's count of
+//                              calls that used slot s (its epoch; never written remotely)
+//   check[2][N]        uint64  debug records (nreduce, op, type) by call parity
+//   host_check[N][4]   uint64  records of the host-side argument check
+//   push[kReducePushSlots][2][N][push_bytes]
+//                              push buffers: [slot][epoch parity][sending team PE]
+//
+// SLOTS: a call is cut into `slots` contiguous element ranges; each slot runs its own
+// little protocol with its own flags, so a call can be spread over any number of thread
+// groups (CTAs) per PE without any synchronisation between the groups. Which group takes
+// which slot is a local choice; the slots themselves depend only on the arguments.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace gshmem {
+namespace detail {
+
+constexpr int kReduceMaxSlots = 128;                 // flag rows (slots of one call, at most)
+constexpr int kReducePushSlots = 8;                  // slots of the push (small-array) path
+constexpr uint64_t kReducePushSlotTarget = 8u << 10;  // push bytes per slot before adding one
+constexpr uint64_t kReducePullSlotBytes = 32u << 10;  // input bytes per slot of the pull path
+constexpr int kReduceThreads = 512;                  // threads per CTA of the library's kernel
+constexpr int kReduceMaxCtas = 64;                   // CTAs of the library's kernel, at most
+constexpr int kReduceHostCheckWords = 4;
+
+__host__ __device__ constexpr uint64_t reduce_align_up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
+
+struct reduce_region {
+  uint64_t* flags = nullptr;       // [nslots][N]
+  uint64_t* check = nullptr;       // [2][N]
+  uint64_t* host_check = nullptr;  // [N][kReduceHostCheckWords]
+  char* push = nullptr;            // [kReducePushSlots][2][N][push_bytes]
+  int n = 0;                       // team size
+  int nslots = 0;                  // 0: scratch too small for reductions
+  uint64_t push_bytes = 0;         // 0: no push path
+
+  __host__ __device__ uint64_t* flag_row(int s) const { return flags + static_cast<uint64_t>(s) * n; }
+  __host__ __device__ char* push_buf(int s, int parity, int sender) const {
+    return push + ((static_cast<uint64_t>(s) * 2 + parity) * n + sender) * push_bytes;
+  }
+};
+
+// Layout for a team of `n` members with `scratch_bytes` of scratch at `scratch` (a
+// device address; the host only uses the sizes).
+__host__ __device__ inline reduce_region reduce_region_of(char* scratch, uint64_t scratch_bytes, int n) {
+  reduce_region r;
+  // The region starts at the first 256-byte aligned address of the upper half (symmetric:
+  // the scratch has the same heap offset on every member, and heap bases are aligned).
+  const uint64_t addr = reinterpret_cast<uint64_t>(scratch);
+  const uint64_t off = reduce_align_up(addr + scratch_bytes / 2, 256) - addr;
+  const uint64_t row = 8ull * static_cast<uint64_t>(n > 0 ? n : 1);
+  const uint64_t check_bytes = reduce_align_up(8ull * n * (2 + kReduceHostCheckWords), 256);
+  if (n < 1 || off >= scratch_bytes || scratch_bytes - off < check_bytes + 2 * row) return r;
+  const uint64_t avail = scratch_bytes - off - check_bytes;
+  uint64_t nslots = avail / 2 / row;  // flags take at most half of what is left
+  if (nslots > kReduceMaxSlots) nslots = kReduceMaxSlots;
+  const uint64_t flag_bytes = reduce_align_up(nslots * row, 256);
+  if (nslots == 0 || flag_bytes > avail) return r;
+  char* base = scratch + off;
+  r.n = n;
+  r.nslots = static_cast<int>(nslots);
+  r.flags = reinterpret_cast<uint64_t*>(base);
+  r.check = reinterpret_cast<uint64_t*>(base + flag_bytes);
+  r.host_check = r.check + 2 * n;
+  r.push = base + flag_bytes + check_bytes;
+  const uint64_t push_area = avail - flag_bytes;
+  r.push_bytes = push_area / (2ull * kReducePushSlots * n) / 16 * 16;
+  return r;
+}
+
+// Element range [lo, hi) of slot s of `slots` over n elements, cut at multiples of the
+// vector length `vec` (elements per 16 bytes); the last slot also takes the n % vec tail.
+struct reduce_span {
+  uint64_t lo, hi;
+};
+__host__ __device__ inline reduce_span reduce_slot_span(uint64_t n, uint32_t vec, int slots, int s) {
+  const uint64_t nv = n / vec;
+  reduce_span sp;
+  sp.lo = nv * s / slots * vec;
+  sp.hi = s == slots - 1 ? n : nv * (s + 1) / slots * vec;
+  return sp;
+}
+// Part p of `parts` of a slot's range (vector-aligned cuts; the tail goes to the last part).
+__host__ __device__ inline reduce_span reduce_part_span(reduce_span sp, uint32_t vec, int parts, int p) {
+  const uint64_t nv = (sp.hi - sp.lo) / vec;
+  reduce_span r;
+  r.lo = sp.lo + nv * p / parts * vec;
+  r.hi = p == parts - 1 ? sp.hi : sp.lo + nv * (p + 1) / parts * vec;
+  return r;
+}
+
+struct reduce_plan {
+  bool push;  // true: push path (one signalled round through the scratch)
+  int slots;
+};
+
+// nreduce elements of esize bytes; scatter: reducescatter (the input is n * nreduce).
+__host__ __device__ inline reduce_plan reduce_plan_of(uint64_t nreduce, uint32_t esize, bool scatter,
+                                                      const reduce_region& r) {
+  const uint32_t vec = esize >= 16 ? 1 : 16 / esize;
+  const uint64_t bytes = nreduce * esize;
+  if (r.push_bytes > 0) {
+    uint64_t s = (bytes + kReducePushSlotTarget - 1) / kReducePushSlotTarget;
+    if (s < 1) s = 1;
+    for (; s <= static_cast<uint64_t>(kReducePushSlots) && s <= static_cast<uint64_t>(r.nslots); ++s) {
+      const uint64_t nv = nreduce / vec;
+      const uint64_t largest = ((nv + s - 1) / s + 1) * vec * esize;  // bound on any slot's bytes
+      if (largest <= r.push_bytes) return reduce_plan{true, static_cast<int>(s)};
+    }
+  }
+  const uint64_t in = scatter ? bytes * static_cast<uint64_t>(r.n) : bytes;
+  uint64_t s = (in + kReducePullSlotBytes - 1) / kReducePullSlotBytes;
+  if (s < 1) s = 1;
+  if (s > static_cast<uint64_t>(r.nslots)) s = static_cast<uint64_t>(r.nslots);
+  return reduce_plan{false, static_cast<int>(s)};
+}
+
+}  // namespace detail
+}  // namespace gshmem

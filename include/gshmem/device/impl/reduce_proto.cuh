@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Signalling of the team reductions: the per-slot epochs and flags (layout in
+// reduce_layout.cuh) and what one call carries from stage to stage (reduce_ctx).
+//
+// Epochs. Slot s of this PE has counted k-1 calls that used it when a call starts; the
+// call is its k-th. Signals for it carry 2k-1 ("entered": my source may be read) or 2k
+// ("done": my part is written / my push data is in your buffer). Values only grow and
+// every member makes the same slot choices, so `flag >= value` is never satisfied by
+// an older call, and a newer one implies the older (a member signals call k+1 of a slot
+// only after it finished call k of it).
+//
+// Ordering. A signal is a release store at system scope by one thread of the group
+// after a Scope::sync(); every thread that wrote data for it first executes
+// fence_acq_rel_sys(), so the signal carries the whole group's writes. Waiting is an
+// acquire load loop (wait_epoch) per peer, then Scope::sync() hands the acquired view
+// to the whole group.
+#pragma once
+
+#include <cstdint>
+
+#include "gshmem/detail/device_state.h"
+#include "memops.cuh"
+#include "reduce_layout.cuh"
+#include "state.cuh"
+#include "sync.cuh"
+
+namespace gshmem {
+namespace detail {
+
+template <class T>
+struct reduce_ctx {
+  gshmemi_team t;       // copy of the team entry
+  reduce_region r;
+  reduce_plan plan;
+  T* dest;
+  const T* source;
+  uint64_t n;           // nreduce
+  bool scatter;         // reducescatter
+  bool staging;         // in-place reducescatter on team PE > 0 (pull path): stage in own chunk
+  const char* call;     // C name (or template name) for messages
+  uint64_t record;      // (n, op, type) of this call, for the debug comparison
+};
+
+// The epoch this call uses on slot s (this PE's count + 1; the count is advanced only by
+// reduce_finish, after every thread of the group is done reading it).
+template <class T>
+__device__ __forceinline__ uint64_t reduce_epoch(const reduce_ctx<T>& c, int s) {
+  return ld_volatile(c.r.flag_row(s) + c.t.my_pe) + 1;
+}
+
+// Number of the call's slots that participant `part` of `nparts` takes (s = part + m * nparts).
+__device__ __forceinline__ int reduce_my_slots(int slots, int part, int nparts) {
+  return part < slots ? (slots - part + nparts - 1) / nparts : 0;
+}
+
+// Signals 2k - back (back = 1: entered, 0: done / data) on every slot of this participant
+// to every other member. Caller: fence (if it wrote data) + Scope::sync() first.
+template <class Scope, class T>
+__device__ __forceinline__ void reduce_signal(const reduce_ctx<T>& c, int part, int nparts, uint64_t back) {
+  const int N = c.t.size, me = c.t.my_pe;
+  const int m = reduce_my_slots(c.plan.slots, part, nparts);
+  for (int idx = Scope::rank(); idx < m * N; idx += Scope::size()) {
+    const int j = idx % N;
+    if (j == me) continue;
+    const int s = part + (idx / N) * nparts;
+    st_release_sys(peer_address(c.r.flag_row(s) + me, team_world_pe(c.t, j)), 2 * reduce_epoch(c, s) - back);
+  }
+}
+
+// Waits until every other member signalled >= 2k - back on every slot of this participant
+// (reduce_wait) or on slot s (reduce_wait_slot); then Scope::sync().
+template <class Scope, class T>
+__device__ __forceinline__ void reduce_wait(const reduce_ctx<T>& c, int part, int nparts, uint64_t back) {
+  const int N = c.t.size, me = c.t.my_pe;
+  const int m = reduce_my_slots(c.plan.slots, part, nparts);
+  for (int idx = Scope::rank(); idx < m * N; idx += Scope::size()) {
+    const int j = idx % N;
+    if (j == me) continue;
+    const int s = part + (idx / N) * nparts;
+    wait_epoch(c.r.flag_row(s) + j, 2 * reduce_epoch(c, s) - back, c.call, team_world_pe(c.t, j));
+  }
+  Scope::sync();
+}
+template <class Scope, class T>
+__device__ __forceinline__ void reduce_wait_slot(const reduce_ctx<T>& c, int s, uint64_t back) {
+  const int N = c.t.size, me = c.t.my_pe;
+  const uint64_t target = 2 * reduce_epoch(c, s) - back;
+  for (int j = Scope::rank(); j < N; j += Scope::size())
+    if (j != me) wait_epoch(c.r.flag_row(s) + j, target, c.call, team_world_pe(c.t, j));
+  Scope::sync();
+}
+
+// Advances this participant's slot epochs; ends the call.
+template <class Scope, class T>
+__device__ __forceinline__ void reduce_finish(const reduce_ctx<T>& c, int part, int nparts) {
+  Scope::sync();
+  if (Scope::rank() == 0)
+    for (int s = part; s < c.plan.slots; s += nparts) {
+      uint64_t* e = c.r.flag_row(s) + c.t.my_pe;
+      st_volatile(e, ld_volatile(e) + 1);
+    }
+  Scope::sync();
+}
+
+}  // namespace detail
+}  // namespace gshmem

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Bodies of device/team.cuh, and the team internals every team operation uses:
+// lookup, PE translation, and where a team's control words live.
+//
+// Control words of a team of M PEs (all symmetric among the members, set up by
+// src/host/team/; sizes in host_entry_coll.h, costs in docs/teams.md):
+//   sync_flags[M]                      team_sync / barrier (impl/sync.cuh)
+//   coll_flags[M]                      free for other collectives (reductions)
+//   lanes[GSHMEMI_COLL_MAX_LANES][M]   data-movement flags: lanes[s][w] on PE p is
+//                                      written only by team PE w (lane s), and only
+//                                      with growing values, so a waiter that sees
+//                                      a value >= its target has everything w
+//                                      released before it (impl/coll_common.cuh)
+//   counts[M]                          per-PE byte counts (collect)
+//   check[M][GSHMEMI_TEAM_CHECK_WORDS] argument records (host debug checks)
+// The slots lanes[s][my_pe] of the own PE are never written by another PE; two
+// of them hold local counters: lanes[0][me] the team's data-movement sequence
+// number, lanes[1][me] the CTA arrival count of a multi-CTA collective.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+
+#include "../scope.cuh"
+#include "../team.cuh"
+#include "gshmem/detail/host_entry_coll.h"
+#include "memops.cuh"
+#include "state.cuh"
+
+namespace gshmem {
+namespace detail {
+
+// `team` if it is a valid team this PE belongs to, else nullptr.
+__device__ __forceinline__ const gshmemi_team* team_lookup(gshmem_team_t team) {
+  const gshmemi_device_state& s = state();
+  if (team < 0 || team >= s.max_teams || s.teams == nullptr) return nullptr;
+  const gshmemi_team* t = s.teams + team;
+  return (t->size > 0 && t->my_pe >= 0) ? t : nullptr;
+}
+
+// World PE of team PE i.
+__device__ __forceinline__ int team_world_pe(const gshmemi_team& t, int i) { return t.start + i * t.stride; }
+
+// Team PE number of world PE `pe`, or -1 if it is not a member.
+__device__ __forceinline__ int team_index_of(const gshmemi_team& t, int pe) {
+  const int d = pe - t.start;
+  if (d < 0 || d % t.stride != 0) return -1;
+  const int i = d / t.stride;
+  return i < t.size ? i : -1;
+}
+
+__device__ __forceinline__ uint64_t* team_lanes(const gshmemi_team& t) { return t.coll_flags + t.size; }
+// lanes[s][w]: written by team PE w for lane s.
+__device__ __forceinline__ uint64_t* lane_flag(const gshmemi_team& t, int s, int w) {
+  return team_lanes(t) + static_cast<size_t>(s) * t.size + w;
+}
+__device__ __forceinline__ uint64_t* team_counts(const gshmemi_team& t) {
+  return team_lanes(t) + static_cast<size_t>(GSHMEMI_COLL_MAX_LANES) * t.size;
+}
+// check[M][GSHMEMI_TEAM_CHECK_WORDS] (host debug checks, team-slot agreement).
+__device__ __forceinline__ uint64_t* team_check(const gshmemi_team& t) { return team_counts(t) + t.size; }
+__device__ __forceinline__ uint64_t* move_counter(const gshmemi_team& t) { return lane_flag(t, 0, t.my_pe); }
+__device__ __forceinline__ uint64_t* arrival_counter(const gshmemi_team& t) { return lane_flag(t, 1, t.my_pe); }
+
+// Debug builds: one line naming the call, the PE, the cause and the remedy.
+static __device__ __noinline__ void report_bad_team(const char* call, gshmem_team_t team) {
+  const gshmemi_device_state& s = state();
+  printf("gshmem ERROR [PE %d]: %s: team %d is not a valid team of this PE (GSHMEM_TEAM_INVALID, destroyed, "
+         "or a team this PE is not a member of) (block %d thread %d); call team operations only with teams "
+         "for which gshmem_team_my_pe(team) >= 0\n",
+         s.version ? s.my_pe : -1, call, team, static_cast<int>(blockIdx.x), static_cast<int>(threadIdx.x));
+}
+
+// The team for a team operation by the threads of Scope, or nullptr (debug
+// builds: the scope's rank 0 reports it and traps).
+template <class Scope>
+__device__ __forceinline__ const gshmemi_team* team_for_call(const char* call, gshmem_team_t team) {
+  const gshmemi_team* t = team_lookup(team);
+#if defined(GSHMEM_DEBUG_CHECKS)
+  if (t == nullptr) {
+    const bool reporter = Scope::rank() == 0;
+    if (reporter) report_bad_team(call, team);
+    trap_after_report(reporter);
+  }
+#else
+  (void)call;
+#endif
+  return t;
+}
+
+}  // namespace detail
+
+__device__ inline int team_my_pe(gshmem_team_t team) {
+  const gshmemi_team* t = detail::team_lookup(team);
+  return t ? t->my_pe : -1;
+}
+
+__device__ inline int team_n_pes(gshmem_team_t team) {
+  const gshmemi_team* t = detail::team_lookup(team);
+  return t ? t->size : -1;
+}
+
+__device__ inline int team_translate_pe(gshmem_team_t src_team, int src_pe, gshmem_team_t dest_team) {
+  const gshmemi_team* s = detail::team_lookup(src_team);
+  const gshmemi_team* d = detail::team_lookup(dest_team);
+  if (!s || !d || src_pe < 0 || src_pe >= s->size) return -1;
+  return detail::team_index_of(*d, detail::team_world_pe(*s, src_pe));
+}
+
+}  // namespace gshmem

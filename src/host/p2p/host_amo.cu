@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Host forms of the AMOs (gshmem_int_atomic_fetch_add from host code, ...):
+// the device AMO in a one-thread kernel on the internal stream, then the
+// fetched value copied to the caller. Blocking, _nbi forms included (their
+// result is complete on return, which satisfies "complete at quiet").
+// Signed and unsigned integers of one size share a kernel: the AMOs are
+// bitwise identical for them (two's complement wrap-around).
+#include <gshmem/gshmem.h>
+
+#include <cstring>
+#include <type_traits>
+
+#include "host/init/runtime.h"
+#include "host/p2p/p2p_host.h"
+
+namespace gshmem::p2p {
+namespace {
+
+template <class T>
+__global__ void amo_kernel(int op, T* dest, T value, T cond, T* result, int pe) {
+  T r = T();
+  switch (op) {
+    case GSHMEMI_AMO_FETCH: r = gshmem::atomic_fetch(dest, pe); break;
+    case GSHMEMI_AMO_SET: gshmem::atomic_set(dest, value, pe); r = value; break;
+    case GSHMEMI_AMO_SWAP: r = gshmem::atomic_swap(dest, value, pe); break;
+    default:
+      if constexpr (std::is_integral<T>::value) {
+        switch (op) {
+          case GSHMEMI_AMO_COMPARE_SWAP: r = gshmem::atomic_compare_swap(dest, cond, value, pe); break;
+          case GSHMEMI_AMO_FETCH_ADD: r = gshmem::atomic_fetch_add(dest, value, pe); break;
+          case GSHMEMI_AMO_FETCH_AND: r = gshmem::atomic_fetch_and(dest, value, pe); break;
+          case GSHMEMI_AMO_FETCH_OR: r = gshmem::atomic_fetch_or(dest, value, pe); break;
+          case GSHMEMI_AMO_FETCH_XOR: r = gshmem::atomic_fetch_xor(dest, value, pe); break;
+          default: break;
+        }
+      }
+      break;
+  }
+  if (result) *result = r;
+}
+
+template <class T>
+void run(const char* call, int op, void* dest, const void* value, const void* cond, void* fetch, int pe) {
+  T v = T(), c = T();
+  if (value) memcpy(&v, value, sizeof(T));
+  if (cond) memcpy(&c, cond, sizeof(T));
+  const cudaStream_t s = rt().stream;
+  StreamScratch scratch(call, fetch ? sizeof(T) : 0, s);
+  if (!scratch.ok()) return;
+  T* result = scratch.at<T>(0);
+  amo_kernel<T><<<1, 1, 0, s>>>(op, static_cast<T*>(dest), v, c, result, pe);
+  if (!finish(call, s, false)) return;
+  if (fetch && !cuda_ok(call, "copy of the fetched value",
+                        cudaMemcpyAsync(fetch, result, sizeof(T), cudaMemcpyDefault, s)))
+    return;
+  finish(call, s, true);
+}
+
+bool valid_op(const char* call, int op, int kind) {
+  const bool known = op >= GSHMEMI_AMO_FETCH && op <= GSHMEMI_AMO_FETCH_XOR;
+  if (known && (kind != GSHMEMI_KIND_FLOAT || op <= GSHMEMI_AMO_SWAP)) return true;
+  GSHMEM_LOG_ERROR("%s: internal error: AMO operation %d is not defined for this type (kind %d)", call, op, kind);
+  return false;
+}
+
+}  // namespace
+}  // namespace gshmem::p2p
+
+extern "C" GSHMEM_API void gshmemi_host_amo(const char* call, int op, int kind, size_t size, void* dest,
+                                            const void* value, const void* cond, void* fetch, int pe) {
+  using namespace gshmem::p2p;
+  if (!check_init(call) || !valid_op(call, op, kind)) return;
+  if (!remote_address(call, dest, size, pe)) return;
+  if (reinterpret_cast<uintptr_t>(dest) % size != 0) {
+    GSHMEM_LOG_ERROR("%s: dest %p is not aligned to its %zu-byte type (PE %d); AMOs need naturally aligned "
+                     "objects", call, dest, size, pe);
+    return;
+  }
+  if (kind == GSHMEMI_KIND_FLOAT && size == 4) run<float>(call, op, dest, value, cond, fetch, pe);
+  else if (kind == GSHMEMI_KIND_FLOAT && size == 8) run<double>(call, op, dest, value, cond, fetch, pe);
+  else if (kind != GSHMEMI_KIND_FLOAT && size == 4) run<uint32_t>(call, op, dest, value, cond, fetch, pe);
+  else if (kind != GSHMEMI_KIND_FLOAT && size == 8) run<uint64_t>(call, op, dest, value, cond, fetch, pe);
+  else GSHMEM_LOG_ERROR("%s: internal error: no %zu-byte AMO type", call, size);
+}

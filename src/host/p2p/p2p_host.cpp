@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "host/p2p/p2p_host.h"
+
+#include "gshmem/types.h"
+#include "host/init/runtime.h"
+#include "host/util/config.h"
+#include "host/util/log.h"
+
+namespace gshmem::p2p {
+
+bool check_init(const char* call) { return require_init(call) == GSHMEM_SUCCESS; }
+
+bool check_cmp(const char* call, int cmp) {
+  if (cmp >= GSHMEM_CMP_EQ && cmp <= GSHMEM_CMP_LE) return true;
+  GSHMEM_LOG_ERROR("%s: invalid comparison %d; use GSHMEM_CMP_EQ, _NE, _GT, _GE, _LT or _LE", call, cmp);
+  return false;
+}
+
+bool check_sig_op(const char* call, int sig_op, int pe) {
+  if (sig_op == GSHMEM_SIGNAL_SET || sig_op == GSHMEM_SIGNAL_ADD) return true;
+  GSHMEM_LOG_ERROR("%s: invalid sig_op %d for PE %d; use GSHMEM_SIGNAL_SET or GSHMEM_SIGNAL_ADD", call, sig_op, pe);
+  return false;
+}
+
+void* remote_address(const char* call, const void* sym, size_t bytes, int pe) {
+  if (check_pe(call, pe) != GSHMEM_SUCCESS) return nullptr;
+  if (check_symmetric(call, sym, bytes) != GSHMEM_SUCCESS) return nullptr;
+  const Runtime& r = rt();
+  char* peer = r.heap->peer_base(pe);
+  if (!peer) {
+    GSHMEM_LOG_ERROR("%s: PE %d is not reachable from this PE by loads/stores (it is on another node; the "
+                     "network transport is not available in this build)", call, pe);
+    return nullptr;
+  }
+  return peer + (static_cast<const char*>(sym) - r.heap->base());
+}
+
+bool check_local(const char* call, const void* sym, size_t bytes) {
+  if (!config::get().debug_checks || bytes == 0) return true;
+  return check_symmetric(call, sym, bytes) == GSHMEM_SUCCESS;
+}
+
+bool cuda_ok(const char* call, const char* what, cudaError_t e) {
+  if (e == cudaSuccess) return true;
+  GSHMEM_LOG_ERROR("%s: %s failed: %s (%s)", call, what, cudaGetErrorString(e), cudaGetErrorName(e));
+  return false;
+}
+
+StreamScratch::StreamScratch(const char* call, size_t bytes, cudaStream_t stream) : bytes_(bytes), stream_(stream) {
+  if (bytes == 0) return;
+  if (cudaMallocAsync(&ptr_, bytes, stream) == cudaSuccess) {
+    async_ = true;
+    return;
+  }
+  cudaGetLastError();  // memory pools unsupported: plain allocation
+  ptr_ = nullptr;
+  if (!cuda_ok(call, "cudaMalloc of the call's device scratch", cudaMalloc(&ptr_, bytes))) ptr_ = nullptr;
+}
+
+StreamScratch::~StreamScratch() {
+  if (!ptr_) return;
+  if (async_) {
+    cudaFreeAsync(ptr_, stream_);
+  } else {
+    cudaStreamSynchronize(stream_);  // the stream may still use it
+    cudaFree(ptr_);
+  }
+}
+
+bool finish(const char* call, cudaStream_t stream, bool wait) {
+  if (!cuda_ok(call, "kernel launch", cudaGetLastError())) return false;
+  if (wait && !cuda_ok(call, "cudaStreamSynchronize", cudaStreamSynchronize(stream))) return false;
+  return true;
+}
+
+}  // namespace gshmem::p2p

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// A few words from every member of a team, on the device (fcollect into the
+// team's check words): the team-only exchange behind slot agreement in
+// gshmem_team_split_* and the host debug checks of collectives. The bootstrap
+// cannot do it: its collectives involve every PE of the job.
+#include <gshmem/gshmem.h>
+
+#include "gshmem/device/impl/coll_collect.cuh"
+
+#include "team.h"
+
+namespace gshmem::team {
+namespace {
+
+struct Words {
+  uint64_t w[GSHMEMI_TEAM_CHECK_WORDS];
+};
+
+__global__ void k_allgather_words(gshmem_team_t team, Words mine) {
+  __shared__ uint64_t src[GSHMEMI_TEAM_CHECK_WORDS];
+  if (threadIdx.x < GSHMEMI_TEAM_CHECK_WORDS) src[threadIdx.x] = mine.w[threadIdx.x];
+  __syncthreads();
+  const gshmemi_team t = detail::state().teams[team];
+  detail::fcollect_op op("gshmem team exchange", detail::team_check(t), src, sizeof(src), t.size);
+  detail::run_collective<block_scope>(t, op);
+}
+
+}  // namespace
+
+Status allgather_words(const char* call, gshmem_team_t team, const uint64_t* mine, cudaStream_t stream,
+                       std::vector<uint64_t>* all) {
+  const gshmemi_team* t = lookup(team);
+  if (!t) {
+    GSHMEM_LOG_ERROR("%s: internal: team %d is not valid here", call, team);
+    return GSHMEM_ERROR_INTERNAL;
+  }
+  Words w;
+  for (int i = 0; i < GSHMEMI_TEAM_CHECK_WORDS; ++i) w.w[i] = mine[i];
+  k_allgather_words<<<1, 32, 0, stream>>>(team, w);
+  GSHMEM_CUDA_TRY(call, cudaGetLastError());
+  GSHMEM_CUDA_TRY(call, cudaStreamSynchronize(stream));
+  all->resize(static_cast<size_t>(t->size) * GSHMEMI_TEAM_CHECK_WORDS);
+  GSHMEM_CUDA_TRY(call, cudaMemcpy(all->data(), check_words(*t), all->size() * sizeof(uint64_t),
+                                   cudaMemcpyDeviceToHost));
+  return GSHMEM_SUCCESS;
+}
+
+}  // namespace gshmem::team

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Team slots: layout, the predefined teams, install / uninstall, lookup.
+#include <cuda_runtime.h>
+
+#include <cstring>
+
+#include "gshmem/detail/host_entry_coll.h"
+#include "host/util/config.h"
+#include "team.h"
+
+namespace gshmem::team {
+namespace {
+
+constexpr uint64_t kAlign = 256;
+uint64_t align_up(uint64_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
+
+uint64_t ctrl_bytes(int n_pes) {
+  return align_up(static_cast<uint64_t>(GSHMEMI_TEAM_CTRL_WORDS) * sizeof(uint64_t) * static_cast<uint64_t>(n_pes));
+}
+
+gshmemi_team unused() {
+  gshmemi_team t{};
+  t.my_pe = -1;
+  return t;
+}
+
+// The node's PEs as start/stride/size when they form an arithmetic progression
+// of world PE numbers (local_pes is sorted); false otherwise.
+bool node_progression(const Runtime& r, int* start, int* stride) {
+  const std::vector<int>& l = r.local_pes;
+  *start = l.empty() ? r.my_pe : l[0];
+  *stride = l.size() > 1 ? l[1] - l[0] : 1;
+  for (size_t i = 1; i < l.size(); ++i)
+    if (l[i] - l[i - 1] != *stride) return false;
+  return !l.empty();
+}
+
+}  // namespace
+
+uint64_t region_bytes(int n_pes, int max_teams, uint64_t scratch_bytes) {
+  return (ctrl_bytes(n_pes) + align_up(scratch_bytes)) * static_cast<uint64_t>(max_teams);
+}
+
+int max_teams_config() {
+  const long long v = config::get().max_teams;
+  return static_cast<int>(v < kPredefined + 1 ? kPredefined + 1 : (v > kMaxSlots ? kMaxSlots : v));
+}
+
+const gshmemi_team* lookup(gshmem_team_t team) {
+  const Runtime& r = rt();
+  if (!r.initialized || team < 0 || team >= static_cast<int>(r.teams.size())) return nullptr;
+  const gshmemi_team& t = r.teams[team];
+  return (t.size > 0 && t.my_pe >= 0) ? &t : nullptr;
+}
+
+const gshmemi_team* require(const char* call, gshmem_team_t team) {
+  if (require_init(call) != GSHMEM_SUCCESS) return nullptr;
+  const gshmemi_team* t = lookup(team);
+  if (!t)
+    GSHMEM_LOG_ERROR("%s: team %d is not a valid team of this PE (GSHMEM_TEAM_INVALID, destroyed, or a team this "
+                     "PE is not a member of); call it only with teams for which gshmem_team_my_pe(team) >= 0",
+                     call, team);
+  return t;
+}
+
+uint64_t* check_words(const gshmemi_team& t) {
+  return t.coll_flags + static_cast<size_t>(t.size) * (1 + GSHMEMI_COLL_MAX_LANES + 1);
+}
+
+Status install(const char* call, int slot, int start, int stride, int size, int my_index,
+               const gshmem_team_config_t& config, cudaStream_t stream) {
+  Runtime& r = rt();
+  char* base = r.team_region + static_cast<uint64_t>(slot) * r.team_slot_bytes;
+  const uint64_t ctrl = ctrl_bytes(r.n_pes);
+  gshmemi_team t{};
+  t.start = start;
+  t.stride = stride;
+  t.size = size;
+  t.my_pe = my_index;
+  t.sync_flags = reinterpret_cast<uint64_t*>(base);
+  t.coll_flags = t.sync_flags + size;
+  t.sync_epoch = r.d_team_epochs + 2 * slot;
+  t.coll_epoch = r.d_team_epochs + 2 * slot + 1;
+  t.scratch = base + ctrl;
+  t.scratch_bytes = r.team_slot_bytes - ctrl;
+  GSHMEM_CUDA_TRY(call, cudaMemsetAsync(base, 0, r.team_slot_bytes, stream));
+  GSHMEM_CUDA_TRY(call, cudaMemsetAsync(t.sync_epoch, 0, 2 * sizeof(uint64_t), stream));
+  r.teams[slot] = t;
+  r.team_configs[slot] = config;
+  GSHMEM_CUDA_TRY(call, cudaMemcpyAsync(r.d_teams + slot, &r.teams[slot], sizeof(gshmemi_team),
+                                        cudaMemcpyHostToDevice, stream));
+  GSHMEM_LOG_INFO("%s: team %d = world PEs %d + i*%d, i < %d; this PE is team PE %d", call, slot, start, stride, size,
+                  my_index);
+  return GSHMEM_SUCCESS;
+}
+
+Status uninstall(const char* call, int slot) {
+  Runtime& r = rt();
+  r.teams[slot] = unused();
+  r.team_configs[slot] = gshmem_team_config_t{};
+  GSHMEM_CUDA_TRY(call, cudaMemcpy(r.d_teams + slot, &r.teams[slot], sizeof(gshmemi_team), cudaMemcpyHostToDevice));
+  return GSHMEM_SUCCESS;
+}
+
+std::vector<uint64_t> free_slots() {
+  const Runtime& r = rt();
+  std::vector<uint64_t> bits(GSHMEMI_TEAM_CHECK_WORDS, 0);
+  for (size_t k = 0; k < r.teams.size(); ++k)
+    if (r.teams[k].size == 0) bits[k / 64] |= 1ull << (k % 64);
+  return bits;
+}
+
+Status setup(Runtime& r, char* region) {
+  const char* call = "gshmem_init";
+  const int max_teams = max_teams_config();
+  if (config::get().max_teams > kMaxSlots)
+    GSHMEM_LOG_WARN("GSHMEM_MAX_TEAMS=%lld is more than gshmem supports; using %d", config::get().max_teams, kMaxSlots);
+  r.team_region = region;
+  r.team_slot_bytes = region_bytes(r.n_pes, 1, config::get().team_scratch_size);
+  r.teams.assign(max_teams, unused());
+  r.team_configs.assign(max_teams, gshmem_team_config_t{});
+  GSHMEM_CUDA_TRY(call, cudaMalloc(&r.d_team_epochs, sizeof(uint64_t) * 2 * max_teams));
+  GSHMEM_CUDA_TRY(call, cudaMemset(r.d_team_epochs, 0, sizeof(uint64_t) * 2 * max_teams));
+  GSHMEM_CUDA_TRY(call, cudaMalloc(&r.d_teams, sizeof(gshmemi_team) * max_teams));
+  GSHMEM_CUDA_TRY(call, cudaMemcpy(r.d_teams, r.teams.data(), sizeof(gshmemi_team) * max_teams,
+                                   cudaMemcpyHostToDevice));
+
+  const gshmem_team_config_t none{};
+  GSHMEM_TRY(install(call, GSHMEM_TEAM_WORLD, 0, 1, r.n_pes, r.my_pe, none, nullptr));
+  int start = r.my_pe, stride = 1;
+  const bool whole_node = node_progression(r, &start, &stride);
+  if (!whole_node)
+    GSHMEM_LOG_WARN("gshmem_init: the PEs of this node are not evenly spaced in the world numbering, so "
+                    "GSHMEMX_TEAM_NODE and GSHMEM_TEAM_SHARED contain only this PE; place PEs node by node "
+                    "(consecutive or evenly strided ranks) to get whole-node teams");
+  const int node_size = whole_node ? static_cast<int>(r.local_pes.size()) : 1;
+  const int node_index = whole_node ? r.local_rank : 0;
+  if (!whole_node) start = r.my_pe, stride = 1;
+  GSHMEM_TRY(install(call, GSHMEMX_TEAM_NODE, start, stride, node_size, node_index, none, nullptr));
+  bool mapped = whole_node;
+  for (int pe : r.local_pes) mapped = mapped && r.heap->peer_base(pe) != nullptr;
+  if (whole_node && !mapped)
+    GSHMEM_LOG_WARN("gshmem_init: not every PE of this node is load/store reachable; GSHMEM_TEAM_SHARED contains "
+                    "only this PE");
+  if (mapped)
+    GSHMEM_TRY(install(call, GSHMEM_TEAM_SHARED, start, stride, node_size, node_index, none, nullptr));
+  else
+    GSHMEM_TRY(install(call, GSHMEM_TEAM_SHARED, r.my_pe, 1, 1, 0, none, nullptr));
+  GSHMEM_CUDA_TRY(call, cudaDeviceSynchronize());
+  return GSHMEM_SUCCESS;
+}
+
+void teardown(Runtime& r) {
+  if (r.d_teams) cudaFree(r.d_teams);
+  if (r.d_team_epochs) cudaFree(r.d_team_epochs);
+  r.d_teams = nullptr;
+  r.d_team_epochs = nullptr;
+  r.team_region = nullptr;
+  r.team_slot_bytes = 0;
+  r.teams.clear();
+  r.team_configs.clear();
+}
+
+}  // namespace gshmem::team

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Test-harness helpers of the compat programs (tests/compat). Deliberately free of gshmem:
+// the programs themselves speak only the NVSHMEM / OpenSHMEM dialect, and this file only
+// counts checks, prints failures and decides "skip" (exit 77) before any SHMEM call.
+//   compat_skip_without_gpus(name)   exit 77 unless this node has a GPU per local process
+//                                     (local count from gshmrun's or Open MPI's variables)
+//   COMPAT_CHECK(cond, fmt, ...)      one check; a failure prints PE, line and the message
+//   compat_summary(pe, name)          "PE x: N checks passed (name)"; returns the exit code
+#pragma once
+
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static long long compat_checks = 0, compat_failures = 0;
+static int compat_pe = -1;
+
+static inline int compat_local_size(void) {
+  const char* vars[] = {"GSHMEM_LOCAL_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE", "SLURM_NTASKS_PER_NODE"};
+  for (unsigned i = 0; i < sizeof(vars) / sizeof(vars[0]); ++i) {
+    const char* v = getenv(vars[i]);
+    if (v && atoi(v) > 0) return atoi(v);
+  }
+  return 1;
+}
+
+// Returns 1 (after printing why) when the node lacks a GPU per local process; the caller then
+// exits 77 (after MPI_Finalize, in MPI programs). Every process decides alike.
+static inline int compat_lacks_gpus(const char* name) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();
+    count = 0;
+  }
+  const int needed = compat_local_size();
+  if (count >= needed && count > 0) return 0;
+  printf("SKIP: %s needs %d GPUs on this node, found %d\n", name, needed, count);
+  fflush(stdout);
+  return 1;
+}
+
+static inline void compat_skip_without_gpus(const char* name) {
+  if (compat_lacks_gpus(name)) exit(77);
+}
+
+#define COMPAT_CHECK(cond, ...)                                                   \
+  do {                                                                            \
+    ++compat_checks;                                                              \
+    if (!(cond)) {                                                                \
+      if (++compat_failures <= 20) {                                              \
+        fprintf(stderr, "PE %d: FAIL %s:%d: %s: ", compat_pe, __FILE__, __LINE__, #cond); \
+        fprintf(stderr, __VA_ARGS__);                                             \
+        fputc('\n', stderr);                                                      \
+      }                                                                           \
+    }                                                                             \
+  } while (0)
+
+#define COMPAT_CUDA(call)                                                          \
+  do {                                                                             \
+    cudaError_t compat_e_ = (call);                                                \
+    if (compat_e_ != cudaSuccess) {                                                \
+      fprintf(stderr, "PE %d: FAIL %s:%d: %s: %s\n", compat_pe, __FILE__, __LINE__, #call, \
+              cudaGetErrorString(compat_e_));                                      \
+      exit(1);                                                                     \
+    }                                                                              \
+  } while (0)
+
+static inline int compat_summary(const char* name) {
+  if (compat_failures == 0)
+    printf("PE %d: %lld checks passed (%s)\n", compat_pe, compat_checks, name);
+  else
+    printf("PE %d: %lld of %lld checks FAILED (%s)\n", compat_pe, compat_failures, compat_checks, name);
+  fflush(stdout);
+  return compat_failures == 0 && compat_checks > 0 ? 0 : 1;
+}

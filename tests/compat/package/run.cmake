@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# ctest compat_package: install the build into a private prefix, build the consumer project
+# against it with find_package(gshmem) + gshmem::nvshmem_compat, run both programs.
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
+  endif()
+endfunction()
+file(REMOVE_RECURSE ${PREFIX} ${CONSUMER_BIN})
+run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${PREFIX})
+foreach(f include/gshmem/compat/nvshmem.h include/gshmem/compat/nvshmemx.h include/gshmem/compat/shmem.h
+          include/gshmem/compat/detail/nvshmem_names.h include/gshmem/compat/detail/shmem_names.h)
+  if(NOT EXISTS ${PREFIX}/${f})
+    message(FATAL_ERROR "install is missing ${f}")
+  endif()
+endforeach()
+if(EXISTS ${PREFIX}/include/gshmem/compat/CMakeLists.txt)
+  message(FATAL_ERROR "install contains include/gshmem/compat/CMakeLists.txt")
+endif()
+run(${CMAKE_COMMAND} -S ${CONSUMER_SRC} -B ${CONSUMER_BIN} -G ${GENERATOR} -DCMAKE_PREFIX_PATH=${PREFIX})
+run(${CMAKE_COMMAND} --build ${CONSUMER_BIN})
+run(${CONSUMER_BIN}/nvshmem_consumer)
+run(${CONSUMER_BIN}/shmem_consumer)
+message(STATUS "find_package(gshmem) + gshmem::nvshmem_compat consumer built and ran")

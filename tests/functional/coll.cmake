@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Teams, team barriers/syncs and the data-movement collectives (broadcast, fcollect,
+# collect, alltoall, alltoalls). Included by tests/functional/CMakeLists.txt. Each runs
+# under gshmrun on 2, 3 and 4 PEs as <name>-<npes>, label gpu.
+foreach(t team team_sync coll_bcast coll_collect coll_alltoall)
+  gt_add_functional_test(${t})
+endforeach()
+
+# The same team-sync test with the dissemination barrier forced on small teams (device
+# forms only: the library's host forms keep the all-to-all exchange).
+add_executable(test_team_sync_dissemination test_team_sync.cu)
+target_link_libraries(test_team_sync_dissemination PRIVATE gshmem::gshmem)
+target_compile_definitions(test_team_sync_dissemination PRIVATE GSHMEMI_ALLTOALL_SYNC_MAX=1)
+target_compile_options(test_team_sync_dissemination PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>)
+set_target_properties(test_team_sync_dissemination PROPERTIES CUDA_SEPARABLE_COMPILATION OFF)
+foreach(n 2 3 4)
+  gshmem_add_gpu_test(team_sync_dissemination test_team_sync_dissemination ${n})
+  gt_gpu_test_properties(team_sync_dissemination-${n} "${GT_GPU_ENV}")
+endforeach()
+
+# coll_errors-N: every bad-argument case in its own gshmrun job; the driver checks the
+# exit status and greps the message (call, PE, cause, remedy). Device checks compiled in.
+add_executable(test_coll_errors test_coll_errors.cu)
+target_link_libraries(test_coll_errors PRIVATE gshmem::gshmem)
+target_compile_definitions(test_coll_errors PRIVATE GSHMEM_DEBUG_CHECKS=1)
+target_compile_options(test_coll_errors PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>)
+set_target_properties(test_coll_errors PROPERTIES CUDA_SEPARABLE_COMPILATION OFF)
+foreach(n 2 3)
+  add_test(NAME coll_errors-${n}
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/coll_errors.sh $<TARGET_FILE:gshmrun>
+                   $<TARGET_FILE:test_coll_errors> ${n})
+  set_tests_properties(coll_errors-${n} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 900)
+  gt_gpu_test_properties(coll_errors-${n} "${GT_GPU_ENV}")
+endforeach()

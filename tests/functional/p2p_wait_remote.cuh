@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Parts 2 and 3 of test_wait.cu (included there, after the type tags):
+// waits satisfied by another PE's updates, from a device thread and from the
+// host forms, and gshmemx_<type>_wait_until_on_stream.
+#pragma once
+
+namespace {
+
+constexpr int kRN = 9;  // variables per set
+constexpr int kRemoteRounds = 40;
+constexpr unsigned kPauseNs = 2000;
+
+__host__ __device__ inline long long rstamp(int src, int round, int i) {
+  return static_cast<long long>(value<uint64_t>(src, static_cast<uint64_t>(i), 7000 + round) >> 1);
+}
+// Which elements the writer sets in each phase (both sides compute them).
+__host__ __device__ inline int any_index(int round, int src) { return (round * 5 + src) % kRN; }
+__host__ __device__ inline int some_index(int round, int src, int k) { return ((round * 3 + src) % kRN + 4 * k) % kRN; }
+
+// data[i] = stamp; fence; flag[i] = v, on PE `to`.
+template <class T>
+__device__ void publish(T* flags, long long* data, int i, T v, long long stamp, int to) {
+  gshmem_longlong_p(&data[i], stamp, to);
+  gshmem_fence();
+  if constexpr (sizeof(T) >= 4) gshmem::atomic_set(&flags[i], v, to);  // an AMO as the flag
+  else gshmem::p(&flags[i], v, to);                                    // (no 2-byte AMOs)
+}
+
+// One phase's writes to PE `to` (round r, phase r % 4), with pauses between them.
+template <class T>
+__device__ void write_phase(T* flags, long long* data, int r, int me, int to) {
+  const T v = static_cast<T>(r + 1);
+  switch (r % 4) {
+    case 0:  // all (odd elements are masked out and never set)
+      for (int i = 0; i < kRN; i += 2) {
+        __nanosleep(kPauseNs);
+        publish(flags, data, i, v, rstamp(me, r, i), to);
+      }
+      break;
+    case 1: publish(flags, data, any_index(r, me), v, rstamp(me, r, any_index(r, me)), to); break;
+    case 2:
+      for (int k = 0; k < 2; ++k) {
+        __nanosleep(kPauseNs);
+        publish(flags, data, some_index(r, me, k), v, rstamp(me, r, some_index(r, me, k)), to);
+      }
+      break;
+    default:  // vector: element i becomes i + 1 + r, in a scrambled order
+      for (int k = 0; k < kRN; ++k) {
+        const int i = (k * 4 + r) % kRN;
+        __nanosleep(kPauseNs / 4);
+        publish(flags, data, i, static_cast<T>(i + 1 + r), rstamp(me, r, i), to);
+      }
+      break;
+  }
+}
+
+// The waiting side of phase r % 4 through the ops Ops (C names, on host or device).
+// err(i, expected, got) reports a mismatch; data_at(i) reads data[i] after the wait.
+#pragma nv_exec_check_disable
+template <class Ops, class Err, class Data>
+GT_HD void wait_phase(typename Ops::T* flags, int r, int src, int* status, Err& err, Data& data_at) {
+  using T = typename Ops::T;
+  const T v = static_cast<T>(r + 1);
+  size_t idx[kRN];
+  T cmpv[kRN];
+  switch (r % 4) {
+    case 0:
+      for (int i = 0; i < kRN; ++i) status[i] = i & 1;
+      Ops::wait_all(flags, kRN, status, GSHMEM_CMP_EQ, v);
+      for (int i = 0; i < kRN; i += 2) err(i, rstamp(src, r, i), data_at(i));
+      break;
+    case 1: {
+      const size_t got = Ops::wait_any(flags, kRN, nullptr, GSHMEM_CMP_GE, static_cast<T>(1));
+      err(100, any_index(r, src), static_cast<long long>(got));
+      if (got < kRN) err(static_cast<int>(got), rstamp(src, r, static_cast<int>(got)), data_at(static_cast<int>(got)));
+      break;
+    }
+    case 2: {
+      for (int i = 0; i < kRN; ++i) status[i] = 0;
+      int collected = 0;
+      while (collected < 2) {
+        const size_t n = Ops::wait_some(flags, kRN, idx, status, GSHMEM_CMP_NE, static_cast<T>(0));
+        if (n == 0 || n > 2) {
+          err(200, 1, static_cast<long long>(n));
+          break;
+        }
+        for (size_t k = 0; k < n; ++k) {
+          const int i = static_cast<int>(idx[k]);
+          const bool expected = i == some_index(r, src, 0) || i == some_index(r, src, 1);
+          err(201, 1, expected && status[i] == 0 ? 1 : 0);
+          status[i] = 1;
+          ++collected;
+          err(i, rstamp(src, r, i), data_at(i));
+        }
+      }
+      break;
+    }
+    default: {
+      for (int i = 0; i < kRN; ++i) cmpv[i] = static_cast<T>(i + 1 + r);
+      Ops::wait_all_v(flags, kRN, nullptr, GSHMEM_CMP_GE, cmpv);
+      const size_t any = Ops::wait_any_v(flags, kRN, nullptr, GSHMEM_CMP_EQ, cmpv);
+      err(300, 1, any < kRN ? 1 : 0);
+      err(301, kRN, static_cast<long long>(Ops::wait_some_v(flags, kRN, idx, nullptr, GSHMEM_CMP_EQ, cmpv)));
+      for (int i = 0; i < kRN; ++i) err(i, rstamp(src, r, i), data_at(i));
+      break;
+    }
+  }
+}
+
+struct DevErr {
+  DevErrors* e;
+  int r;
+  __device__ void operator()(int what, long long expected, long long got) {
+    if (expected != got)
+      dev_fail(e, static_cast<unsigned long long>(r), static_cast<unsigned long long>(what),
+               static_cast<unsigned long long>(expected), static_cast<unsigned long long>(got));
+  }
+};
+struct DevData {
+  const long long* data;
+  __device__ long long operator()(int i) { return gshmem::detail::ld_volatile(data + i); }
+};
+
+// Thread 0 waits (on flags written by the previous PE), thread 32 writes to the next PE.
+template <class Ty>
+__global__ void k_remote(typename Ty::T* flags, long long* data, DevErrors* e) {
+  __shared__ int status[kRN];
+  const int me = gshmem_my_pe(), npes = gshmem_n_pes();
+  for (int r = 0; r < kRemoteRounds; ++r) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      gshmem_barrier_all();  // the previous round is over everywhere
+      for (int i = 0; i < kRN; ++i) {
+        flags[i] = 0;
+        data[i] = 0;
+      }
+      gshmem_barrier_all();  // every PE's reset is done before anyone writes
+    }
+    __syncthreads();
+    if (threadIdx.x == 32) write_phase(flags, data, r, me, (me + 1) % npes);
+    if (threadIdx.x == 0) {
+      DevErr err{e, r};
+      DevData d{data};
+      wait_phase<Ty>(flags, r, (me + npes - 1) % npes, status, err, d);
+    }
+  }
+}
+
+template <class T>
+__global__ void k_writer(T* flags, long long* data, int r) {
+  write_phase(flags, data, r, gshmem_my_pe(), (gshmem_my_pe() + 1) % gshmem_n_pes());
+}
+
+struct HostErr {
+  int r;
+  void operator()(int what, long long expected, long long got) {
+    if (expected != got) {
+      GT_CHECK_EQ(expected, got);
+      emit(stderr, "PE %d:   (round %d, check %d)\n", log_pe(), r, what);
+    } else {
+      ++stats().checks;
+    }
+  }
+};
+struct HostData {
+  const long long* data;
+  long long operator()(int i) {
+    long long v = 0;
+    CUDA_CHECK(cudaMemcpy(&v, data + i, sizeof(v), cudaMemcpyDeviceToHost));
+    return v;
+  }
+};
+
+template <class Ty>
+void remote_type(void* flags_sym, long long* data) {
+  using T = typename Ty::T;
+  T* flags = static_cast<T*>(flags_sym);
+  const int me = gshmem_my_pe(), npes = gshmem_n_pes();
+  DevErrorsHost err;
+  set_context("%s: device waiter, remote writer, %d rounds (all/any/some/vector)", Ty::name, kRemoteRounds);
+  gshmem_barrier_all();
+  DevErrors* e = err.d;
+  void* args[] = {&flags, &data, &e};
+  GT_CHECK_STATUS(gshmemx_collective_launch((const void*)k_remote<Ty>, dim3(1), dim3(64), args, 0, 0));
+  KERNEL_CHECK();
+  err.check("round", "check", __FILE__, __LINE__);
+
+  cudaStream_t ws;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&ws, cudaStreamNonBlocking));
+  int status[kRN];
+  for (int r = 0; r < 8; ++r) {
+    set_context("%s: host waiter (host forms), remote device writer, round %d", Ty::name, r);
+    gshmem_barrier_all();
+    CUDA_CHECK(cudaMemset(flags, 0, kRN * sizeof(T)));
+    CUDA_CHECK(cudaMemset(data, 0, kRN * sizeof(long long)));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    gshmem_barrier_all();
+    k_writer<<<1, 1, 0, ws>>>(flags, data, r);
+    CUDA_CHECK(cudaGetLastError());
+    HostErr herr{r};
+    HostData hd{data};
+    wait_phase<Ty>(flags, r, (me + npes - 1) % npes, status, herr, hd);
+    CUDA_CHECK(cudaStreamSynchronize(ws));
+  }
+  gshmem_barrier_all();
+  CUDA_CHECK(cudaStreamDestroy(ws));
+}
+
+void remote_updates() {
+  void* flags = gshmem_calloc(kRN, sizeof(uint64_t));
+  long long* data = static_cast<long long*>(gshmem_calloc(kRN, sizeof(long long)));
+  GT_CHECK(flags != nullptr && data != nullptr);
+  if (!flags || !data) return;
+  remote_type<w_int>(flags, data);
+  remote_type<w_uint64>(flags, data);
+  remote_type<w_short>(flags, data);
+  gshmem_free(data);
+  gshmem_free(flags);
+}
+
+// ------------------------------------------------------------------ 3. wait_until_on_stream
+constexpr int kStreamRounds = 50;
+
+// Round r: wait for the ack of round r-1 from the next PE, then data; fence; flag = r.
+__global__ void k_stream_writer(int* flag, int* ack, long long* data, int r) {
+  const int me = gshmem_my_pe(), next = (me + 1) % gshmem_n_pes();
+  gshmem_int_wait_until(ack, GSHMEM_CMP_GE, r - 1);
+  __nanosleep(kPauseNs);
+  gshmem_longlong_p(data, rstamp(me, r, 0), next);
+  gshmem_fence();
+  gshmem_int_p(flag, r, next);
+}
+// Runs after gshmemx_int_wait_until_on_stream(flag, GE, r) on the same stream.
+__global__ void k_stream_check(const int* flag, int* ack, const long long* data, int r, DevErrors* e) {
+  const int me = gshmem_my_pe(), npes = gshmem_n_pes(), prev = (me + npes - 1) % npes;
+  const int f = gshmem::detail::ld_volatile(flag);
+  const long long d = gshmem::detail::ld_volatile(data);
+  const long long want = rstamp(prev, r, 0);
+  if (f < r) dev_fail(e, r, 0, r, static_cast<unsigned long long>(f));
+  if (d != want) dev_fail(e, r, 1, static_cast<unsigned long long>(want), static_cast<unsigned long long>(d));
+  gshmem_int_p(ack, r, prev);
+}
+
+// Every type's gshmemx_<type>_wait_until[_all[_vector]]_on_stream: the stream
+// must stay blocked until copies on another stream store the awaited values
+// into the local variables (for _all: into every element of the set).
+template <class T>
+void store_local(T* p, T v, cudaStream_t st2) {
+  CUDA_CHECK(cudaMemcpyAsync(p, &v, sizeof(T), cudaMemcpyHostToDevice, st2));
+  CUDA_CHECK(cudaStreamSynchronize(st2));
+}
+inline bool still_blocked(cudaEvent_t e) {
+  usleep(2000);  // give a wrong implementation time to run ahead
+  return cudaEventQuery(e) == cudaErrorNotReady;
+}
+
+template <class Ty>
+void stream_every_type(void* sym, cudaStream_t st, cudaStream_t st2) {
+  using T = typename Ty::T;
+  T* iv = static_cast<T*>(sym);
+  const T zeros[3] = {0, 0, 0};
+  const int status[3] = {0, 1, 0};  // element 1 excluded
+  T targets[3] = {8, 99, 9};
+  cudaEvent_t done;
+  CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+  for (int form = 0; form < 3; ++form) {
+    set_context("gshmemx_%s_wait_until%s_on_stream, released by copies on another stream", Ty::name,
+                form == 0 ? "" : form == 1 ? "_all" : "_all_vector");
+    CUDA_CHECK(cudaMemcpy(iv, zeros, sizeof(zeros), cudaMemcpyHostToDevice));
+    if (form == 0) Ty::wait_until_on_stream(iv, GSHMEM_CMP_EQ, static_cast<T>(7), st);
+    else if (form == 1) Ty::wait_all_on_stream(iv, 3, status, GSHMEM_CMP_EQ, static_cast<T>(7), st);
+    else Ty::wait_all_vector_on_stream(iv, 3, status, GSHMEM_CMP_GE, targets, st);
+    CUDA_CHECK(cudaEventRecord(done, st));
+    GT_CHECK(still_blocked(done));  // nobody stored the values yet
+    if (form == 0) {
+      store_local(iv, static_cast<T>(7), st2);
+    } else {
+      store_local(iv, form == 1 ? static_cast<T>(7) : targets[0], st2);
+      GT_CHECK(still_blocked(done));  // element 2 of the set is still missing
+      store_local(iv + 2, form == 1 ? static_cast<T>(7) : static_cast<T>(targets[2] + 1), st2);
+    }
+    CUDA_CHECK(cudaStreamSynchronize(st));
+  }
+  CUDA_CHECK(cudaEventDestroy(done));
+}
+
+void wait_on_stream() {
+  int* flags = static_cast<int*>(gshmem_calloc(2, sizeof(int)));
+  long long* data = static_cast<long long*>(gshmem_calloc(1, sizeof(long long)));
+  GT_CHECK(flags != nullptr && data != nullptr);
+  if (!flags || !data) return;
+  DevErrorsHost err;
+  cudaStream_t ws, cs;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&ws, cudaStreamNonBlocking));
+  CUDA_CHECK(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
+  set_context("gshmemx_int_wait_until_on_stream + checking kernels, %d rounds", kStreamRounds);
+  gshmem_barrier_all();
+  for (int r = 1; r <= kStreamRounds; ++r) {
+    k_stream_writer<<<1, 1, 0, ws>>>(flags, flags + 1, data, r);
+    CUDA_CHECK(cudaGetLastError());
+    gshmemx_int_wait_until_on_stream(flags, GSHMEM_CMP_GE, r, cs);
+    k_stream_check<<<1, 1, 0, cs>>>(flags, flags + 1, data, r, err.d);
+    CUDA_CHECK(cudaGetLastError());
+  }
+  CUDA_CHECK(cudaStreamSynchronize(ws));
+  CUDA_CHECK(cudaStreamSynchronize(cs));
+  err.check("round", "what", __FILE__, __LINE__);
+  gshmem_barrier_all();
+  void* local = gshmem_calloc(3, sizeof(uint64_t));
+  stream_every_type<w_short>(local, cs, ws);
+  stream_every_type<w_int>(local, cs, ws);
+  stream_every_type<w_long>(local, cs, ws);
+  stream_every_type<w_longlong>(local, cs, ws);
+  stream_every_type<w_ushort>(local, cs, ws);
+  stream_every_type<w_uint>(local, cs, ws);
+  stream_every_type<w_ulong>(local, cs, ws);
+  stream_every_type<w_ulonglong>(local, cs, ws);
+  stream_every_type<w_int32>(local, cs, ws);
+  stream_every_type<w_int64>(local, cs, ws);
+  stream_every_type<w_uint32>(local, cs, ws);
+  stream_every_type<w_uint64>(local, cs, ws);
+  stream_every_type<w_size>(local, cs, ws);
+  stream_every_type<w_ptrdiff>(local, cs, ws);
+  gshmem_barrier_all();
+  gshmem_free(local);
+  CUDA_CHECK(cudaStreamDestroy(cs));
+  CUDA_CHECK(cudaStreamDestroy(ws));
+  gshmem_free(data);
+  gshmem_free(flags);
+}
+
+}  // namespace

@@ -1,0 +1,22 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Team reductions (included by tests/functional/CMakeLists.txt):
+#   reduce-N, reducescatter-N    every operator / type class / form on N = 2, 3, 4 PEs
+#   reduce_errors-N              invalid calls (host checks with GSHMEM_DEBUG_CHECKS=1, device
+#                                checks compiled in) must be reported naming the call, the PE
+#                                and the cause: reduce_errors.sh runs test_reduce_errors
+#                                (test_reduce.cu built with GT_REDUCE_ERRORS) under gshmrun
+gt_add_functional_test(reduce)
+gt_add_functional_test(reducescatter)
+
+add_executable(test_reduce_errors test_reduce.cu)
+target_compile_definitions(test_reduce_errors PRIVATE GT_REDUCE_ERRORS=1 GSHMEM_DEBUG_CHECKS=1)
+target_link_libraries(test_reduce_errors PRIVATE gshmem::gshmem)
+target_compile_options(test_reduce_errors PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>)
+set_target_properties(test_reduce_errors PROPERTIES CUDA_SEPARABLE_COMPILATION OFF)
+foreach(n 2 4)
+  add_test(NAME reduce_errors-${n}
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/reduce_errors.sh
+                   $<TARGET_FILE:gshmrun> $<TARGET_FILE:test_reduce_errors> ${n})
+  set_tests_properties(reduce_errors-${n} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 600)
+  gt_gpu_test_properties(reduce_errors-${n} "${GT_GPU_ENV}")
+endforeach()

@@ -1,0 +1,501 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Team reductions: gshmem_TYPE_OP_reduce (this file) and, compiled with GT_REDUCESCATTER
+// (test_reducescatter.cu), gshmem_TYPE_OP_reducescatter.
+//   - every operator on a type of every class: signed and unsigned integers of 1, 2, 4
+//     and 8 bytes, float, double, half, bfloat16 (+ complexd/complexf and long double
+//     through the host forms of the all-reduce); values are chosen so that every result
+//     is exact whatever the order of combination, and results are compared bit for bit
+//     with a reference computed here;
+//   - every form: device thread / warp (full and partial) / block scope through the C
+//     names, warp / block through the C++ templates, host (blocking), on-stream;
+//   - nreduce 1, 7, 255, 4099, 2^20 (+ 16M+5 floats all-reduce, 4M+5 reducescatter),
+//     misaligned arrays (element offset 1: the element-wise paths), in place;
+//   - poisoned dest with guard zones before and after, checked on every PE; sources
+//     checked unchanged; in-place reducescatter: the chunks the contract promises to
+//     keep are unchanged;
+//   - the world team and a team split off it (every other PE, and all but PE 0).
+// Modes: no argument: the tests above. With GT_REDUCE_ERRORS (test_reduce_errors, built
+// with GSHMEM_DEBUG_CHECKS): argv[1] names one invalid call; reduce_errors.sh checks the
+// messages.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "common.cuh"
+
+using namespace gt;
+using gshmem::block_scope;
+using gshmem::thread_scope;
+using gshmem::warp_scope;
+
+#if !defined(GT_REDUCE_ERRORS)
+#if defined(GT_REDUCESCATTER)
+#define GT_COLL reducescatter
+constexpr bool kScatter = true;
+#else
+#define GT_COLL reduce
+constexpr bool kScatter = false;
+#endif
+#define GT_CAT_(a, b) a##b
+#define GT_CAT(a, b) GT_CAT_(a, b)
+#define GT_CNAME(TN, OPN) GT_CAT(gshmem_##TN##_##OPN##_, GT_COLL)
+#define GT_XNAME(TN, OPN, SUF) GT_CAT(GT_CAT(gshmemx_##TN##_##OPN##_, GT_COLL), SUF)
+
+namespace {
+
+namespace rop = gshmem::op;
+
+// ------------------------------------------------------------------ values and reference
+struct cplx_f { float re, im; };
+struct cplx_d { double re, im; };
+template <class T> constexpr bool is_cplx_v = std::is_same<T, cplx_f>::value || std::is_same<T, cplx_d>::value;
+template <class T> constexpr bool is_h16_v = std::is_same<T, __half>::value || std::is_same<T, __nv_bfloat16>::value;
+template <class T> using acc_t = typename std::conditional<is_h16_v<T>, float, T>::type;
+
+template <class T>
+GT_HD inline T from_float(double f) {
+  if constexpr (std::is_same<T, __half>::value) return __float2half_rn(static_cast<float>(f));
+  else if constexpr (std::is_same<T, __nv_bfloat16>::value) return __float2bfloat16_rn(static_cast<float>(f));
+  else return static_cast<T>(f);
+}
+
+// Small integers for sums (|sum| exact in every format: 64 for half, 32 for bfloat16),
+// +-1/2, 1, 2 for products, any bits for integers.
+template <class T, class Op>
+GT_HD inline T rval(int pe, uint64_t i, uint64_t salt) {
+  const uint64_t h = hash3(pe, i, salt);
+  if constexpr (std::is_integral<T>::value) {
+    return static_cast<T>(h ^ (h >> 29));
+  } else if constexpr (is_cplx_v<T>) {
+    const int r = std::is_same<Op, rop::prod>::value ? 2 : 1000;
+    return T{static_cast<decltype(T::re)>(static_cast<int>(h % (2 * r + 1)) - r),
+             static_cast<decltype(T::re)>(static_cast<int>((h >> 20) % (2 * r + 1)) - r)};
+  } else if constexpr (std::is_same<Op, rop::prod>::value) {
+    const double p[3] = {0.5, 1.0, 2.0};
+    return from_float<T>((h & 8) ? -p[(h >> 4) % 3] : p[(h >> 4) % 3]);
+  } else {
+    const int r = std::is_same<T, __nv_bfloat16>::value ? 32 : std::is_same<T, __half>::value ? 64 : 100000;
+    return from_float<T>(static_cast<double>(static_cast<int>(h % (2 * r + 1)) - r));
+  }
+}
+
+template <class T> inline acc_t<T> to_acc(T v) {
+  if constexpr (std::is_same<T, __half>::value) return __half2float(v);
+  else if constexpr (std::is_same<T, __nv_bfloat16>::value) return __bfloat162float(v);
+  else return v;
+}
+template <class Op, class A>
+inline A apply(A a, A b) {
+  if constexpr (is_cplx_v<A>) {
+    if constexpr (std::is_same<Op, rop::sum>::value) return A{a.re + b.re, a.im + b.im};
+    else return A{a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+  } else if constexpr (std::is_integral<A>::value &&
+                       (std::is_same<Op, rop::sum>::value || std::is_same<Op, rop::prod>::value)) {
+    using U = typename std::make_unsigned<A>::type;
+    return static_cast<A>(std::is_same<Op, rop::sum>::value ? static_cast<U>(static_cast<U>(a) + static_cast<U>(b))
+                                                            : static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
+  } else if constexpr (std::is_same<Op, rop::sum>::value) return a + b;
+  else if constexpr (std::is_same<Op, rop::prod>::value) return a * b;
+  else if constexpr (std::is_same<Op, rop::min>::value) return b < a ? b : a;
+  else if constexpr (std::is_same<Op, rop::max>::value) return a < b ? b : a;
+  else if constexpr (std::is_same<Op, rop::and_>::value) return static_cast<A>(a & b);
+  else if constexpr (std::is_same<Op, rop::or_>::value) return static_cast<A>(a | b);
+  else return static_cast<A>(a ^ b);
+}
+// Expected element `idx` of the reduced input of team PEs members[0..n) (exact: any order).
+template <class T, class Op>
+inline T expect(const std::vector<int>& members, uint64_t idx, uint64_t salt) {
+  acc_t<T> a = to_acc(rval<T, Op>(members[0], idx, salt));
+  for (size_t p = 1; p < members.size(); ++p) a = apply<Op>(a, to_acc(rval<T, Op>(members[p], idx, salt)));
+  if constexpr (is_h16_v<T>) return from_float<T>(a);
+  else return a;
+}
+
+// Compared as: bits (floating and complex types: the results must be identical bit for
+// bit), the value (integers, long double whose padding bytes carry nothing).
+template <class T, size_t = sizeof(T), bool = std::is_integral<T>::value || std::is_same<T, long double>::value>
+struct cmp_of { using type = T; };
+template <class T> struct cmp_of<T, 2, false> { using type = uint16_t; };
+template <class T> struct cmp_of<T, 4, false> { using type = uint32_t; };
+template <class T> struct cmp_of<T, 8, false> { using type = uint64_t; };
+template <class T> struct cmp_of<T, 16, false> { using type = u128; };
+template <class T> inline typename cmp_of<T>::type as_cmp(const T& v) {
+  typename cmp_of<T>::type c;
+  memcpy(&c, &v, sizeof(T));
+  return c;
+}
+
+// What a result element read as `got` must be: the expected bits, except that a
+// complex result may differ in the sign of a zero part (that sign depends on the
+// order in which the members' values are multiplied).
+template <class T, class C>
+inline C matching(const T& want, const C& got) {
+  if constexpr (is_cplx_v<T>) {
+    T g;
+    memcpy(&g, &got, sizeof(T));
+    if (g.re == want.re && g.im == want.im) return got;
+  }
+  return as_cmp(want);
+}
+
+template <class T, class Op>
+__global__ void k_fill(T* p, size_t n, int pe, uint64_t salt) {
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    p[i] = rval<T, Op>(pe, i, salt);
+}
+template <class T, class Op>
+void fill(T* p, size_t n, int pe, uint64_t salt) {
+  if constexpr (sizeof(T) > 8 && !is_cplx_v<T>) {  // long double: no device arithmetic
+    std::vector<T> h(n);
+    for (size_t i = 0; i < n; ++i) h[i] = static_cast<T>(rval<double, Op>(pe, i, salt));
+    CUDA_CHECK(cudaMemcpy(p, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+  } else {
+    k_fill<T, Op><<<static_cast<unsigned>(std::min<size_t>((n + 255) / 256, 2048)), 256>>>(p, n, pe, salt);
+    KERNEL_CHECK();
+  }
+}
+
+// ------------------------------------------------------------------ the names under test
+// Tag per (type, operator): dev<S> (C names at scope S), host, on_stream.
+#define GT_RTAG(TN, TYPE, OPN, OPT)                                                                      \
+  struct tag_##TN##_##OPN {                                                                              \
+    using T = TYPE;                                                                                      \
+    using Op = rop::OPT;                                                                                 \
+    static constexpr const char* name = #TN "_" #OPN;                                                    \
+    static constexpr bool device = true, stream = true;                                                  \
+    template <class S>                                                                                   \
+    static __device__ int dev(gshmem_team_t tm, T* d, const T* s, size_t n) {                            \
+      if constexpr (is_thread_v<S>) return GT_CNAME(TN, OPN)(tm, d, s, n);                               \
+      else if constexpr (is_warp_v<S>) return GT_XNAME(TN, OPN, _warp)(tm, d, s, n);                     \
+      else return GT_XNAME(TN, OPN, _block)(tm, d, s, n);                                                \
+    }                                                                                                    \
+    static int host(gshmem_team_t tm, T* d, const T* s, size_t n) { return GT_CNAME(TN, OPN)(tm, d, s, n); } \
+    static int on_stream(gshmem_team_t tm, T* d, const T* s, size_t n, cudaStream_t st) {                \
+      return GT_XNAME(TN, OPN, _on_stream)(tm, d, s, n, st);                                             \
+    }                                                                                                    \
+  }
+#define GT_RTAG4(TN, TYPE) \
+  GT_RTAG(TN, TYPE, max, max); GT_RTAG(TN, TYPE, min, min); GT_RTAG(TN, TYPE, sum, sum); GT_RTAG(TN, TYPE, prod, prod)
+#define GT_RTAG7(TN, TYPE) \
+  GT_RTAG4(TN, TYPE); GT_RTAG(TN, TYPE, and, and_); GT_RTAG(TN, TYPE, or, or_); GT_RTAG(TN, TYPE, xor, xor_)
+
+GT_RTAG4(int, int);
+GT_RTAG4(longlong, long long);
+GT_RTAG4(char, char);
+GT_RTAG7(int8, int8_t);
+GT_RTAG7(ushort, unsigned short);
+GT_RTAG(uint32, uint32_t, and, and_);
+GT_RTAG(uint32, uint32_t, xor, xor_);
+GT_RTAG(uint32, uint32_t, min, min);
+GT_RTAG7(uint64, uint64_t);
+GT_RTAG(size, size_t, or, or_);
+GT_RTAG4(float, float);
+GT_RTAG4(double, double);
+GT_RTAG4(half, __half);
+GT_RTAG4(bfloat16, __nv_bfloat16);
+
+#if !defined(GT_REDUCESCATTER)
+// Host-only all-reductions (C types without device arithmetic or C++ spelling).
+#define GT_HTAG(TN, TYPE, CTYPE, OPN, OPT, STREAM, STREAM_CALL)                                             \
+  struct tag_##TN##_##OPN {                                                                                 \
+    using T = TYPE;                                                                                         \
+    using Op = rop::OPT;                                                                                    \
+    static constexpr const char* name = #TN "_" #OPN;                                                       \
+    static constexpr bool device = false, stream = STREAM;                                                  \
+    template <class S> static __device__ int dev(gshmem_team_t, T*, const T*, size_t) { return -1; }        \
+    static int host(gshmem_team_t tm, T* d, const T* s, size_t n) {                                         \
+      return gshmem_##TN##_##OPN##_reduce(tm, reinterpret_cast<CTYPE*>(d), reinterpret_cast<const CTYPE*>(s), n); \
+    }                                                                                                       \
+    static int on_stream(gshmem_team_t tm, T* d, const T* s, size_t n, cudaStream_t st) {                  \
+      (void)tm, (void)d, (void)s, (void)n, (void)st;                                                        \
+      return STREAM_CALL;                                                                                   \
+    }                                                                                                       \
+  }
+#define GT_HTAG_STREAM(TN, OPN, CTYPE) \
+  gshmemx_##TN##_##OPN##_reduce_on_stream(tm, reinterpret_cast<CTYPE*>(d), reinterpret_cast<const CTYPE*>(s), n, st)
+GT_HTAG(complexd, cplx_d, double _Complex, sum, sum, true, GT_HTAG_STREAM(complexd, sum, double _Complex));
+GT_HTAG(complexd, cplx_d, double _Complex, prod, prod, true, GT_HTAG_STREAM(complexd, prod, double _Complex));
+GT_HTAG(complexf, cplx_f, float _Complex, sum, sum, true, GT_HTAG_STREAM(complexf, sum, float _Complex));
+GT_HTAG(complexf, cplx_f, float _Complex, prod, prod, true, GT_HTAG_STREAM(complexf, prod, float _Complex));
+GT_HTAG(longdouble, long double, long double, sum, sum, false, -1);  // CPU path: blocking only
+GT_HTAG(longdouble, long double, long double, prod, prod, false, -1);
+GT_HTAG(longdouble, long double, long double, min, min, false, -1);
+GT_HTAG(longdouble, long double, long double, max, max, false, -1);
+#endif
+
+// ------------------------------------------------------------------ one call
+enum Form { kThread, kWarp, kWarpPartial, kBlock, kWarpCpp, kBlockCpp, kHost, kStream, kForms };
+const char* const kFormName[kForms] = {"thread",      "warp",       "warp(20 threads)", "block(200 threads)",
+                                       "warp C++",    "block C++",  "host",             "on-stream"};
+
+template <class Tag, class S, bool Cpp>
+__global__ void k_call(gshmem_team_t team, typename Tag::T* d, const typename Tag::T* s, size_t n, int* ret) {
+  int r;
+  if constexpr (!Cpp) r = Tag::template dev<S>(team, d, s, n);
+  else if constexpr (kScatter) r = gshmem::reducescatter<typename Tag::Op, S>(team, d, s, n);
+  else r = gshmem::reduce<typename Tag::Op, S>(team, d, s, n);
+  if (S::rank() == 0) *ret = r;
+}
+
+struct Env {
+  Guarded src, dst;
+  int* d_ret = nullptr;
+  cudaStream_t stream = nullptr;
+  uint64_t salt = 1;  // advances identically on every PE
+};
+
+template <class Tag, class S, bool Cpp>
+int launch(Env& e, gshmem_team_t team, typename Tag::T* d, const typename Tag::T* s, size_t n, int threads) {
+  CUDA_CHECK(cudaMemset(e.d_ret, 0xff, sizeof(int)));
+  k_call<Tag, S, Cpp><<<1, threads>>>(team, d, s, n, e.d_ret);
+  KERNEL_CHECK();
+  int r = -2;
+  CUDA_CHECK(cudaMemcpy(&r, e.d_ret, sizeof(int), cudaMemcpyDeviceToHost));
+  return r;
+}
+
+// Tags run in every form; the others in block, host and on-stream forms only (every
+// device form is the same template, so this keeps the test's compile time in bounds).
+template <class Tag>
+constexpr bool full_v = std::is_same<Tag, tag_int_sum>::value || std::is_same<Tag, tag_float_sum>::value ||
+                        std::is_same<Tag, tag_half_sum>::value || std::is_same<Tag, tag_bfloat16_max>::value ||
+                        std::is_same<Tag, tag_uint64_xor>::value || std::is_same<Tag, tag_int8_prod>::value ||
+                        std::is_same<Tag, tag_double_min>::value;
+
+template <class Tag>
+int invoke(Env& e, Form f, gshmem_team_t team, typename Tag::T* d, const typename Tag::T* s, size_t n) {
+  if constexpr (Tag::device) {
+    if (f == kBlock) return launch<Tag, block_scope, false>(e, team, d, s, n, 200);
+    if constexpr (full_v<Tag>) {
+      switch (f) {
+        case kThread: return launch<Tag, thread_scope, false>(e, team, d, s, n, 1);
+        case kWarp: return launch<Tag, warp_scope, false>(e, team, d, s, n, 32);
+        case kWarpPartial: return launch<Tag, warp_scope, false>(e, team, d, s, n, 20);
+        case kWarpCpp: return launch<Tag, warp_scope, true>(e, team, d, s, n, 32);
+        case kBlockCpp: return launch<Tag, block_scope, true>(e, team, d, s, n, 256);
+        default: break;
+      }
+    }
+  }
+  if (f == kStream) {
+    const int r = Tag::on_stream(team, d, s, n, e.stream);
+    CUDA_CHECK(cudaStreamSynchronize(e.stream));
+    return r;
+  }
+  return Tag::host(team, d, s, n);
+}
+
+// ------------------------------------------------------------------ checking
+struct Team {
+  gshmem_team_t handle;
+  std::vector<int> members;  // world PEs, in team order
+  int me;                    // this PE's team PE, -1: not a member
+  const char* name;
+};
+
+// Reads back [0, kGuard + (off + count) elements + kGuard) of g: poison before and after,
+// element i equal to want(i, got).
+template <class C, class Want>
+void verify_all(const char* what, const Guarded& g, size_t off, size_t count, Want want) {
+  const size_t before = kGuard + off * sizeof(C), data = count * sizeof(C);
+  unsigned char* h = staging(before + data + kGuard);
+  CUDA_CHECK(cudaMemcpy(h, g.base, before + data + kGuard, cudaMemcpyDeviceToHost));
+  verify_poison("guard before", h, before, __FILE__, __LINE__);
+  const C* got = reinterpret_cast<const C*>(h + before);
+  verify_array(what, got, count, [&](size_t i) { return want(i, got); }, __FILE__, __LINE__);
+  verify_poison("guard after", h + before + data, kGuard, __FILE__, __LINE__);
+}
+
+struct Case {
+  Form form;
+  size_t n;
+  size_t off;  // element offset of dest and source from their buffers' 256-byte aligned start
+  bool in_place;
+};
+
+// One call on team t (every world PE runs this; non-members only keep the barriers in step).
+template <class Tag>
+void run(Env& e, const Team& t, const Case& c) {
+  using T = typename Tag::T;
+  using Op = typename Tag::Op;
+  using C = typename cmp_of<T>::type;
+  const int wme = gshmem_my_pe();
+  const size_t parts = kScatter ? t.members.size() : 1, n_in = c.n * parts;
+  const uint64_t salt = ++e.salt;
+  set_context("%s %s %s team %s n=%zu off=%zu%s", kScatter ? "reducescatter" : "reduce", Tag::name,
+              kFormName[c.form], t.name, c.n, c.off, c.in_place ? " in-place" : "");
+  T* src = e.src.at<T>(c.off);
+  T* dst = c.in_place ? src : e.dst.at<T>(c.off);
+  poison_device(e.src.base, kGuard + (c.off + n_in) * sizeof(T) + kGuard);
+  fill<T, Op>(src, n_in, wme, salt);
+  if (!c.in_place) poison_device(e.dst.base, kGuard + (c.off + c.n) * sizeof(T) + kGuard);
+  gshmem_barrier_all();  // every member's dest is ready before any member writes into it
+  if (t.me < 0) return;
+  GT_CHECK_EQ(0, invoke<Tag>(e, c.form, t.handle, dst, src, c.n));
+  const uint64_t base = kScatter ? static_cast<uint64_t>(t.me) * c.n : 0;
+  auto result = [&](size_t i, const C* got) { return matching(expect<T, Op>(t.members, base + i, salt), got[i]); };
+  auto source = [&](size_t i) { return as_cmp(static_cast<T>(rval<T, Op>(wme, i, salt))); };
+  if (!c.in_place) {
+    verify_all<C>("dest", e.dst, c.off, c.n, [&](size_t i, const C* got) { return result(i, got); });
+    if (n_in <= (1u << 20))
+      verify_all<C>("source (unchanged)", e.src, c.off, n_in, [&](size_t i, const C*) { return source(i); });
+  } else {
+    // dest = the first n elements; reducescatter: my own chunk (staging) is unspecified,
+    // the others are unchanged.
+    verify_all<C>("dest (in place)", e.src, c.off, n_in, [&](size_t i, const C* got) {
+      if (i < c.n) return result(i, got);
+      if (i / c.n == static_cast<size_t>(t.me)) {
+        C g;
+        memcpy(&g, got + i, sizeof(C));
+        return g;
+      }
+      return source(i);
+    });
+  }
+}
+
+// ------------------------------------------------------------------ the matrices
+// Every operator on every type class: small sizes, block / host / on-stream forms.
+template <class Tag>
+void coverage_one(Env& e, const Team& t) {
+  for (size_t n : {size_t{1}, size_t{7}, size_t{255}, size_t{4099}})
+    for (Form f : {kHost, kBlock, kStream}) {
+      if ((f == kBlock && !Tag::device) || (f == kStream && !Tag::stream)) continue;
+      run<Tag>(e, t, Case{f, n, n == 7 ? size_t{1} : 0, n == 255});
+    }
+}
+template <class... Tags>
+void coverage(Env& e, const Team& t) {
+  (coverage_one<Tags>(e, t), ...);
+}
+
+// Every form, sizes up to 2^20, aligned and misaligned, separate and in place.
+template <class Tag>
+void forms_one(Env& e, const Team& t, std::initializer_list<Form> forms, std::initializer_list<size_t> sizes) {
+  for (size_t n : sizes)
+    for (Form f : forms) {
+      if (f == kThread && n > 65541) continue;  // one thread: minutes at 2^20
+      for (int variant = 0; variant < 4; ++variant) run<Tag>(e, t, Case{f, n, size_t(variant & 1), variant >= 2});
+    }
+}
+template <class... Tags>
+void forms(Env& e, const Team& t) {
+  const auto all = {kThread, kWarp, kWarpPartial, kBlock, kWarpCpp, kBlockCpp, kHost, kStream};
+  const auto sizes = {size_t{1}, size_t{7}, size_t{255}, size_t{4099}, size_t{65541}, size_t{1} << 20};
+  (forms_one<Tags>(e, t, all, sizes), ...);
+}
+
+// 64 MiB of input: the multi-CTA path of the host and on-stream forms.
+void large(Env& e, const Team& t) {
+  const size_t n = kScatter ? (size_t{4} << 20) + 5 : (size_t{16} << 20) + 5;
+  for (Form f : {kStream, kHost})
+    for (bool in_place : {false, true}) run<tag_float_sum>(e, t, Case{f, n, 0, in_place});
+  run<tag_uint32_xor>(e, t, Case{kStream, n, 1, false});
+}
+
+// Teams split off the world: every other PE, and all but PE 0 (size 1 teams on 2 PEs).
+void split_teams(Env& e) {
+  const int npes = gshmem_n_pes(), me = gshmem_my_pe();
+  struct Spec {
+    int start, stride, size;
+    const char* name;
+  } specs[] = {{0, 2, (npes + 1) / 2, "even PEs"}, {1, 1, npes - 1, "PEs 1.."}};
+  for (const Spec& sp : specs) {
+    Team t{GSHMEM_TEAM_INVALID, {}, -1, sp.name};
+    GT_CHECK_EQ(0, gshmem_team_split_strided(GSHMEM_TEAM_WORLD, sp.start, sp.stride, sp.size, nullptr, 0, &t.handle));
+    for (int i = 0; i < sp.size; ++i) t.members.push_back(sp.start + i * sp.stride);
+    for (int i = 0; i < sp.size; ++i)
+      if (t.members[i] == me) t.me = i;
+    GT_CHECK_EQ(t.me, gshmem_team_my_pe(t.handle));
+    for (size_t n : {size_t{1}, size_t{4099}, size_t{1} << 20})
+      for (Form f : {kHost, kStream, kBlock, kWarp}) {
+        run<tag_int_sum>(e, t, Case{f, n, 0, false});
+        run<tag_half_sum>(e, t, Case{f, n, 1, n == 4099});
+      }
+    gshmem_barrier_all();
+    if (t.me >= 0) gshmem_team_destroy(t.handle);
+  }
+}
+}  // namespace
+
+int main() {
+  test_main_prologue(2, 0);
+  const int npes = gshmem_n_pes(), me = gshmem_my_pe();
+  Env e;
+  const size_t parts = kScatter ? static_cast<size_t>(npes) : 1;
+  const size_t max_bytes = std::max<size_t>({((size_t{16} << 20) + 6) * 4, ((size_t{4} << 20) + 6) * 4 * parts,
+                                             ((size_t{1} << 20) + 2) * 8 * parts, size_t{4100} * 16 * parts});
+  e.src = make_symmetric(max_bytes);
+  e.dst = make_symmetric(max_bytes);
+  CUDA_CHECK(cudaMalloc(&e.d_ret, sizeof(int)));
+  CUDA_CHECK(cudaStreamCreateWithFlags(&e.stream, cudaStreamNonBlocking));
+  Team world{GSHMEM_TEAM_WORLD, {}, me, "world"};
+  for (int p = 0; p < npes; ++p) world.members.push_back(p);
+
+  coverage<tag_int_max, tag_int_min, tag_int_sum, tag_int_prod, tag_longlong_max, tag_longlong_min, tag_longlong_sum,
+           tag_longlong_prod, tag_char_min, tag_char_max, tag_char_sum, tag_char_prod, tag_int8_and, tag_int8_or,
+           tag_int8_xor, tag_int8_max, tag_int8_min, tag_int8_sum, tag_int8_prod, tag_ushort_and, tag_ushort_or,
+           tag_ushort_xor, tag_ushort_max, tag_ushort_min, tag_ushort_sum, tag_ushort_prod, tag_uint32_and,
+           tag_uint32_xor, tag_uint32_min, tag_uint64_and, tag_uint64_or, tag_uint64_xor, tag_uint64_max,
+           tag_uint64_min, tag_uint64_sum, tag_uint64_prod, tag_size_or, tag_float_max, tag_float_min, tag_float_sum,
+           tag_float_prod, tag_double_max, tag_double_min, tag_double_sum, tag_double_prod, tag_half_max,
+           tag_half_min, tag_half_sum, tag_half_prod, tag_bfloat16_max, tag_bfloat16_min, tag_bfloat16_sum,
+           tag_bfloat16_prod>(e, world);
+#if !defined(GT_REDUCESCATTER)
+  coverage<tag_complexd_sum, tag_complexd_prod, tag_complexf_sum, tag_complexf_prod, tag_longdouble_sum,
+           tag_longdouble_prod, tag_longdouble_min, tag_longdouble_max>(e, world);
+#endif
+  forms<tag_int_sum, tag_float_sum, tag_half_sum, tag_bfloat16_max, tag_uint64_xor, tag_int8_prod,
+        tag_double_min>(e, world);
+  large(e, world);
+  split_teams(e);
+
+  gshmem_barrier_all();
+  CUDA_CHECK(cudaStreamDestroy(e.stream));
+  CUDA_CHECK(cudaFree(e.d_ret));
+  release(e.src);
+  release(e.dst);
+  return test_main_epilogue(kScatter ? "reducescatter" : "reduce");
+}
+
+#else  // GT_REDUCE_ERRORS: one invalid call per run (reduce_errors.sh checks what is reported)
+
+// One warp: mode 0 overlapping arrays (warp scope), mode 1 nreduce differing on PE 1 (thread scope).
+__global__ void k_device_call(int* buf, int mode, int me) {
+  if (mode == 0) gshmemx_int_sum_reduce_warp(GSHMEM_TEAM_WORLD, buf + 1, buf, 16);
+  else if (threadIdx.x == 0) gshmem_int_sum_reduce(GSHMEM_TEAM_WORLD, buf, buf + 512, me == 1 ? 8 : 7);
+}
+
+int main(int argc, char** argv) {
+  const char* mode = argc > 1 ? argv[1] : "";
+  test_main_prologue(2, 0);
+  const int me = gshmem_my_pe();
+  int* buf = static_cast<int*>(gshmem_calloc(1024, sizeof(int)));
+  int rc = -1, want = 0;
+  if (!strcmp(mode, "host_mismatch")) {  // needs GSHMEM_DEBUG_CHECKS=1
+    rc = gshmem_int_sum_reduce(GSHMEM_TEAM_WORLD, buf, buf + 512, me == 1 ? 8 : 7);
+    want = GSHMEM_ERROR_MISMATCH;
+  } else if (!strcmp(mode, "host_overlap")) {
+    rc = gshmem_int_sum_reduce(GSHMEM_TEAM_WORLD, buf + 1, buf, 16);
+    want = GSHMEM_ERROR_INVALID_VALUE;
+  } else if (!strcmp(mode, "host_team")) {
+    float* f = reinterpret_cast<float*>(buf);
+    rc = gshmemx_float_max_reducescatter_on_stream(42, f, f + 512, 4, 0);
+    want = GSHMEM_ERROR_INVALID_VALUE;
+  } else if (!strcmp(mode, "device_overlap") || !strcmp(mode, "device_mismatch")) {
+    // Traps (GSHMEM_DEBUG_CHECKS is compiled into this binary): the kernel fails.
+    k_device_call<<<1, 32>>>(buf, mode[7] == 'o' ? 0 : 1, me);
+    const cudaError_t err = cudaDeviceSynchronize();
+    emit(stdout, "reduce_errors: PE %d %s: kernel ended with %s\n", me, mode, cudaGetErrorName(err));
+    return err == cudaSuccess ? 1 : 3;
+  } else {
+    emit(stderr, "usage: test_reduce_errors host_mismatch|host_overlap|host_team|device_overlap|device_mismatch\n");
+    return 2;
+  }
+  emit(stdout, "reduce_errors: PE %d %s returned %d (want %d)\n", me, mode, rc, want);
+  GT_CHECK_EQ(want, rc);
+  gshmem_barrier_all();
+  gshmem_free(buf);
+  return test_main_epilogue(mode);
+}
+#endif
