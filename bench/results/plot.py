@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""PNG plots from gshmem-perf JSON lines (perftest/, bench/results/README.md).
+
+usage: plot.py [-o OUTDIR] RESULTS [RESULTS ...]
+  RESULTS   results.jsonl files, or directories searched for *.jsonl
+  -o        output directory (default: plots/ next to the first input)
+
+Writes, per benchmark with a size sweep, <bench>.png: median latency (log-log) and
+bandwidth (bus bandwidth as nccl-tests defines it) against size, one line per
+configuration (PE count, scope, datatype, op, bidir, graph), NCCL dashed in the
+same colour, the copy-engine ceiling dotted. Size-less benchmarks (barriers, p/g,
+atomics, ping-pong without data) go into latency_summary.png (median, p99 as the
+whisker). overview.png puts the headline comparisons on one page.
+Needs matplotlib (pip install matplotlib).
+"""
+import argparse
+import json
+import os
+import sys
+
+try:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+except ImportError:  # pragma: no cover
+    sys.exit("plot.py needs matplotlib: pip install matplotlib")
+
+OVERVIEW = [("put_bw", "put bandwidth (device)"), ("reduction_on_stream", "allreduce on stream vs NCCL"),
+            ("alltoall_on_stream", "alltoall on stream vs NCCL"), ("broadcast_on_stream", "broadcast on stream vs NCCL")]
+
+
+def inputs(paths):
+    for p in paths:
+        if os.path.isdir(p):
+            for d, _, files in os.walk(p):
+                for f in sorted(files):
+                    if f.endswith(".jsonl"):
+                        yield os.path.join(d, f)
+        else:
+            yield p
+
+
+def load(paths):
+    rows, headers = [], []
+    for path in inputs(paths):
+        with open(path) as f:
+            for line in f:
+                line = line.strip()
+                if not line.startswith("{"):
+                    continue
+                try:
+                    j = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                if j.get("type") == "result":
+                    rows.append(j)
+                elif j.get("type") == "header":
+                    headers.append(j)
+    return rows, headers
+
+
+def label(r, with_bench=False):
+    parts = [f"{r['pes']} PEs"]
+    for k in ("scope", "dtype", "op"):
+        if r.get(k):
+            parts.append(str(r[k]))
+    if r.get("bidir"):
+        parts.append("bidir")
+    if r.get("graph"):
+        parts.append("graph")
+    if with_bench:
+        parts.insert(0, r["bench"])
+    return " ".join(parts)
+
+
+def series(rows):
+    out = {}
+    for r in rows:
+        if r.get("lat_us_median") is None:
+            continue
+        out.setdefault(label(r), []).append(r)
+    for k in out:
+        out[k].sort(key=lambda r: r["size"])
+    return out
+
+
+def bw_field(rows):
+    return "busbw_GBps" if any(r.get("busbw_GBps") is not None for r in rows) else None
+
+
+def size_axis(ax):
+    ax.set_xscale("log", base=2)
+    lo, hi = ax.get_xlim()
+    ticks = [1 << k for k in range(0, 40, 2) if lo <= (1 << k) <= hi]
+    if len(ticks) > 10:
+        ticks = ticks[::2]
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([fmt_size(t) for t in ticks], fontsize=7)
+    ax.set_xlabel("size (bytes)")
+
+
+def fmt_size(b):
+    for unit, shift in (("G", 30), ("M", 20), ("K", 10)):
+        if b >= (1 << shift):
+            return f"{b >> shift}{unit}"
+    return str(b)
+
+
+def plot_sweep(ax_lat, ax_bw, rows, title):
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    bwf = bw_field(rows)
+    for i, (name, rs) in enumerate(sorted(series(rows).items())):
+        c = colors[i % len(colors)]
+        x = [r["size"] for r in rs]
+        ax_lat.plot(x, [r["lat_us_median"] for r in rs], "o-", color=c, ms=3, label=f"gshmem {name}")
+        nccl = [r for r in rs if r.get("nccl_lat_us_median") is not None]
+        if nccl:
+            ax_lat.plot([r["size"] for r in nccl], [r["nccl_lat_us_median"] for r in nccl], "s--", color=c, ms=3,
+                        label=f"NCCL {name}")
+        if ax_bw is not None and bwf:
+            ax_bw.plot(x, [r.get(bwf) or 0 for r in rs], "o-", color=c, ms=3, label=f"gshmem {name}")
+            if nccl:
+                ax_bw.plot([r["size"] for r in nccl], [r.get("nccl_busbw_GBps") or 0 for r in nccl], "s--", color=c,
+                           ms=3, label=f"NCCL {name}")
+            ceil = [r for r in rs if r.get("ceiling_GBps")]
+            if ceil:
+                ax_bw.plot([r["size"] for r in ceil], [r["ceiling_GBps"] for r in ceil], ":", color=c,
+                           label=f"copy-engine ceiling {name}")
+    ax_lat.set_yscale("log")
+    ax_lat.set_ylabel("median latency (us)")
+    ax_lat.set_title(title, fontsize=9)
+    size_axis(ax_lat)
+    ax_lat.grid(True, which="both", alpha=0.3)
+    ax_lat.legend(fontsize=6)
+    if ax_bw is not None:
+        ax_bw.set_ylabel("bus bandwidth (GB/s)")
+        ax_bw.set_title(title, fontsize=9)
+        size_axis(ax_bw)
+        ax_bw.grid(True, alpha=0.3)
+        ax_bw.legend(fontsize=6)
+
+
+def plot_bench(bench, rows, outdir, subtitle):
+    has_bw = bw_field(rows) is not None
+    fig, axes = plt.subplots(1, 2 if has_bw else 1, figsize=(13 if has_bw else 7, 4.8), squeeze=False)
+    plot_sweep(axes[0][0], axes[0][1] if has_bw else None, rows, f"{bench}  ({subtitle})")
+    fig.tight_layout()
+    path = os.path.join(outdir, f"{bench}.png")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def plot_sizeless(rows, outdir, subtitle):
+    rows = [r for r in rows if r.get("lat_us_median") is not None]
+    if not rows:
+        return None
+    rows.sort(key=lambda r: (r["bench"], r["pes"], str(r.get("scope")), str(r.get("op"))))
+    names = [label(r, with_bench=True) for r in rows]
+    med = [r["lat_us_median"] for r in rows]
+    p99 = [max(0.0, (r.get("lat_us_p99") or r["lat_us_median"]) - r["lat_us_median"]) for r in rows]
+    fig, ax = plt.subplots(figsize=(9, max(3, 0.22 * len(rows) + 1)))
+    ax.barh(range(len(rows)), med, xerr=[[0] * len(rows), p99], color="tab:blue", alpha=0.8)
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels(names, fontsize=6)
+    ax.invert_yaxis()
+    ax.set_xlabel("median latency (us); whisker: p99")
+    ax.set_title(f"size-less benchmarks ({subtitle})", fontsize=9)
+    ax.grid(True, axis="x", alpha=0.3)
+    fig.tight_layout()
+    path = os.path.join(outdir, "latency_summary.png")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def plot_overview(by_bench, outdir, subtitle):
+    present = [(b, t) for b, t in OVERVIEW if b in by_bench]
+    if not present:
+        return None
+    fig, axes = plt.subplots(2, 2, figsize=(13, 9), squeeze=False)
+    for ax, (b, t) in zip([a for row in axes for a in row], present):
+        rows = by_bench[b]
+        bwf = bw_field(rows)
+        colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+        for i, (name, rs) in enumerate(sorted(series(rows).items())):
+            c = colors[i % len(colors)]
+            if bwf:
+                ax.plot([r["size"] for r in rs], [r.get(bwf) or 0 for r in rs], "o-", color=c, ms=3,
+                        label=f"gshmem {name}")
+            nccl = [r for r in rs if r.get("nccl_busbw_GBps") is not None]
+            if nccl:
+                ax.plot([r["size"] for r in nccl], [r["nccl_busbw_GBps"] for r in nccl], "s--", color=c, ms=3,
+                        label=f"NCCL {name}")
+        ax.set_title(t, fontsize=9)
+        ax.set_ylabel("bus bandwidth (GB/s)")
+        size_axis(ax)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=6)
+    for ax in [a for row in axes for a in row][len(present):]:
+        ax.axis("off")
+    fig.suptitle(f"gshmem vs NCCL ({subtitle})", fontsize=10)
+    fig.tight_layout()
+    path = os.path.join(outdir, "overview.png")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("results", nargs="+")
+    ap.add_argument("-o", "--outdir")
+    a = ap.parse_args(argv)
+    rows, headers = load(a.results)
+    if not rows:
+        print("plot.py: no result lines in", " ".join(a.results))
+        return 1
+    first = a.results[0]
+    outdir = a.outdir or os.path.join(first if os.path.isdir(first) else os.path.dirname(first) or ".", "plots")
+    os.makedirs(outdir, exist_ok=True)
+    h = headers[0] if headers else {}
+    subtitle = ", ".join(x for x in (h.get("gpu"), f"driver {h['driver']}" if h.get("driver") else None,
+                                      h.get("date", "")[:10]) if x) or "gshmem-perf"
+    by_bench = {}
+    for r in rows:
+        by_bench.setdefault(r["bench"], []).append(r)
+    written = []
+    sizeless = []
+    for bench, rs in sorted(by_bench.items()):
+        if len({r["size"] for r in rs}) > 1:
+            written.append(plot_bench(bench, rs, outdir, subtitle))
+        else:
+            sizeless.extend(rs)
+    for p in (plot_sizeless(sizeless, outdir, subtitle), plot_overview(by_bench, outdir, subtitle)):
+        if p:
+            written.append(p)
+    for p in written:
+        print(p)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

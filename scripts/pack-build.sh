@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Packs what `ctest -L gpu` needs from a build tree into one compressed file,
+# for running the GPU suite on another machine (see scripts/gpu-suite.sh):
+#   scripts/pack-build.sh <build-dir> <out.tar.xz>
+# Keeps bin/, lib/ and the CTest files; drops object files and GoogleTest
+# discovery includes (host-only tests, which need CMake's GoogleTest module).
+set -euo pipefail
+build=${1:?usage: pack-build.sh <build-dir> <out.tar.xz>}
+out=${2:?usage: pack-build.sh <build-dir> <out.tar.xz>}
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+name=$(basename "$build")
+mkdir -p "$stage/$name"
+cp -a "$build/bin" "$build/lib" "$stage/$name/"
+(cd "$build" && find . -name CMakeFiles -prune -o \( -name '*.cmake' -o -name '*.sh' \) -print) |
+  while read -r f; do mkdir -p "$stage/$name/$(dirname "$f")" && cp -a "$build/$f" "$stage/$name/$f"; done
+find "$stage/$name" -name CTestTestfile.cmake -exec sed -i '/_include\.cmake")$/d' {} +
+tar -C "$stage" -cf - "$name" | xz -T0 -6 >"$out"
+ls -l "$out"
