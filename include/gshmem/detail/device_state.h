@@ -55,7 +55,14 @@ typedef struct gshmemi_device_state {
   uint64_t wait_timeout_ns;  /* 0: device waits are unbounded; else report + trap after this */
   uint32_t debug_checks;     /* 1: device calls validate PE and pointer arguments */
   uint32_t reserved0;
-  uint64_t reserved[4];
+  /* Flat peer layout, when the mapped heaps of PEs flat_first .. flat_first+flat_count-1
+   * lie flat_stride apart from flat_base (the VMM heap of a node's PEs): their bases come
+   * from this __constant__ block instead of a dependent load from peer_base. */
+  char* flat_base;
+  uint64_t flat_stride;
+  int32_t flat_first;
+  int32_t flat_count;        /* 0: no flat layout; use peer_base */
+  uint64_t reserved[1];
 } gshmemi_device_state;
 
 #ifdef __cplusplus

@@ -5,9 +5,11 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <thread>
 #include <fstream>
+#include <vector>
 
 #include "bootstrap/env.h"
 #include "host/cuda/driver.h"
@@ -115,6 +117,32 @@ Status setup_world_team(Runtime& r) {
 
 // Internal symmetric objects come first out of the heap, so they sit at the
 // same offsets on every PE.
+// The longest run of consecutive PEs whose mapped heaps are equally spaced (the
+// VMM heap: one slot per node-local PE): device code computes their bases from
+// the __constant__ state instead of loading them from the peer_base array.
+void set_flat_layout(const std::vector<char*>& bases, gshmemi_device_state* s) {
+  int best_first = 0, best_count = 0;
+  for (int first = 0; first < static_cast<int>(bases.size()); ++first) {
+    if (!bases[first]) continue;
+    int count = 1;
+    const bool has_next = first + 1 < static_cast<int>(bases.size()) && bases[first + 1] > bases[first];
+    const uintptr_t stride = has_next ? bases[first + 1] - bases[first] : 0;
+    while (has_next && first + count < static_cast<int>(bases.size()) && bases[first + count] &&
+           reinterpret_cast<uintptr_t>(bases[first + count]) ==
+               reinterpret_cast<uintptr_t>(bases[first]) + static_cast<uintptr_t>(count) * stride)
+      ++count;
+    if (count > best_count) {
+      best_first = first;
+      best_count = count;
+    }
+  }
+  if (best_count < 2) return;  // nothing gained over the array
+  s->flat_base = bases[best_first];
+  s->flat_stride = static_cast<uint64_t>(bases[best_first + 1] - bases[best_first]);
+  s->flat_first = best_first;
+  s->flat_count = best_count;
+}
+
 Status setup_internal_objects(Runtime& r) {
   const config::Values& cfg = config::get();
   GSHMEM_TRY(setup_world_team(r));
@@ -138,6 +166,7 @@ Status setup_internal_objects(Runtime& r) {
   s.max_teams = static_cast<int32_t>(r.teams.size());
   s.wait_timeout_ns = cfg.wait_timeout > 0 ? static_cast<uint64_t>(cfg.wait_timeout) * 1000000000ull : 0;
   s.debug_checks = cfg.debug_checks ? 1 : 0;
+  set_flat_layout(r.heap->peer_bases(), &s);
   return device_state::publish(s);
 }
 

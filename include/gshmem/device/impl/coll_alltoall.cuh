@@ -11,6 +11,22 @@
 namespace gshmem {
 namespace detail {
 
+// Small blocks: the (member, unit) pairs of all members form one index space
+// spread over the scope's threads, so the loads for every member are in flight
+// at once (a copy per member would wait for one load latency per member).
+template <class Scope, class U>
+__device__ __forceinline__ void push_flat_units(const gshmemi_team& t, char* to, const char* source,
+                                                uint64_t nbytes, uint64_t lo, uint64_t len) {
+  const uint64_t per = len / sizeof(U), total = per * static_cast<uint64_t>(t.size);
+  for (uint64_t i = Scope::rank(); i < total; i += Scope::size()) {
+    const int k = static_cast<int>(i / per);
+    const uint64_t u = i - static_cast<uint64_t>(k) * per;
+    const int j = (t.my_pe + 1 + k) % t.size;
+    reinterpret_cast<U*>(team_peer(t, to, j))[u] =
+        reinterpret_cast<const U*>(source + static_cast<uint64_t>(j) * nbytes + lo)[u];
+  }
+}
+
 struct alltoall_op {
   char* dest;
   const char* source;
@@ -27,13 +43,30 @@ struct alltoall_op {
   __device__ void prepare(const gshmemi_team&, uint64_t, bool) {}
 
   template <class Scope>
+  __device__ void push_flat(const gshmemi_team& t, char* to, uint64_t lo, uint64_t len) {
+    const uint64_t a = reinterpret_cast<uintptr_t>(dest) | reinterpret_cast<uintptr_t>(source) | nbytes | lo | len;
+    if (a % 16 == 0) push_flat_units<Scope, uint4>(t, to, source, nbytes, lo, len);
+    else if (a % 8 == 0) push_flat_units<Scope, uint64_t>(t, to, source, nbytes, lo, len);
+    else if (a % 4 == 0) push_flat_units<Scope, uint32_t>(t, to, source, nbytes, lo, len);
+    else if (a % 2 == 0) push_flat_units<Scope, uint16_t>(t, to, source, nbytes, lo, len);
+    else push_flat_units<Scope, uint8_t>(t, to, source, nbytes, lo, len);
+  }
+
+  // Blocks of at most this many bytes per member move as one flat index space.
+  static constexpr uint64_t kFlatMaxBytes = 1024;
+
+  template <class Scope>
   __device__ void lane(const gshmemi_team& t, uint64_t base, int s) {
     uint64_t lo, hi;
     coll_slice(nbytes, lanes, s, kSliceAlign, &lo, &hi);
     char* to = dest + static_cast<uint64_t>(t.my_pe) * nbytes + lo;
-    for (int k = 1; k <= t.size; ++k) {
-      const int j = (t.my_pe + k) % t.size;
-      scoped_copy<Scope>(team_peer(t, to, j), source + static_cast<uint64_t>(j) * nbytes + lo, hi - lo);
+    if (hi - lo <= kFlatMaxBytes) {
+      push_flat<Scope>(t, to, lo, hi - lo);
+    } else {
+      for (int k = 1; k <= t.size; ++k) {
+        const int j = (t.my_pe + k) % t.size;
+        scoped_copy<Scope>(team_peer(t, to, j), source + static_cast<uint64_t>(j) * nbytes + lo, hi - lo);
+      }
     }
     Scope::sync();
     lane_signal_all<Scope>(t, s, base + 1);

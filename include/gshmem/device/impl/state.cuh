@@ -48,7 +48,8 @@ static __device__ __noinline__ inline void trap_after_report(bool reporter) {
 template <class T>
 __device__ __forceinline__ T* peer_address(T* sym, int pe) {
   const gshmemi_device_state& s = state();
-  char* base = s.peer_base[pe];
+  const unsigned k = static_cast<unsigned>(pe - s.flat_first);
+  char* base = k < static_cast<unsigned>(s.flat_count) ? s.flat_base + k * s.flat_stride : s.peer_base[pe];
   if (base == nullptr) return nullptr;
   return reinterpret_cast<T*>(base + (reinterpret_cast<const char*>(sym) - s.heap_base));
 }

@@ -73,18 +73,24 @@ constexpr int kAllToAllSyncMax = 32;
 // more than the flag's flight (docs/memory-model.md).
 template <class Scope>
 __device__ __forceinline__ void team_sync_epoch(const gshmemi_team& t, const char* what, bool quiet = false) {
+  // The first peer's flag address is computed before the fence, which would
+  // otherwise wait for these loads (and they for it).
+  const int first = Scope::rank();
+  uint64_t* first_to = first < t.size && first != t.my_pe && t.size <= kAllToAllSyncMax
+                           ? peer_address(t.sync_flags + t.my_pe, team_world_pe(t, first))
+                           : nullptr;
   const uint64_t epoch = ld_volatile(t.sync_epoch) + 1;
   Scope::sync();  // every thread read the epoch; their earlier operations precede the fences
   if (t.size <= kAllToAllSyncMax) {
     bool fenced = false;
-    for (int i = Scope::rank(); i < t.size; i += Scope::size()) {
+    for (int i = first; i < t.size; i += Scope::size()) {
       if (i == t.my_pe) continue;
       if (!fenced) {
         if (quiet) fence_sc_sys();
         else fence_acq_rel_sys();
         fenced = true;
       }
-      st_relaxed_sys(peer_address(t.sync_flags + t.my_pe, team_world_pe(t, i)), epoch);
+      st_relaxed_sys(i == first ? first_to : peer_address(t.sync_flags + t.my_pe, team_world_pe(t, i)), epoch);
     }
     if (Scope::rank() == 0) st_volatile(t.sync_epoch, epoch);
     for (int i = Scope::rank(); i < t.size; i += Scope::size()) {
