@@ -57,6 +57,7 @@ __global__ void __launch_bounds__(1024) k_ring(int* dst, int* src, GridBarrier* 
   for (int r = 0; r < kRounds; ++r) {
     const uint64_t salt = salt0 + r;
     for (int i = threadIdx.x; i < kSliceInts; i += blockDim.x) src[base + i] = value<int>(me, base + i, salt);
+    __syncthreads();  // the _nbi block form does not synchronise the block on entry
     gshmemx_int_put_nbi_block(dst + base, src + base, kSliceInts, next);
     gshmem::quiet<gshmem::block_scope>();
     grid_sync(gb);

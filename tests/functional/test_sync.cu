@@ -214,6 +214,9 @@ __global__ void k_messages_block(int* data, int* flag, int* ack, int* scratch, i
     __syncthreads();
     const int len = 1 + (it * 7919) % kBlockMsgMaxInts;
     for (int i = threadIdx.x; i < len; i += blockDim.x) scratch[i] = value<int>(me, i, static_cast<uint64_t>(it) + 77);
+    // The block's threads copy each other's scratch elements: the _nbi block forms
+    // do not synchronise the block on entry (the blocking forms do).
+    __syncthreads();
     gshmemx_int_put_nbi_block(data, scratch, len, next);
     gshmem::quiet<block_scope>();
     if (threadIdx.x == 0) {

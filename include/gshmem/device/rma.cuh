@@ -15,7 +15,10 @@
 //
 // Scope. With warp_scope/block_scope every thread of the warp/block calls with
 // the same arguments and the copy is spread over all of them (16-byte vector
-// accesses wherever source and destination allow it).
+// accesses wherever source and destination allow it), so a thread may copy
+// elements other threads wrote. The blocking forms synchronise the scope on
+// entry and exit; the _nbi forms do not: when the scope's threads fill `source`
+// just before an _nbi call, synchronise them first (__syncthreads / __syncwarp).
 //
 // Types. Any trivially copyable T: the OpenSHMEM standard RMA types, __half
 // and __nv_bfloat16 (the C names gshmem_half_put, gshmem_bfloat16_g, ...), and
