@@ -30,7 +30,11 @@ Status order_after_host_ops(const char* call, cudaStream_t stream) {
   if (capture != cudaStreamCaptureStatusNone) return GSHMEM_SUCCESS;
   const cudaError_t idle = cudaStreamQuery(rt().stream);
   if (idle == cudaSuccess) return GSHMEM_SUCCESS;
-  if (idle != cudaErrorNotReady) GSHMEM_CUDA_TRY(call, idle);
+  if (idle != cudaErrorNotReady) {
+    GSHMEM_LOG_ERROR("%s: querying the internal stream failed: %s (%s)", call, cudaGetErrorString(idle),
+                     cudaGetErrorName(idle));
+    return GSHMEM_ERROR_CUDA;
+  }
   GSHMEM_CUDA_TRY(call, cudaEventRecord(rt().stream_done, rt().stream));
   GSHMEM_CUDA_TRY(call, cudaStreamWaitEvent(stream, rt().stream_done, 0));
   return GSHMEM_SUCCESS;
