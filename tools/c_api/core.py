@@ -7,13 +7,26 @@ DEV = "static inline __device__"
 
 class Api:
     def __init__(self):
-        self.c_decls = []      # (prototype, host_and_device?) for c_api_host.h
-        self.cuda_defs = []    # wrapper definitions for c_api.cuh
-        self.lib_defs = []     # definitions for c_api.cpp
+        self.c_decls = []      # (prototype, host_and_device?) for detail/c_api_host/<family>.h
+        self.cuda_defs = []    # wrapper definitions for device/c_api/<family>.cuh
+        self.lib_defs = []     # definitions for src/host/c_api/<family>.cpp
         # Headers a family needs: its gshmemi_host_* entry points (C, included by
-        # c_api.cuh and c_api.cpp) and its device templates (included by c_api.cuh).
+        # every family file) and its device templates (included by device/c_api/*.cuh).
         self.host_entry_headers = []
         self.device_headers = []
+        # Families in build order: (name, start of its c_decls, cuda_defs, lib_defs).
+        self.families = []
+
+    def begin_family(self, name):
+        """The names added from now on belong to family `name` (one generated file each)."""
+        self.families.append((name, len(self.c_decls), len(self.cuda_defs), len(self.lib_defs)))
+
+    def family_slices(self):
+        """(name, c_decls, cuda_defs, lib_defs) of each family."""
+        ends = [(f[1], f[2], f[3]) for f in self.families[1:]]
+        ends.append((len(self.c_decls), len(self.cuda_defs), len(self.lib_defs)))
+        return [(name, self.c_decls[c:ce], self.cuda_defs[d:de], self.lib_defs[l:le])
+                for (name, c, d, l), (ce, de, le) in zip(self.families, ends)]
 
     def needs(self, host_entry_header=None, device_header=None):
         if host_entry_header and host_entry_header not in self.host_entry_headers:
