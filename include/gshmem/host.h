@@ -28,6 +28,10 @@ GSHMEM_EXTERN_C_BEGIN
  * the calling thread already has a CUDA context. Fatal on failure. Init and
  * finalize may be repeated in one process. */
 GSHMEM_API void gshmem_init(void);
+/* gshmem_init, then *provided = the thread level: GSHMEM_THREAD_SERIALIZED at most (host calls
+ * from several threads must not overlap; device code is unaffected). Returns 0 or a status. */
+GSHMEM_API int gshmem_init_thread(int requested, int* provided);
+GSHMEM_API void gshmem_query_thread(int* provided);
 /* Like gshmem_init, with explicit bootstrap. Returns a status code instead of ending the
  * process. flags:
  *   GSHMEMX_INIT_WITH_UNIQUEID  attr from gshmemx_set_attr_uniqueid_args (below);
@@ -54,6 +58,11 @@ GSHMEM_API int gshmemx_set_attr_uniqueid_args(int rank, int nranks, const gshmem
 GSHMEM_API const char* gshmemx_status_string(int status);
 GSHMEM_API void gshmem_info_get_version(int* major, int* minor);
 GSHMEM_API void gshmem_info_get_name(char* name);
+/* 1 if PE `pe` can be reached by gshmem's data transfer routines from this PE (in this build:
+ * it is on this node; there is no network transport yet), else 0. */
+GSHMEM_API int gshmem_pe_accessible(int pe);
+/* 1 if `addr` is in the symmetric heap and gshmem_pe_accessible(pe), else 0. */
+GSHMEM_API int gshmem_addr_accessible(const void* addr, int pe);
 
 /* ---- symmetric memory (collective: every PE calls with the same arguments) ---- */
 /* NULL on every PE (never on some only) when the heap cannot satisfy the call
@@ -66,6 +75,14 @@ GSHMEM_API void* gshmem_calloc(size_t count, size_t size);
 GSHMEM_API void* gshmem_align(size_t alignment, size_t size);
 /* Waits for this GPU's outstanding work (cudaDeviceSynchronize) before freeing. */
 GSHMEM_API void gshmem_free(void* ptr);
+/* ptr NULL: gshmem_malloc(size); size 0: gshmem_free(ptr), NULL. Otherwise a block of `size`
+ * bytes holding the old contents up to the smaller size; the old block is freed. NULL with the
+ * old block unchanged when the heap cannot satisfy it. Waits for this GPU's work, and returns
+ * after every PE has copied. */
+GSHMEM_API void* gshmem_realloc(void* ptr, size_t size);
+/* gshmem_malloc; hints (GSHMEM_MALLOC_ATOMICS_REMOTE, _SIGNAL_REMOTE) change nothing here: every
+ * block already serves remote atomics and signals at full speed. */
+GSHMEM_API void* gshmem_malloc_with_hints(size_t size, long hints);
 
 /* ---- stream-ordered synchronisation ---- */
 GSHMEM_API void gshmemx_barrier_all_on_stream(cudaStream_t stream);

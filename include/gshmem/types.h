@@ -60,6 +60,10 @@ typedef struct gshmem_team_config {
 } gshmem_team_config_t;
 #define GSHMEM_TEAM_NUM_CONTEXTS (1L << 0)
 
+/* Hints of gshmem_malloc_with_hints (bits; 0: no hint). */
+#define GSHMEM_MALLOC_ATOMICS_REMOTE (1L << 0)
+#define GSHMEM_MALLOC_SIGNAL_REMOTE (1L << 1)
+
 /* Thread levels (gshmem_init_thread). */
 #define GSHMEM_THREAD_SINGLE 0
 #define GSHMEM_THREAD_FUNNELED 1

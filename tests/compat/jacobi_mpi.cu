@@ -53,7 +53,9 @@ __host__ __device__ inline Part part_of(int pe, int npes) {
   return p;
 }
 
-__global__ void jacobi(double* buf0, double* buf1, uint64_t* sig) {
+// launch_bounds: 1024 threads must fit in the register file (64 registers a thread) for the
+// collective launch to accept one block of kThreads.
+__global__ void __launch_bounds__(kThreads) jacobi(double* buf0, double* buf1, uint64_t* sig) {
   const int me = nvshmem_my_pe(), npes = nvshmem_n_pes();
   const Part mine = part_of(me, npes);
   const int up = me - 1, down = me + 1;  // neighbours owning the rows above / below

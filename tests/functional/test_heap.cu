@@ -13,7 +13,17 @@
 //     fixed-size IPC heap, GSHMEM_SYMMETRIC_SIZE) gives NULL on every PE (checked
 //     by exchanging the results), and the heap keeps working afterwards;
 //   - gshmem_ptr is non-NULL for every PE of the node and usable for plain stores
-//     from a kernel; host and device gshmem_ptr agree.
+//     from a kernel; host and device gshmem_ptr agree; NULL (host and device) for
+//     a PE out of range or an address outside the heap; gshmem_team_ptr on the
+//     world team and on a strided team equals gshmem_ptr of the translated PE,
+//     NULL for an invalid team or team PE (host and device);
+//   - gshmem_pe_accessible / gshmem_addr_accessible: 1 for every PE and heap
+//     address, 0 for PEs out of range and addresses outside the heap;
+//   - gshmem_realloc: growing and shrinking keep the contents (written remotely
+//     before, checked on every element) and give a block usable remotely;
+//     realloc(NULL, n) allocates, realloc(p, 0) frees, a request beyond the limit
+//     gives NULL on every PE and leaves the old block and its contents intact;
+//     gshmem_malloc_with_hints with the OpenSHMEM hints gives a usable block.
 // Registered twice: "heap" (CUDA VMM heap) and "heap_ipc" (GSHMEM_DISABLE_VMM=1).
 #include <algorithm>
 #include <vector>
@@ -347,6 +357,141 @@ void ptr_tests() {
   release(g);
 }
 
+// ------------------------------------------------------------------ ptr / team_ptr bounds
+// out[0..3]: ptr(buf, npes), ptr(outside, next), team_ptr(team, buf, i) for i = 0,
+// team_ptr(GSHMEM_TEAM_INVALID, buf, 0); out[4 + i]: team_ptr(team, buf, i), i < team size + 1.
+__global__ void k_ptr_answers(const int* buf, const int* outside, int npes, int next, gshmem_team_t team,
+                              int tsize, void** out) {
+  out[0] = gshmem_ptr(buf, npes);
+  out[1] = gshmem_ptr(outside, next);
+  out[2] = gshmem_ptr(buf, -1);
+  out[3] = gshmem_team_ptr(GSHMEM_TEAM_INVALID, buf, 0);
+  for (int i = 0; i <= tsize; ++i) out[4 + i] = gshmem_team_ptr(team, buf, i);
+}
+
+void ptr_bounds_tests() {
+  const int me = gshmem_my_pe(), npes = gshmem_n_pes();
+  const int next = (me + 1) % npes;
+  Guarded g = make_symmetric(4099 * sizeof(int));
+  int* buf = g.at<int>(0);
+  int* outside = nullptr;
+  CUDA_CHECK(cudaMalloc(&outside, 64));
+  set_context("gshmem_pe_accessible / gshmem_addr_accessible");
+  for (int pe = 0; pe < npes; ++pe) {
+    GT_CHECK_EQ(1, gshmem_pe_accessible(pe));
+    GT_CHECK_EQ(1, gshmem_addr_accessible(buf, pe));
+    GT_CHECK_EQ(1, gshmem_addr_accessible(buf + 4098, pe));
+    GT_CHECK_EQ(0, gshmem_addr_accessible(outside, pe));
+  }
+  GT_CHECK_EQ(0, gshmem_pe_accessible(-1));
+  GT_CHECK_EQ(0, gshmem_pe_accessible(npes));
+  GT_CHECK_EQ(0, gshmem_addr_accessible(buf, npes));
+
+  set_context("gshmem_ptr / gshmem_team_ptr out of range (host)");
+  GT_CHECK(gshmem_ptr(outside, next) == nullptr);
+  // Team of the even world PEs (stride 2): team PE i is world PE 2i.
+  gshmem_team_t even = GSHMEM_TEAM_INVALID;
+  const int tsize = (npes + 1) / 2;
+  GT_CHECK_STATUS(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 2, tsize, nullptr, 0, &even));
+  for (int pe = 0; pe < npes; ++pe) GT_CHECK_EQ(gshmem_ptr(buf, pe), gshmem_team_ptr(GSHMEM_TEAM_WORLD, buf, pe));
+  GT_CHECK(gshmem_team_ptr(GSHMEM_TEAM_WORLD, buf, npes) == nullptr);
+  GT_CHECK(gshmem_team_ptr(GSHMEM_TEAM_WORLD, buf, -1) == nullptr);
+  GT_CHECK(gshmem_team_ptr(GSHMEM_TEAM_INVALID, buf, 0) == nullptr);
+  GT_CHECK(gshmem_team_ptr(GSHMEM_TEAM_WORLD, outside, 0) == nullptr);
+  if (me % 2 == 0) {
+    for (int i = 0; i < tsize; ++i) GT_CHECK_EQ(gshmem_ptr(buf, 2 * i), gshmem_team_ptr(even, buf, i));
+    GT_CHECK(gshmem_team_ptr(even, buf, tsize) == nullptr);
+  } else {
+    GT_CHECK(gshmem_team_ptr(even, buf, 0) == nullptr);  // not a member: invalid team here
+  }
+
+  set_context("gshmem_ptr / gshmem_team_ptr out of range (device, same answers as the host)");
+  void** d_out = nullptr;
+  const int nout = 4 + tsize + 1;
+  CUDA_CHECK(cudaMalloc(&d_out, nout * sizeof(void*)));
+  CUDA_CHECK(cudaMemset(d_out, 0x5A, nout * sizeof(void*)));  // poison: not NULL, not a pointer we expect
+  k_ptr_answers<<<1, 1>>>(buf, outside, npes, next, me % 2 == 0 ? even : GSHMEM_TEAM_WORLD, tsize, d_out);
+  KERNEL_CHECK();
+  std::vector<void*> h(nout);
+  CUDA_CHECK(cudaMemcpy(h.data(), d_out, nout * sizeof(void*), cudaMemcpyDeviceToHost));
+  GT_CHECK(h[0] == nullptr);
+  GT_CHECK(h[1] == nullptr);
+  GT_CHECK(h[2] == nullptr);
+  GT_CHECK(h[3] == nullptr);
+  for (int i = 0; i <= tsize; ++i) {
+    void* expect = me % 2 == 0 ? gshmem_team_ptr(even, buf, i) : gshmem_team_ptr(GSHMEM_TEAM_WORLD, buf, i);
+    GT_CHECK_EQ(expect, h[4 + i]);
+  }
+  CUDA_CHECK(cudaFree(d_out));
+  CUDA_CHECK(cudaFree(outside));
+  if (even != GSHMEM_TEAM_INVALID) gshmem_team_destroy(even);
+  release(g);
+}
+
+// ------------------------------------------------------------------ realloc / hints
+// The first n bytes of `block` hold the pattern remote_write_verify left (uint32 words of
+// the previous PE with salt `salt`, then 0x3C bytes for an odd tail of the original size).
+void check_kept(const void* block, size_t n, uint64_t salt, const char* what) {
+  const int me = gshmem_my_pe(), npes = gshmem_n_pes();
+  const int prev = (me + npes - 1) % npes;
+  set_context("%s: the first %zu bytes kept their contents", what, n);
+  const size_t words = n / sizeof(uint32_t);
+  DevErrorsHost err;
+  if (words) {
+    k_check_pattern<uint32_t><<<grid_for(words), 256>>>(static_cast<const uint32_t*>(block), words, prev, salt, err.d);
+    KERNEL_CHECK();
+  }
+  err.check("word", "from PE", __FILE__, __LINE__);
+}
+
+void realloc_tests(bool fixed_heap, uint64_t initial, uint64_t max) {
+  constexpr size_t n1 = 100003 * 4, n2 = 3 * n1 + 20, n3 = 4097 * 4;
+  set_context("gshmem_realloc(NULL, %zu) allocates", n1);
+  void* p = gshmem_realloc(nullptr, n1);
+  GT_CHECK(p != nullptr);
+  if (!p) return;
+  remote_write_verify(p, n1, false, "block from realloc(NULL)");
+  const uint64_t s1 = g_salt;
+
+  set_context("gshmem_realloc grows %zu -> %zu bytes", n1, n2);
+  void* q = gshmem_realloc(p, n2);
+  GT_CHECK(q != nullptr);
+  if (!q) return;
+  check_kept(q, n1, s1, "realloc grow");
+  remote_write_verify(q, n2, true, "grown block");
+  const uint64_t s2 = g_salt;
+
+  const uint64_t limit = fixed_heap ? initial : max;
+  set_context("gshmem_realloc beyond the limit (%llu bytes) fails on every PE", (unsigned long long)limit);
+  void* big = gshmem_realloc(q, limit + 64 * kMiB);
+  GT_CHECK(big == nullptr);
+  check_kept(q, n2, s2, "realloc that failed");
+
+  set_context("gshmem_realloc shrinks %zu -> %zu bytes", n2, n3);
+  void* r = gshmem_realloc(q, n3);
+  GT_CHECK(r != nullptr);
+  if (!r) return;
+  check_kept(r, n3, s2, "realloc shrink");
+  remote_write_verify(r, n3, false, "shrunk block");
+
+  set_context("gshmem_realloc(p, 0) frees and returns NULL");
+  GT_CHECK(gshmem_realloc(r, 0) == nullptr);
+  // The freed space is reused: the next allocation of that size succeeds and works.
+  void* again = gshmem_malloc(n3);
+  GT_CHECK(again != nullptr);
+  if (again) remote_write_verify(again, n3, true, "block after realloc(p, 0)");
+  gshmem_free(again);
+
+  set_context("gshmem_malloc_with_hints");
+  for (long hints : {0L, GSHMEM_MALLOC_ATOMICS_REMOTE, GSHMEM_MALLOC_SIGNAL_REMOTE,
+                     GSHMEM_MALLOC_ATOMICS_REMOTE | GSHMEM_MALLOC_SIGNAL_REMOTE}) {
+    void* h = gshmem_malloc_with_hints(65537, hints);
+    GT_CHECK(h != nullptr);
+    if (h) remote_write_verify(h, 65537, hints % 2 == 0, "block from malloc_with_hints");
+    gshmem_free(h);
+  }
+}
+
 // ------------------------------------------------------------------ growth
 void growth_tests(bool fixed_heap, uint64_t initial) {
   constexpr size_t kBlock = 48 * kMiB;
@@ -432,6 +577,8 @@ int main() {
   reuse_tests();
   many_tests();
   ptr_tests();
+  ptr_bounds_tests();
+  realloc_tests(fixed_heap, initial, max);
   if (!fixed_heap || initial >= 160 * kMiB) growth_tests(fixed_heap, initial);
   exhaustion_tests(fixed_heap, initial, max);
   return test_main_epilogue(fixed_heap ? "heap_ipc" : "heap");

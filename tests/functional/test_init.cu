@@ -2,7 +2,11 @@
 // Initialisation and finalisation.
 //   test_init            gshmem_init (launcher environment) -> checks -> finalize;
 //                        gshmemx_init_attr(GSHMEMX_INIT_WITH_UNIQUEID) -> checks ->
-//                        finalize; gshmem_init again -> checks -> finalize.
+//                        finalize; gshmem_init again -> checks -> finalize;
+//                        gshmem_init_thread(MULTIPLE) -> provided and
+//                        gshmem_query_thread are SERIALIZED -> checks -> finalize;
+//                        gshmem_init_thread with a level out of range fails
+//                        without initialising.
 //   test_init uniqueid   the first initialisation of the process goes through
 //                        gshmemx_init_attr with a unique id (never through the
 //                        environment bootstrap), twice, with a fresh id each time.
@@ -198,7 +202,27 @@ int main(int argc, char** argv) {
     gshmem_init();
     check_identity("second gshmem_init");
     check_rma("second gshmem_init", 3);
+    int level = -1;
+    gshmem_query_thread(&level);
+    GT_CHECK_EQ(GSHMEM_THREAD_SERIALIZED, level);
     finalize_and_check("second gshmem_init");
+
+    set_context("gshmem_init_thread");
+    int provided = -1;
+    GT_CHECK(gshmem_init_thread(GSHMEM_THREAD_MULTIPLE + 1, &provided) != 0);  // bad level: not initialised
+    GT_CHECK_EQ(-1, provided);
+    GT_CHECK_EQ(0, gshmemx_initialized());
+    GT_CHECK_EQ(0, gshmem_init_thread(GSHMEM_THREAD_MULTIPLE, &provided));
+    GT_CHECK_EQ(GSHMEM_THREAD_SERIALIZED, provided);  // the most the host API offers
+    level = -1;
+    gshmem_query_thread(&level);
+    GT_CHECK_EQ(provided, level);
+    check_identity("gshmem_init_thread");
+    check_rma("gshmem_init_thread", 4);
+    finalize_and_check("gshmem_init_thread");
+    GT_CHECK_EQ(0, gshmem_init_thread(GSHMEM_THREAD_FUNNELED, &provided));
+    GT_CHECK_EQ(GSHMEM_THREAD_FUNNELED, provided);
+    finalize_and_check("gshmem_init_thread(FUNNELED)");
   } else {
     for (int round = 0; round < 2; ++round) {
       const char* tag = round == 0 ? "first" : "second";

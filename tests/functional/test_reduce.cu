@@ -217,10 +217,11 @@ GT_HTAG(complexd, cplx_d, double _Complex, sum, sum, true, GT_HTAG_STREAM(comple
 GT_HTAG(complexd, cplx_d, double _Complex, prod, prod, true, GT_HTAG_STREAM(complexd, prod, double _Complex));
 GT_HTAG(complexf, cplx_f, float _Complex, sum, sum, true, GT_HTAG_STREAM(complexf, sum, float _Complex));
 GT_HTAG(complexf, cplx_f, float _Complex, prod, prod, true, GT_HTAG_STREAM(complexf, prod, float _Complex));
-GT_HTAG(longdouble, long double, long double, sum, sum, false, -1);  // CPU path: blocking only
-GT_HTAG(longdouble, long double, long double, prod, prod, false, -1);
-GT_HTAG(longdouble, long double, long double, min, min, false, -1);
-GT_HTAG(longdouble, long double, long double, max, max, false, -1);
+// long double: the CPU reduces it; the on-stream form waits for the stream first.
+GT_HTAG(longdouble, long double, long double, sum, sum, true, GT_HTAG_STREAM(longdouble, sum, long double));
+GT_HTAG(longdouble, long double, long double, prod, prod, true, GT_HTAG_STREAM(longdouble, prod, long double));
+GT_HTAG(longdouble, long double, long double, min, min, true, GT_HTAG_STREAM(longdouble, min, long double));
+GT_HTAG(longdouble, long double, long double, max, max, true, GT_HTAG_STREAM(longdouble, max, long double));
 #endif
 
 // ------------------------------------------------------------------ one call

@@ -43,7 +43,7 @@ def public_names(api, root):
             seen.add(name)
             names.append(name)
 
-    for text in [p for p, _ in api.c_decls] + api.cuda_defs:
+    for text in [d[0] for d in api.c_decls] + api.cuda_defs:
         m = _DECL_NAME.search(text)
         if m:
             add(m.group(1))

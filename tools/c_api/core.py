@@ -7,7 +7,9 @@ DEV = "static inline __device__"
 
 class Api:
     def __init__(self):
-        self.c_decls = []      # (prototype, host_and_device?) for detail/c_api_host/<family>.h
+        # (prototype, host_and_device?, cxx_only?) for detail/c_api_host/<family>.h; C++-only
+        # names (CUDA's __half, __nv_bfloat16) are declared for C++ TUs only.
+        self.c_decls = []
         self.cuda_defs = []    # wrapper definitions for device/c_api/<family>.cuh
         self.lib_defs = []     # definitions for src/host/c_api/<family>.cpp
         # Headers a family needs: its gshmemi_host_* entry points (C, included by
@@ -34,22 +36,22 @@ class Api:
         if device_header and device_header not in self.device_headers:
             self.device_headers.append(device_header)
 
-    def dual(self, ret, name, params, device_body, host_body):
+    def dual(self, ret, name, params, device_body, host_body, cxx_only=False):
         """A name usable on host and device (C symbol + CUDA-mode wrapper)."""
         proto = f"{ret} {name}({params})"
-        self.c_decls.append((proto, True))
+        self.c_decls.append((proto, True, cxx_only))
         self.cuda_defs.append(
             f"{HD} {proto} {{\n#if defined(__CUDA_ARCH__)\n  {device_body}\n#else\n  {host_body}\n#endif\n}}")
         self.lib_defs.append(f"{proto} {{ {host_body} }}")
 
-    def host_only(self, ret, name, params, host_body, cuda_wrapper=False):
+    def host_only(self, ret, name, params, host_body, cuda_wrapper=False, cxx_only=False):
         """A host-only name; C symbol in the library (and plain inline in CUDA TUs if asked)."""
         proto = f"{ret} {name}({params})"
         if cuda_wrapper:
-            self.c_decls.append((proto, True))
+            self.c_decls.append((proto, True, cxx_only))
             self.cuda_defs.append(f"static inline {proto} {{ {host_body} }}")
         else:
-            self.c_decls.append((proto, False))
+            self.c_decls.append((proto, False, cxx_only))
         self.lib_defs.append(f"{proto} {{ {host_body} }}")
 
     def device(self, ret, name, params, body):

@@ -9,9 +9,10 @@ for max/min/sum/prod):
   host         gshmemx_TYPE_OP_reduce_on_stream(team, dest, source, nreduce, stream)
                gshmemx_TYPE_OP_reducescatter_on_stream(...)
 long double (longdouble) and the complex types (complexd, complexf: sum, prod) are host-only:
-no device forms; long double has no on-stream or reducescatter form (it is reduced by the
-CPU), the complex types no reducescatter (NVSHMEM has none). half and bfloat16 are CUDA's
-C++ types: C++/CUDA only. Every wrapper passes its own C name for messages.
+no device forms and no reducescatter (NVSHMEM has none); long double is reduced by the CPU,
+so its on-stream form waits for the stream and returns when the result is in dest. half and
+bfloat16 are CUDA's C++ types: C++/CUDA only. Every wrapper passes its own C name for
+messages.
 """
 
 from .core import DEV, HD
@@ -64,17 +65,15 @@ class _Emit:
     ...`): they are called exactly like functions, but the reduction templates behind an
     unused name are never instantiated, which keeps the ~1300 names from costing every
     CUDA TU seconds of compile time. C/C++ TUs get ordinary prototypes and the library the
-    C symbols, as for every other family. C++-only names (half, bfloat16) get no
-    declaration in detail/c_api_host.h until the generator can guard one with
-    __cplusplus; CUDA TUs have them."""
+    C symbols, as for every other family; C++-only names (half, bfloat16) are declared
+    for C++ TUs only."""
 
     def __init__(self, a):
         self.a = a
 
     def dual(self, ret, name, params, dev, host, cxx):
         proto = f"{ret} {name}({params})"
-        if not cxx:
-            self.a.c_decls.append((proto, True))
+        self.a.c_decls.append((proto, True, cxx))
         self.a.cuda_defs.append(
             f"{LAZY} {HD} {proto} {{\n#if defined(__CUDA_ARCH__)\n  {dev}\n#else\n  {host}\n#endif\n}}")
         self.a.lib_defs.append(f"{proto} {{ {host} }}")
@@ -83,12 +82,7 @@ class _Emit:
         self.a.cuda_defs.append(f"{LAZY} {DEV} {ret} {name}({params}) {{ {body} }}")
 
     def host(self, ret, name, params, host, cxx, cuda_wrapper=True):
-        if not cxx:
-            self.a.host_only(ret, name, params, host, cuda_wrapper=cuda_wrapper)
-        else:
-            proto = f"{ret} {name}({params})"
-            self.a.cuda_defs.append(f"static inline {proto} {{ {host} }}")
-            self.a.lib_defs.append(f"{proto} {{ {host} }}")
+        self.a.host_only(ret, name, params, host, cuda_wrapper=cuda_wrapper, cxx_only=cxx)
 
 
 def _names(e, ctype, tn, kind, ops, on_device, cxx):
@@ -116,8 +110,6 @@ def _names(e, ctype, tn, kind, ops, on_device, cxx):
                                f"source, nreduce, {scatter});")
             else:
                 e.host("int", name, params, host(name, "GSHMEMI_REDUCE_BLOCKING", "0"), cxx, cuda_wrapper=False)
-            if kind == FLOAT and not on_device:
-                continue  # long double: the CPU reduces it, blocking only
             sname = f"gshmemx_{tn}_{op}_{coll}_on_stream"
             e.host("int", sname, f"{params}, cudaStream_t stream", host(sname, "GSHMEMI_REDUCE_STREAM", "stream"), cxx,
                    cuda_wrapper=on_device or cxx)

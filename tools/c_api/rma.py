@@ -12,9 +12,6 @@ messages name the call the user made. long double has no device forms; half and 
 (CUDA's C++ types) are C++/CUDA only.
 """
 
-import inspect
-
-from .core import HD
 from .types import RMA_TYPES, SIZED_BITS, SCOPES
 
 ORDER = 10
@@ -28,35 +25,17 @@ OPS = {"put": "GSHMEMI_RMA_PUT", "get": "GSHMEMI_RMA_GET"}
 
 
 class _Emit:
-    """a.dual / a.device / a.host_only, plus C++-only names (half, bfloat16) that must not be
-    declared in C translation units. Until the generator can guard declarations with
-    __cplusplus (Api.dual(..., cxx_only=True)), C++-only names get their CUDA-TU wrapper and
-    library definition but no declaration in detail/c_api_host.h."""
+    """a.dual / a.device / a.host_only, with `cxx` marking C++-only names (half, bfloat16):
+    their prototypes are declared for C++ translation units only."""
 
     def __init__(self, a):
         self.a = a
-        self.native = "cxx_only" in inspect.signature(a.dual).parameters
 
     def dual(self, ret, name, params, dev, host, cxx):
-        if not cxx:
-            self.a.dual(ret, name, params, dev, host)
-        elif self.native:
-            self.a.dual(ret, name, params, dev, host, cxx_only=True)
-        else:
-            proto = f"{ret} {name}({params})"
-            self.a.cuda_defs.append(
-                f"{HD} {proto} {{\n#if defined(__CUDA_ARCH__)\n  {dev}\n#else\n  {host}\n#endif\n}}")
-            self.a.lib_defs.append(f"{proto} {{ {host} }}")
+        self.a.dual(ret, name, params, dev, host, cxx_only=cxx)
 
     def host(self, ret, name, params, host, cxx):
-        if not cxx:
-            self.a.host_only(ret, name, params, host, cuda_wrapper=True)
-        elif self.native:
-            self.a.host_only(ret, name, params, host, cuda_wrapper=True, cxx_only=True)
-        else:
-            proto = f"{ret} {name}({params})"
-            self.a.cuda_defs.append(f"static inline {proto} {{ {host} }}")
-            self.a.lib_defs.append(f"{proto} {{ {host} }}")
+        self.a.host_only(ret, name, params, host, cuda_wrapper=True, cxx_only=cxx)
 
     def device(self, ret, name, params, body):
         self.a.device(ret, name, params, body)

@@ -18,6 +18,8 @@ def build(a):
     a.dual("int", "gshmem_team_translate_pe", "gshmem_team_t src_team, int src_pe, gshmem_team_t dest_team",
            "return gshmem::team_translate_pe(src_team, src_pe, dest_team);",
            "return gshmemi_host_team_translate_pe(src_team, src_pe, dest_team);")
+    a.dual("void*", "gshmem_team_ptr", "gshmem_team_t team, const void* dest, int pe",
+           "return gshmem::team_ptr(team, dest, pe);", "return gshmemi_host_team_ptr(team, dest, pe);")
     a.host_only("int", "gshmem_team_get_config", "gshmem_team_t team, long config_mask, gshmem_team_config_t* config",
                 "return gshmemi_host_team_get_config(team, config_mask, config);")
     a.host_only("int", "gshmem_team_split_strided",

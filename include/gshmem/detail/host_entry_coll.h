@@ -38,6 +38,7 @@ GSHMEM_EXTERN_C_BEGIN
 GSHMEM_API int gshmemi_host_team_my_pe(gshmem_team_t team);
 GSHMEM_API int gshmemi_host_team_n_pes(gshmem_team_t team);
 GSHMEM_API int gshmemi_host_team_translate_pe(gshmem_team_t src_team, int src_pe, gshmem_team_t dest_team);
+GSHMEM_API void* gshmemi_host_team_ptr(gshmem_team_t team, const void* dest, int pe);
 GSHMEM_API int gshmemi_host_team_get_config(gshmem_team_t team, long config_mask, gshmem_team_config_t* config);
 GSHMEM_API int gshmemi_host_team_split_strided(gshmem_team_t parent, int start, int stride, int size,
                                                const gshmem_team_config_t* config, long config_mask,

@@ -75,7 +75,8 @@ template <class Scope = thread_scope, class T>
 __device__ void iget(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 
 // Address of symmetric `dest` on `pe` usable with ordinary loads and stores
-// from this GPU, or nullptr when `pe` is not reachable that way.
+// from this GPU, or nullptr when `pe` is out of range, `dest` is not in the
+// symmetric heap or `pe` is not reachable that way.
 __device__ void* ptr(const void* dest, int pe);
 
 }  // namespace gshmem

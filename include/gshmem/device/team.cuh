@@ -28,5 +28,10 @@ __device__ int team_n_pes(gshmem_team_t team);
 // Number in dest_team of the PE that is src_pe in src_team, or -1 when either
 // team is invalid, src_pe is out of range or that PE is not in dest_team.
 __device__ int team_translate_pe(gshmem_team_t src_team, int src_pe, gshmem_team_t dest_team);
+// Address of symmetric `dest` on team PE `pe` of `team` usable with ordinary
+// loads and stores from this GPU, or nullptr when the team is invalid, `pe` is
+// out of range, `dest` is not in the symmetric heap or that PE is not reachable
+// that way (gshmem::ptr for team PEs).
+__device__ void* team_ptr(gshmem_team_t team, const void* dest, int pe);
 
 }  // namespace gshmem

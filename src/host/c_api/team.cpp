@@ -11,6 +11,7 @@ extern "C" {
 GSHMEM_API int gshmem_team_my_pe(gshmem_team_t team) { return gshmemi_host_team_my_pe(team); }
 GSHMEM_API int gshmem_team_n_pes(gshmem_team_t team) { return gshmemi_host_team_n_pes(team); }
 GSHMEM_API int gshmem_team_translate_pe(gshmem_team_t src_team, int src_pe, gshmem_team_t dest_team) { return gshmemi_host_team_translate_pe(src_team, src_pe, dest_team); }
+GSHMEM_API void* gshmem_team_ptr(gshmem_team_t team, const void* dest, int pe) { return gshmemi_host_team_ptr(team, dest, pe); }
 GSHMEM_API int gshmem_team_get_config(gshmem_team_t team, long config_mask, gshmem_team_config_t* config) { return gshmemi_host_team_get_config(team, config_mask, config); }
 GSHMEM_API int gshmem_team_split_strided(gshmem_team_t parent_team, int start, int stride, int size, const gshmem_team_config_t* config, long config_mask, gshmem_team_t* new_team) { return gshmemi_host_team_split_strided(parent_team, start, stride, size, config, config_mask, new_team); }
 GSHMEM_API int gshmem_team_split_2d(gshmem_team_t parent_team, int xrange, const gshmem_team_config_t* xaxis_config, long xaxis_mask, gshmem_team_t* xaxis_team, const gshmem_team_config_t* yaxis_config, long yaxis_mask, gshmem_team_t* yaxis_team) { return gshmemi_host_team_split_2d(parent_team, xrange, xaxis_config, xaxis_mask, xaxis_team, yaxis_config, yaxis_mask, yaxis_team); }

@@ -280,6 +280,7 @@ Status init(unsigned flags, const gshmemx_init_attr_t* attr) {
     return st;
   }
   r.initialized = true;
+  r.thread_level = GSHMEM_THREAD_SERIALIZED;
   return GSHMEM_SUCCESS;
 }
 
@@ -296,6 +297,26 @@ GSHMEM_API void gshmem_init(void) {
 }
 
 GSHMEM_API int gshmemx_init_attr(unsigned int flags, gshmemx_init_attr_t* attr) { return init(flags, attr); }
+
+// Thread level: the host API is safe for one host thread at a time (SERIALIZED);
+// device code is unaffected (any GPU thread may call the device API).
+GSHMEM_API int gshmem_init_thread(int requested, int* provided) {
+  if (requested < GSHMEM_THREAD_SINGLE || requested > GSHMEM_THREAD_MULTIPLE) {
+    GSHMEM_LOG_ERROR("gshmem_init_thread: requested thread level %d is not one of GSHMEM_THREAD_SINGLE (%d) .. "
+                     "GSHMEM_THREAD_MULTIPLE (%d); not initialising", requested, GSHMEM_THREAD_SINGLE,
+                     GSHMEM_THREAD_MULTIPLE);
+    return GSHMEM_ERROR_INVALID_VALUE;
+  }
+  const Status st = init(GSHMEMX_INIT_DEFAULT, nullptr);
+  if (st != GSHMEM_SUCCESS) return st;
+  if (requested < rt().thread_level) rt().thread_level = requested;
+  if (provided) *provided = rt().thread_level;
+  return GSHMEM_SUCCESS;
+}
+
+GSHMEM_API void gshmem_query_thread(int* provided) {
+  if (provided) *provided = rt().thread_level;
+}
 
 GSHMEM_API void gshmem_finalize(void) {
   Runtime& r = rt();

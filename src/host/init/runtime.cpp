@@ -63,6 +63,17 @@ GSHMEM_API int gshmemx_initialized(void) { return rt().initialized ? 1 : 0; }
 GSHMEM_API int gshmemi_host_my_pe(void) { return rt().initialized ? rt().my_pe : -1; }
 GSHMEM_API int gshmemi_host_n_pes(void) { return rt().initialized ? rt().n_pes : -1; }
 
+GSHMEM_API int gshmem_pe_accessible(int pe) {
+  const Runtime& r = rt();
+  return r.initialized && pe >= 0 && pe < r.n_pes && r.heap->peer_base(pe) != nullptr ? 1 : 0;
+}
+
+GSHMEM_API int gshmem_addr_accessible(const void* addr, int pe) {
+  const Runtime& r = rt();
+  const char* a = static_cast<const char*>(addr);
+  return gshmem_pe_accessible(pe) && a >= r.heap->base() && a < r.heap->base() + r.heap->size() ? 1 : 0;
+}
+
 GSHMEM_API void* gshmemi_host_ptr(const void* dest, int pe) {
   if (require_init("gshmem_ptr") != GSHMEM_SUCCESS || check_pe("gshmem_ptr", pe) != GSHMEM_SUCCESS)
     return nullptr;

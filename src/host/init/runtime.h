@@ -20,6 +20,7 @@ namespace gshmem {
 
 struct Runtime {
   bool initialized = false;
+  int thread_level = GSHMEM_THREAD_SERIALIZED;  // host threads (gshmem_query_thread)
   int my_pe = 0;
   int n_pes = 1;
   int local_rank = 0;

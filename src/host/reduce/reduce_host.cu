@@ -62,7 +62,10 @@ Status run(const Call& c, cudaStream_t stream) {
       GSHMEM_CUDA_TRY(c.call, cudaMemcpyAsync(c.dest, c.source, dbytes, cudaMemcpyDeviceToDevice, stream));
     return GSHMEM_SUCCESS;
   }
-  if (c.kind == GSHMEMI_RK_FLOAT && c.esize > 8) return cpu_reduce(c);  // long double
+  if (c.kind == GSHMEMI_RK_FLOAT && c.esize > 8) {  // long double: the CPU reduces, after the stream's work
+    GSHMEM_CUDA_TRY(c.call, cudaStreamSynchronize(stream));
+    return cpu_reduce(c);
+  }
   const detail::reduce_region reg = detail::reduce_region_of(t.scratch, t.scratch_bytes, t.size);
   const detail::reduce_plan plan = detail::reduce_plan_of(c.n, static_cast<uint32_t>(c.esize), c.scatter, reg);
   const Launch l{c.team, c.dest, c.source, c.n, c.scatter, ctas_for(plan.slots), stream};

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Host side of the team queries (gshmem_team_my_pe, _n_pes, _translate_pe,
 // _get_config). Invalid teams give -1 (get_config: nonzero), never an abort.
+#include "gshmem/detail/host_entry.h"
 #include "gshmem/detail/host_entry_coll.h"
 #include "team.h"
 
@@ -25,6 +26,12 @@ GSHMEM_API int gshmemi_host_team_translate_pe(gshmem_team_t src_team, int src_pe
   const int offset = s->start + src_pe * s->stride - d->start;
   if (offset < 0 || offset % d->stride != 0 || offset / d->stride >= d->size) return -1;
   return offset / d->stride;
+}
+
+GSHMEM_API void* gshmemi_host_team_ptr(gshmem_team_t team, const void* dest, int pe) {
+  const gshmemi_team* t = team::lookup(team);
+  if (!t || pe < 0 || pe >= t->size) return nullptr;  // the spec's answer for "not accessible"
+  return gshmemi_host_ptr(dest, t->start + pe * t->stride);
 }
 
 GSHMEM_API int gshmemi_host_team_get_config(gshmem_team_t team, long config_mask, gshmem_team_config_t* config) {

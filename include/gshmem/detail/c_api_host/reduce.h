@@ -9,6 +9,10 @@
 #include <cuda_runtime_api.h>
 #include "gshmem/detail/export.h"
 #include "gshmem/types.h"
+#if defined(__cplusplus) && !defined(__CUDACC__)
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#endif
 GSHMEM_EXTERN_C_BEGIN
 #if !defined(__CUDACC__)
 GSHMEM_API int gshmem_char_max_reduce(gshmem_team_t team, char* dest, const char* source, size_t nreduce);
@@ -547,12 +551,50 @@ GSHMEM_API int gshmem_double_prod_reduce(gshmem_team_t team, double* dest, const
 GSHMEM_API int gshmemx_double_prod_reduce_on_stream(gshmem_team_t team, double* dest, const double* source, size_t nreduce, cudaStream_t stream);
 GSHMEM_API int gshmem_double_prod_reducescatter(gshmem_team_t team, double* dest, const double* source, size_t nreduce);
 GSHMEM_API int gshmemx_double_prod_reducescatter_on_stream(gshmem_team_t team, double* dest, const double* source, size_t nreduce, cudaStream_t stream);
+#if defined(__cplusplus) /* C++-only types */
+GSHMEM_API int gshmem_half_max_reduce(gshmem_team_t team, __half* dest, const __half* source, size_t nreduce);
+GSHMEM_API int gshmemx_half_max_reduce_on_stream(gshmem_team_t team, __half* dest, const __half* source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int gshmem_half_max_reducescatter(gshmem_team_t team, __half* dest, const __half* source, size_t nreduce);
+GSHMEM_API int gshmemx_half_max_reducescatter_on_stream(gshmem_team_t team, __half* dest, const __half* source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int gshmem_half_min_reduce(gshmem_team_t team, __half* dest, const __half* source, size_t nreduce);
+GSHMEM_API int gshmemx_half_min_reduce_on_stream(gshmem_team_t team, __half* dest, const __half* source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int gshmem_half_min_reducescatter(gshmem_team_t team, __half* dest, const __half* source, size_t nreduce);
+GSHMEM_API int gshmemx_half_min_reducescatter_on_stream(gshmem_team_t team, __half* dest, const __half* source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int gshmem_half_sum_reduce(gshmem_team_t team, __half* dest, const __half* source, size_t nreduce);
+GSHMEM_API int gshmemx_half_sum_reduce_on_stream(gshmem_team_t team, __half* dest, const __half* source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int gshmem_half_sum_reducescatter(gshmem_team_t team, __half* dest, const __half* source, size_t nreduce);
+GSHMEM_API int gshmemx_half_sum_reducescatter_on_stream(gshmem_team_t team, __half* dest, const __half* source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int gshmem_half_prod_reduce(gshmem_team_t team, __half* dest, const __half* source, size_t nreduce);
+GSHMEM_API int gshmemx_half_prod_reduce_on_stream(gshmem_team_t team, __half* dest, const __half* source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int gshmem_half_prod_reducescatter(gshmem_team_t team, __half* dest, const __half* source, size_t nreduce);
+GSHMEM_API int gshmemx_half_prod_reducescatter_on_stream(gshmem_team_t team, __half* dest, const __half* source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int gshmem_bfloat16_max_reduce(gshmem_team_t team, __nv_bfloat16* dest, const __nv_bfloat16* source, size_t nreduce);
+GSHMEM_API int gshmemx_bfloat16_max_reduce_on_stream(gshmem_team_t team, __nv_bfloat16* dest, const __nv_bfloat16* source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int gshmem_bfloat16_max_reducescatter(gshmem_team_t team, __nv_bfloat16* dest, const __nv_bfloat16* source, size_t nreduce);
+GSHMEM_API int gshmemx_bfloat16_max_reducescatter_on_stream(gshmem_team_t team, __nv_bfloat16* dest, const __nv_bfloat16* source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int gshmem_bfloat16_min_reduce(gshmem_team_t team, __nv_bfloat16* dest, const __nv_bfloat16* source, size_t nreduce);
+GSHMEM_API int gshmemx_bfloat16_min_reduce_on_stream(gshmem_team_t team, __nv_bfloat16* dest, const __nv_bfloat16* source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int gshmem_bfloat16_min_reducescatter(gshmem_team_t team, __nv_bfloat16* dest, const __nv_bfloat16* source, size_t nreduce);
+GSHMEM_API int gshmemx_bfloat16_min_reducescatter_on_stream(gshmem_team_t team, __nv_bfloat16* dest, const __nv_bfloat16* source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int gshmem_bfloat16_sum_reduce(gshmem_team_t team, __nv_bfloat16* dest, const __nv_bfloat16* source, size_t nreduce);
+GSHMEM_API int gshmemx_bfloat16_sum_reduce_on_stream(gshmem_team_t team, __nv_bfloat16* dest, const __nv_bfloat16* source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int gshmem_bfloat16_sum_reducescatter(gshmem_team_t team, __nv_bfloat16* dest, const __nv_bfloat16* source, size_t nreduce);
+GSHMEM_API int gshmemx_bfloat16_sum_reducescatter_on_stream(gshmem_team_t team, __nv_bfloat16* dest, const __nv_bfloat16* source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int gshmem_bfloat16_prod_reduce(gshmem_team_t team, __nv_bfloat16* dest, const __nv_bfloat16* source, size_t nreduce);
+GSHMEM_API int gshmemx_bfloat16_prod_reduce_on_stream(gshmem_team_t team, __nv_bfloat16* dest, const __nv_bfloat16* source, size_t nreduce, cudaStream_t stream);
+GSHMEM_API int gshmem_bfloat16_prod_reducescatter(gshmem_team_t team, __nv_bfloat16* dest, const __nv_bfloat16* source, size_t nreduce);
+GSHMEM_API int gshmemx_bfloat16_prod_reducescatter_on_stream(gshmem_team_t team, __nv_bfloat16* dest, const __nv_bfloat16* source, size_t nreduce, cudaStream_t stream);
+#endif
 #endif /* !__CUDACC__ */
 /* host-only */
 GSHMEM_API int gshmem_longdouble_max_reduce(gshmem_team_t team, long double* dest, const long double* source, size_t nreduce);
+GSHMEM_API int gshmemx_longdouble_max_reduce_on_stream(gshmem_team_t team, long double* dest, const long double* source, size_t nreduce, cudaStream_t stream);
 GSHMEM_API int gshmem_longdouble_min_reduce(gshmem_team_t team, long double* dest, const long double* source, size_t nreduce);
+GSHMEM_API int gshmemx_longdouble_min_reduce_on_stream(gshmem_team_t team, long double* dest, const long double* source, size_t nreduce, cudaStream_t stream);
 GSHMEM_API int gshmem_longdouble_sum_reduce(gshmem_team_t team, long double* dest, const long double* source, size_t nreduce);
+GSHMEM_API int gshmemx_longdouble_sum_reduce_on_stream(gshmem_team_t team, long double* dest, const long double* source, size_t nreduce, cudaStream_t stream);
 GSHMEM_API int gshmem_longdouble_prod_reduce(gshmem_team_t team, long double* dest, const long double* source, size_t nreduce);
+GSHMEM_API int gshmemx_longdouble_prod_reduce_on_stream(gshmem_team_t team, long double* dest, const long double* source, size_t nreduce, cudaStream_t stream);
 GSHMEM_API int gshmem_complexd_sum_reduce(gshmem_team_t team, double _Complex* dest, const double _Complex* source, size_t nreduce);
 GSHMEM_API int gshmemx_complexd_sum_reduce_on_stream(gshmem_team_t team, double _Complex* dest, const double _Complex* source, size_t nreduce, cudaStream_t stream);
 GSHMEM_API int gshmem_complexd_prod_reduce(gshmem_team_t team, double _Complex* dest, const double _Complex* source, size_t nreduce);

@@ -9,6 +9,10 @@
 #include <cuda_runtime_api.h>
 #include "gshmem/detail/export.h"
 #include "gshmem/types.h"
+#if defined(__cplusplus) && !defined(__CUDACC__)
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#endif
 GSHMEM_EXTERN_C_BEGIN
 #if !defined(__CUDACC__)
 GSHMEM_API int gshmem_my_pe(void);
@@ -470,6 +474,40 @@ GSHMEM_API void gshmem_ptrdiff_get_nbi(ptrdiff_t* dest, const ptrdiff_t* source,
 GSHMEM_API void gshmemx_ptrdiff_get_nbi_on_stream(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe, cudaStream_t stream);
 GSHMEM_API void gshmem_ptrdiff_iget(ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 GSHMEM_API void gshmemx_ptrdiff_iget_on_stream(ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, cudaStream_t stream);
+#if defined(__cplusplus) /* C++-only types */
+GSHMEM_API void gshmem_half_p(__half* dest, __half value, int pe);
+GSHMEM_API __half gshmem_half_g(const __half* source, int pe);
+GSHMEM_API void gshmemx_half_p_on_stream(__half* dest, __half value, int pe, cudaStream_t stream);
+GSHMEM_API __half gshmemx_half_g_on_stream(const __half* source, int pe, cudaStream_t stream);
+GSHMEM_API void gshmem_half_put(__half* dest, const __half* source, size_t nelems, int pe);
+GSHMEM_API void gshmemx_half_put_on_stream(__half* dest, const __half* source, size_t nelems, int pe, cudaStream_t stream);
+GSHMEM_API void gshmem_half_put_nbi(__half* dest, const __half* source, size_t nelems, int pe);
+GSHMEM_API void gshmemx_half_put_nbi_on_stream(__half* dest, const __half* source, size_t nelems, int pe, cudaStream_t stream);
+GSHMEM_API void gshmem_half_iput(__half* dest, const __half* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+GSHMEM_API void gshmemx_half_iput_on_stream(__half* dest, const __half* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, cudaStream_t stream);
+GSHMEM_API void gshmem_half_get(__half* dest, const __half* source, size_t nelems, int pe);
+GSHMEM_API void gshmemx_half_get_on_stream(__half* dest, const __half* source, size_t nelems, int pe, cudaStream_t stream);
+GSHMEM_API void gshmem_half_get_nbi(__half* dest, const __half* source, size_t nelems, int pe);
+GSHMEM_API void gshmemx_half_get_nbi_on_stream(__half* dest, const __half* source, size_t nelems, int pe, cudaStream_t stream);
+GSHMEM_API void gshmem_half_iget(__half* dest, const __half* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+GSHMEM_API void gshmemx_half_iget_on_stream(__half* dest, const __half* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, cudaStream_t stream);
+GSHMEM_API void gshmem_bfloat16_p(__nv_bfloat16* dest, __nv_bfloat16 value, int pe);
+GSHMEM_API __nv_bfloat16 gshmem_bfloat16_g(const __nv_bfloat16* source, int pe);
+GSHMEM_API void gshmemx_bfloat16_p_on_stream(__nv_bfloat16* dest, __nv_bfloat16 value, int pe, cudaStream_t stream);
+GSHMEM_API __nv_bfloat16 gshmemx_bfloat16_g_on_stream(const __nv_bfloat16* source, int pe, cudaStream_t stream);
+GSHMEM_API void gshmem_bfloat16_put(__nv_bfloat16* dest, const __nv_bfloat16* source, size_t nelems, int pe);
+GSHMEM_API void gshmemx_bfloat16_put_on_stream(__nv_bfloat16* dest, const __nv_bfloat16* source, size_t nelems, int pe, cudaStream_t stream);
+GSHMEM_API void gshmem_bfloat16_put_nbi(__nv_bfloat16* dest, const __nv_bfloat16* source, size_t nelems, int pe);
+GSHMEM_API void gshmemx_bfloat16_put_nbi_on_stream(__nv_bfloat16* dest, const __nv_bfloat16* source, size_t nelems, int pe, cudaStream_t stream);
+GSHMEM_API void gshmem_bfloat16_iput(__nv_bfloat16* dest, const __nv_bfloat16* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+GSHMEM_API void gshmemx_bfloat16_iput_on_stream(__nv_bfloat16* dest, const __nv_bfloat16* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, cudaStream_t stream);
+GSHMEM_API void gshmem_bfloat16_get(__nv_bfloat16* dest, const __nv_bfloat16* source, size_t nelems, int pe);
+GSHMEM_API void gshmemx_bfloat16_get_on_stream(__nv_bfloat16* dest, const __nv_bfloat16* source, size_t nelems, int pe, cudaStream_t stream);
+GSHMEM_API void gshmem_bfloat16_get_nbi(__nv_bfloat16* dest, const __nv_bfloat16* source, size_t nelems, int pe);
+GSHMEM_API void gshmemx_bfloat16_get_nbi_on_stream(__nv_bfloat16* dest, const __nv_bfloat16* source, size_t nelems, int pe, cudaStream_t stream);
+GSHMEM_API void gshmem_bfloat16_iget(__nv_bfloat16* dest, const __nv_bfloat16* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+GSHMEM_API void gshmemx_bfloat16_iget_on_stream(__nv_bfloat16* dest, const __nv_bfloat16* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, cudaStream_t stream);
+#endif
 #endif /* !__CUDACC__ */
 /* host-only */
 GSHMEM_EXTERN_C_END

@@ -14,6 +14,7 @@ GSHMEM_EXTERN_C_BEGIN
 GSHMEM_API int gshmem_team_my_pe(gshmem_team_t team);
 GSHMEM_API int gshmem_team_n_pes(gshmem_team_t team);
 GSHMEM_API int gshmem_team_translate_pe(gshmem_team_t src_team, int src_pe, gshmem_team_t dest_team);
+GSHMEM_API void* gshmem_team_ptr(gshmem_team_t team, const void* dest, int pe);
 GSHMEM_API int gshmem_team_sync(gshmem_team_t team);
 GSHMEM_API int gshmem_barrier(gshmem_team_t team);
 #endif /* !__CUDACC__ */

@@ -42,6 +42,13 @@ static inline __host__ __device__ int gshmem_team_translate_pe(gshmem_team_t src
   return gshmemi_host_team_translate_pe(src_team, src_pe, dest_team);
 #endif
 }
+static inline __host__ __device__ void* gshmem_team_ptr(gshmem_team_t team, const void* dest, int pe) {
+#if defined(__CUDA_ARCH__)
+  return gshmem::team_ptr(team, dest, pe);
+#else
+  return gshmemi_host_team_ptr(team, dest, pe);
+#endif
+}
 static inline __host__ __device__ int gshmem_team_sync(gshmem_team_t team) {
 #if defined(__CUDA_ARCH__)
   return gshmem::detail::team_sync<gshmem::thread_scope>("gshmem_team_sync", team);

@@ -113,6 +113,9 @@ __device__ __forceinline__ void iget(const char* call, T* dest, const T* source,
 }  // namespace detail
 
 __device__ inline void* ptr(const void* dest, int pe) {
+  const gshmemi_device_state& s = detail::state();
+  const char* a = static_cast<const char*>(dest);
+  if (pe < 0 || pe >= s.n_pes || a < s.heap_base || a >= s.heap_base + s.heap_size) return nullptr;
   return detail::peer_address(const_cast<void*>(dest), pe);
 }
 

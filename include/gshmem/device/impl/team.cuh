@@ -107,4 +107,12 @@ __device__ inline int team_translate_pe(gshmem_team_t src_team, int src_pe, gshm
   return detail::team_index_of(*d, detail::team_world_pe(*s, src_pe));
 }
 
+__device__ inline void* team_ptr(gshmem_team_t team, const void* dest, int pe) {
+  const gshmemi_team* t = detail::team_lookup(team);
+  const gshmemi_device_state& s = detail::state();
+  const char* a = static_cast<const char*>(dest);
+  if (!t || pe < 0 || pe >= t->size || a < s.heap_base || a >= s.heap_base + s.heap_size) return nullptr;
+  return detail::peer_address(const_cast<void*>(dest), detail::team_world_pe(*t, pe));
+}
+
 }  // namespace gshmem
