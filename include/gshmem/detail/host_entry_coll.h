@@ -17,7 +17,7 @@
  *   lanes[GSHMEMI_COLL_MAX_LANES][M]   data-movement progress flags, one row per lane
  *   counts[M]                          per-PE byte counts (collect)
  *   check[M][GSHMEMI_TEAM_CHECK_WORDS] argument records (host debug checks) */
-#define GSHMEMI_COLL_MAX_LANES 32
+#define GSHMEMI_COLL_MAX_LANES 64
 #define GSHMEMI_TEAM_CHECK_WORDS 4
 /* 64-bit words of team control per team member: sync, coll, lanes, counts, check. */
 #define GSHMEMI_TEAM_CTRL_WORDS (2 + GSHMEMI_COLL_MAX_LANES + 1 + GSHMEMI_TEAM_CHECK_WORDS)

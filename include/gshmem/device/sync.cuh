@@ -13,7 +13,8 @@
 //  quiet()        Every put/p/AMO/_nbi operation the calling thread issued
 //                 before is complete and visible, and every get has landed.
 //                 (PTX fence.sc.sys.) At warp/block scope, the combined
-//                 operations of all participating threads.
+//                 operations of all participating threads (scope barrier,
+//                 one fence.sc.sys by the first thread, scope barrier).
 //  wait_until()   (wait.cuh) Returns once the local symmetric `ivar` satisfies the
 //                 comparison; loads by the caller after it observe everything
 //                 the writer made visible before writing `ivar` (acquire,

@@ -5,7 +5,7 @@
 // which then wait for it) or on the caller's stream. The kernel runs the same code and the
 // same per-slot epochs as the device forms, so host, stream and device calls of a team
 // interleave freely. Grid: one CTA per slot of the call's plan, at most one per SM and
-// kReduceMaxCtas (reduce_layout.cuh).
+// GSHMEM_REDUCE_CTAS (default kReduceMaxCtas, reduce_layout.cuh).
 //
 // Always checked (cheap): the team, dest/source inside the symmetric heap, dest/source
 // overlapping without being the same address, the team's scratch being large enough.
@@ -49,8 +49,10 @@ int ctas_for(int slots) {
     cudaGetLastError();
     sms = 1;
   }
-  int ctas = slots < sms ? slots : sms;
-  return ctas < detail::kReduceMaxCtas ? ctas : detail::kReduceMaxCtas;
+  const long long knob = config::get().reduce_ctas;
+  const int most = knob < 1 ? 1 : (knob > detail::kReduceMaxSlots ? detail::kReduceMaxSlots : static_cast<int>(knob));
+  const int ctas = slots < sms ? slots : sms;
+  return ctas < most ? ctas : most;
 }
 
 Status run(const Call& c, cudaStream_t stream) {

@@ -42,7 +42,10 @@
                       "Symmetric scratch memory each team reserves for collectives, per PE.")      \
   GSHMEM_CONFIG_ENTRY(wait_timeout, "GSHMEM_WAIT_TIMEOUT", Int, "0",                                \
                       "Seconds a device-side barrier may spin before it reports which PE it is "   \
-                      "waiting for and traps (0: wait forever).")
+                      "waiting for and traps (0: wait forever).")                                  \
+  GSHMEM_CONFIG_ENTRY(reduce_ctas, "GSHMEM_REDUCE_CTAS", Int, "128",                                \
+                      "Most CTAs of the library's reduction kernel (host and on-stream "           \
+                      "reductions; 1 .. 128, a local choice: PEs may differ). Tuning only.")
 
 // Other libraries' names for a variable, read when its GSHMEM_ name is unset, so that NVSHMEM
 // programs and job scripts keep working (docs/compat.md):

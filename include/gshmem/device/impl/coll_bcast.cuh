@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Broadcast (contract: device/coll.cuh). Two algorithms, chosen by
 // plan_broadcast() from the byte count and team size alone:
-//   direct  the root pushes each lane's slice into every member's dest and
-//           signals it (value base+1); members wait for the root.
+//   direct  the root pushes each lane's slice into every member's dest (one
+//           pass over the source for up to kMaxFanout members) and signals it
+//           (value base+1); members wait for the root.
 //   relay   (>= 3 PEs, large messages) the root sends each chunk of a lane only
-//           once, to one non-root "owner" (chunk k of a lane: owner k mod (N-1));
-//           the owner forwards it to the other non-roots. Owner o's j-th chunk of
-//           lane s is announced by the root with value base+1+j in lanes[s][root]
-//           of o, and forwarded chunks with base+1+j in lanes[s][o] of the others.
-//           The root's outgoing traffic is the message once instead of N-1
-//           times; chunks pipeline (root -> owner -> others).
+//           once, to one non-root "owner", and the owner forwards it to the
+//           other non-roots. Chunk k of lane s belongs to owner (k + s) mod
+//           (N-1): the owners rotate with the lane, so at every moment the
+//           root's lanes feed all owners and all owners forward (without the
+//           rotation every lane would hit owner 0 first, then owner 1, ...).
+//           The root's local copy (dest != source) rides in the same pass as
+//           its push. Owner o's j-th chunk of lane s is announced by the root
+//           with value base+1+j in lanes[s][root] of o, and forwarded chunks
+//           with base+1+j in lanes[s][o] of the others. The root's outgoing
+//           traffic is the message once instead of N-1 times; chunks pipeline
+//           (root -> owner -> others).
 #pragma once
 
 #include "coll_common.cuh"
@@ -57,6 +63,10 @@ struct bcast_op {
   // Team PE of owner o, and owner number of team PE p (p != root).
   __device__ int owner_pe(const gshmemi_team& t, int o) const { return (root + 1 + o) % t.size; }
   __device__ int owner_of(const gshmemi_team& t, int p) const { return (p - root - 1 + t.size) % t.size; }
+  // Owner of chunk k of lane s, and the first chunk of owner o in lane s (its
+  // chunks are that one plus multiples of `owners`, so chunk k is its k/owners-th).
+  __device__ static int chunk_owner(int s, uint64_t k, int owners) { return static_cast<int>((k + s) % owners); }
+  __device__ static uint64_t first_chunk(int s, int o, int owners) { return ((o - s) % owners + owners) % owners; }
 
   template <class Scope>
   __device__ void relay_lane(const gshmemi_team& t, uint64_t base, int s, uint64_t lo, uint64_t hi) {
@@ -65,30 +75,37 @@ struct bcast_op {
     if (t.my_pe == root) {
       for (uint64_t k = 0; k < chunks; ++k) {
         const uint64_t a = lo + k * chunk, n = (hi - a < chunk ? hi - a : chunk);
-        const int p = owner_pe(t, static_cast<int>(k % owners));
-        scoped_copy<Scope>(team_peer(t, dest + a, p), source + a, n);
+        const int p = owner_pe(t, chunk_owner(s, k, owners));
+        fanout d;
+        d.add(team_peer(t, dest + a, p));
+        if (dest != source) d.add(dest + a);
+        scoped_copy_fanout<Scope>(d, source + a, n);
         Scope::sync();
-        if (Scope::rank() == 0)
-          st_release_sys(team_peer(t, lane_flag(t, s, root), p), base + 1 + k / owners);
+        if (Scope::rank() == 0) st_release_sys(team_peer(t, lane_flag(t, s, root), p), base + 1 + k / owners);
       }
-      if (dest != source) scoped_copy<Scope>(dest + lo, source + lo, hi - lo);
-      Scope::sync();
       return;
     }
     const int me_o = owner_of(t, t.my_pe);
-    for (uint64_t k = me_o, j = 0; k < chunks; k += owners, ++j) {  // my chunks: wait, then forward
+    for (uint64_t k = first_chunk(s, me_o, owners), j = 0; k < chunks; k += owners, ++j) {  // mine: wait, forward
       const uint64_t a = lo + k * chunk, n = (hi - a < chunk ? hi - a : chunk);
       lane_wait_one<Scope>(t, s, root, base + 1 + j, call);
-      for (int x = 1; x < owners; ++x) scoped_copy<Scope>(team_peer(t, dest + a, owner_pe(t, (me_o + x) % owners)),
-                                                          dest + a, n);
+      fanout d;
+      for (int x = 1; x < owners; ++x) {
+        d.add(team_peer(t, dest + a, owner_pe(t, (me_o + x) % owners)));
+        if (d.n == kMaxFanout || x == owners - 1) {
+          scoped_copy_fanout<Scope>(d, dest + a, n);
+          d.n = 0;
+        }
+      }
       Scope::sync();
       for (int x = 1 + Scope::rank(); x < owners; x += Scope::size())
         st_release_sys(team_peer(t, lane_flag(t, s, t.my_pe), owner_pe(t, (me_o + x) % owners)), base + 1 + j);
     }
     for (int x = 1 + Scope::rank(); x < owners; x += Scope::size()) {  // everyone else's chunks
       const int o = (me_o + x) % owners;
-      if (static_cast<uint64_t>(o) >= chunks) continue;
-      const uint64_t owned = (chunks - 1 - o) / owners + 1;
+      const uint64_t k0 = first_chunk(s, o, owners);
+      if (k0 >= chunks) continue;
+      const uint64_t owned = (chunks - 1 - k0) / owners + 1;
       wait_epoch(lane_flag(t, s, owner_pe(t, o)), base + owned, call, team_world_pe(t, owner_pe(t, o)));
     }
     Scope::sync();

@@ -79,14 +79,21 @@ __device__ __forceinline__ void lane_wait_one(const gshmemi_team& t, int s, int 
 // Pushes `bytes` from local `src` to symmetric `dst` on every member (team PE
 // order starting after me, so members do not all hit the same peer first; me
 // last, skipped when `skip_self`), then makes the stores ready for release.
+// Up to kMaxFanout members per pass over `src` (scoped_copy_fanout).
 template <class Scope>
 __device__ __forceinline__ void push_to_all(const gshmemi_team& t, char* dst, const char* src, size_t bytes,
                                             bool skip_self) {
+  fanout d;
   for (int k = 1; k <= t.size; ++k) {
     const int j = (t.my_pe + k) % t.size;
     if (j == t.my_pe && skip_self) continue;
-    scoped_copy<Scope>(team_peer(t, dst, j), src, bytes);
+    d.add(team_peer(t, dst, j));
+    if (d.n == kMaxFanout) {
+      scoped_copy_fanout<Scope>(d, src, bytes);
+      d.n = 0;
+    }
   }
+  if (d.n > 0) scoped_copy_fanout<Scope>(d, src, bytes);
   Scope::sync();
 }
 

@@ -20,9 +20,28 @@ constexpr uint64_t kBytesPerLane = 128u << 10;
 constexpr uint64_t kSliceAlign = 256;
 // Broadcast relays through the non-root members when the team has at least 3
 // PEs and the message is at least this large (otherwise the root pushes to all).
-constexpr uint64_t kRelayMinBytes = 512u << 10;
-// Relay chunk size limits.
-constexpr uint64_t kRelayChunkMin = 16u << 10, kRelayChunkMax = 512u << 10;
+#ifndef GSHMEMI_RELAY_MIN_BYTES
+#define GSHMEMI_RELAY_MIN_BYTES (256u << 10)
+#endif
+constexpr uint64_t kRelayMinBytes = GSHMEMI_RELAY_MIN_BYTES;
+// Relay: bytes per lane (the root moves the message once, so lanes pay off
+// sooner than in the push-to-all collectives), chunks per lane aimed at, and
+// the chunk size limits. Measured on 4 x H200 (bench/results/README.md): 4
+// chunks per lane beat 8 at 64 MiB and 16 from 4 MiB up, and at 1 MiB relaying
+// took 13 us where pushing to all took 18.6 us (as long as pushing 256 KiB did).
+// (Macros only so that tuning runs can build the library with other values;
+// every TU of a program must agree on them.)
+#ifndef GSHMEMI_RELAY_LANE_BYTES
+#define GSHMEMI_RELAY_LANE_BYTES (32u << 10)
+#endif
+#ifndef GSHMEMI_RELAY_CHUNKS
+#define GSHMEMI_RELAY_CHUNKS 4
+#endif
+#ifndef GSHMEMI_RELAY_CHUNK_MAX
+#define GSHMEMI_RELAY_CHUNK_MAX (512u << 10)
+#endif
+constexpr uint64_t kRelayLaneBytes = GSHMEMI_RELAY_LANE_BYTES, kRelayChunks = GSHMEMI_RELAY_CHUNKS;
+constexpr uint64_t kRelayChunkMin = 16u << 10, kRelayChunkMax = GSHMEMI_RELAY_CHUNK_MAX;
 
 // Lanes for a collective in which one PE moves `bytes` in total.
 __host__ __device__ constexpr int coll_lanes(uint64_t bytes) {
@@ -52,8 +71,10 @@ __host__ __device__ inline bcast_plan plan_broadcast(uint64_t nbytes, int team_s
   bcast_plan p{coll_lanes(nbytes), false, 0, 1};
   if (team_size >= 3 && nbytes >= kRelayMinBytes) {
     p.relay = true;
+    const uint64_t l = nbytes / kRelayLaneBytes;
+    p.lanes = l < 1 ? 1 : (l > GSHMEMI_COLL_MAX_LANES ? GSHMEMI_COLL_MAX_LANES : static_cast<int>(l));
     const uint64_t per_lane = (nbytes + p.lanes - 1) / p.lanes;
-    uint64_t c = per_lane / 16;
+    uint64_t c = per_lane / kRelayChunks;
     c = c < kRelayChunkMin ? kRelayChunkMin : (c > kRelayChunkMax ? kRelayChunkMax : c);
     p.chunk = (c + 4095) / 4096 * 4096;
     // Values base+1 .. base+ceil(chunks per lane / owners); bounded above by chunks + 2.

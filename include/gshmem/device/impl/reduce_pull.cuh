@@ -67,7 +67,6 @@ __device__ __forceinline__ void reduce_pull(const reduce_ctx<T>& c, int part, in
   }
 
   // C. done
-  fence_acq_rel_sys();
   Scope::sync();
   reduce_signal<Scope>(c, part, nparts, 0);
 

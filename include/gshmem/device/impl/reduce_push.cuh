@@ -41,7 +41,6 @@ __device__ __forceinline__ void reduce_push(const reduce_ctx<T>& c, int part, in
     }
   }
   if (part == 0) GSHMEMI_REDUCE_CHECK_RECORD(Scope, c);
-  fence_acq_rel_sys();
   Scope::sync();
   reduce_signal<Scope>(c, part, nparts, 0);
 

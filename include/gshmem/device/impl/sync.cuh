@@ -17,9 +17,12 @@ __device__ inline void fence() { detail::fence_acq_rel_sys(); }
 
 template <class Scope>
 __device__ inline void quiet() {
-  // Each thread completes its own operations; the scope barrier then makes the
-  // whole group's operations complete before any thread proceeds.
-  detail::fence_sc_sys();
+  // The scope barrier orders every thread's operations before one fence.sc.sys
+  // by the group's first thread (cumulative, as in the barriers); the second
+  // barrier holds the group until it completed. One system fence per group
+  // instead of one per thread.
+  Scope::sync();
+  if (Scope::rank() == 0) detail::fence_sc_sys();
   Scope::sync();
 }
 
