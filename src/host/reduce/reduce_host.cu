@@ -5,7 +5,7 @@
 // which then wait for it) or on the caller's stream. The kernel runs the same code and the
 // same per-slot epochs as the device forms, so host, stream and device calls of a team
 // interleave freely. Grid: one CTA per slot of the call's plan, at most one per SM and
-// GSHMEM_REDUCE_CTAS (default kReduceMaxCtas, reduce_layout.cuh).
+// GSHMEM_REDUCE_CTAS (host/util/config_table.h; default 128).
 //
 // Always checked (cheap): the team, dest/source inside the symmetric heap, dest/source
 // overlapping without being the same address, the team's scratch being large enough.

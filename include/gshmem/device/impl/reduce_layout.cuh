@@ -33,7 +33,6 @@ constexpr int kReducePushSlots = 8;                  // slots of the push (small
 constexpr uint64_t kReducePushSlotTarget = 8u << 10;  // push bytes per slot before adding one
 constexpr uint64_t kReducePullSlotBytes = 32u << 10;  // input bytes per slot of the pull path
 constexpr int kReduceThreads = 512;                  // threads per CTA of the library's kernel
-constexpr int kReduceMaxCtas = 128;                 // default of GSHMEM_REDUCE_CTAS (CTAs of the kernel)
 constexpr int kReduceHostCheckWords = 4;
 
 __host__ __device__ constexpr uint64_t reduce_align_up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
