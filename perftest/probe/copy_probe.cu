@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// copy_probe: which way of moving bytes over NVLink from inside a kernel is
+// fastest on this machine, as the ceiling under gshmem's put/get bandwidth.
+// Not a gshmem API benchmark: plain CUDA peer access between GPUs 0 and 1 of
+// one process (cudaDeviceEnablePeerAccess), 256 MiB, CUDA events.
+//   bin/gshmem-copy-probe [MiB]
+// Variants:
+//   ce            cudaMemcpyPeerAsync (the copy engines)
+//   st.v4 c x t   16-byte loads/stores, 4 in flight per thread (gshmem's copy loop)
+//   tma c S B     one thread per CTA drives the TMA: bulk loads into S shared-memory
+//                 stages of B bytes, bulk stores from them (cp.async.bulk, sm_90)
+// "put" writes GPU 1's memory from a kernel on GPU 0, "get" reads it into GPU 0.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+namespace {
+
+#define CHECK(x)                                                                      \
+  do {                                                                                \
+    cudaError_t e_ = (x);                                                             \
+    if (e_ != cudaSuccess) {                                                          \
+      fprintf(stderr, "copy_probe: %s failed: %s\n", #x, cudaGetErrorString(e_));     \
+      exit(1);                                                                        \
+    }                                                                                 \
+  } while (0)
+
+constexpr int kReps = 9, kWarmup = 2;
+
+__global__ void k_st_v4(uint4* __restrict__ dst, const uint4* __restrict__ src, size_t n) {
+  constexpr int U = 4;
+  const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
+  size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (; i + (U - 1) * stride < n; i += U * stride) {
+    uint4 v[U];
+#pragma unroll
+    for (int k = 0; k < U; ++k) v[k] = src[i + k * stride];
+#pragma unroll
+    for (int k = 0; k < U; ++k) dst[i + k * stride] = v[k];
+  }
+  for (; i < n; i += stride) dst[i] = src[i];
+}
+
+// Block-chunked like putmem_nbi_block: CTA b copies bytes [b*n/c, (b+1)*n/c).
+__global__ void k_st_v4_chunked(uint4* __restrict__ dst, const uint4* __restrict__ src, size_t n) {
+  constexpr int U = 4;
+  const size_t per = n / gridDim.x;
+  dst += blockIdx.x * per;
+  src += blockIdx.x * per;
+  const size_t stride = blockDim.x;
+  size_t i = threadIdx.x;
+  for (; i + (U - 1) * stride < per; i += U * stride) {
+    uint4 v[U];
+#pragma unroll
+    for (int k = 0; k < U; ++k) v[k] = src[i + k * stride];
+#pragma unroll
+    for (int k = 0; k < U; ++k) dst[i + k * stride] = v[k];
+  }
+  for (; i < per; i += stride) dst[i] = src[i];
+}
+
+__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// One thread per CTA; chunk j of `chunk` bytes goes through stage j % S.
+__global__ void k_tma(char* __restrict__ dst, const char* __restrict__ src, size_t bytes, int stages, int chunk) {
+  extern __shared__ __align__(128) char smem[];
+  __shared__ __align__(8) uint64_t bar[8];
+  if (threadIdx.x != 0) return;
+  for (int s = 0; s < stages; ++s)
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(&bar[s])));
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  const size_t nchunks = bytes / chunk;
+  // This CTA's chunks: blockIdx.x, + gridDim.x, ...
+  const size_t mine = nchunks > blockIdx.x ? (nchunks - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
+  auto chunk_of = [&](size_t it) { return (blockIdx.x + it * gridDim.x) * static_cast<size_t>(chunk); };
+  auto load = [&](size_t it) {
+    const int s = static_cast<int>(it % stages);
+    const uint32_t b = smem_addr(&bar[s]);
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(b), "r"(chunk) : "memory");
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                     smem_addr(smem + static_cast<size_t>(s) * chunk)),
+                 "l"(src + chunk_of(it)), "r"(chunk), "r"(b)
+                 : "memory");
+  };
+  for (size_t it = 0; it < mine && it < static_cast<size_t>(stages); ++it) load(it);
+  for (size_t it = 0; it < mine; ++it) {
+    const int s = static_cast<int>(it % stages);
+    const uint32_t parity = static_cast<uint32_t>((it / stages) & 1);
+    const uint32_t b = smem_addr(&bar[s]);
+    asm volatile(
+        "{\n .reg .pred p;\n W: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n @!p bra W;\n}" ::"r"(b),
+        "r"(parity)
+        : "memory");
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst + chunk_of(it)),
+                 "r"(smem_addr(smem + static_cast<size_t>(s) * chunk)), "r"(chunk)
+                 : "memory");
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+    // Refill the stage the previous iteration stored from once its reads are done.
+    if (it >= 1 && it - 1 + stages < mine) {
+      asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");
+      load(it - 1 + stages);
+    }
+  }
+  asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+}
+
+struct Timer {
+  cudaEvent_t a, b;
+  Timer() {
+    CHECK(cudaEventCreate(&a));
+    CHECK(cudaEventCreate(&b));
+  }
+};
+
+template <class F>
+double best_gbps(size_t bytes, F&& launch, double* median) {
+  Timer t;
+  std::vector<double> g;
+  for (int r = 0; r < kWarmup + kReps; ++r) {
+    CHECK(cudaEventRecord(t.a));
+    launch();
+    CHECK(cudaEventRecord(t.b));
+    CHECK(cudaEventSynchronize(t.b));
+    CHECK(cudaGetLastError());
+    float ms = 0;
+    CHECK(cudaEventElapsedTime(&ms, t.a, t.b));
+    if (r >= kWarmup) g.push_back(bytes / (ms * 1e-3) / 1e9);
+  }
+  std::sort(g.begin(), g.end());
+  *median = g[g.size() / 2];
+  return g.back();
+}
+
+bool check(const char* dst, const char* ref, size_t bytes) {
+  std::vector<char> a(bytes), b(bytes);
+  CHECK(cudaMemcpy(a.data(), dst, bytes, cudaMemcpyDefault));
+  CHECK(cudaMemcpy(b.data(), ref, bytes, cudaMemcpyDefault));
+  return a == b;
+}
+
+void report(const char* dir, const char* what, size_t bytes, double best, double med, bool ok) {
+  printf("%-4s %-26s %6.1f GB/s best  %6.1f median  %s\n", dir, what, best, med, ok ? "ok" : "WRONG DATA");
+  fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int ndev = 0;
+  CHECK(cudaGetDeviceCount(&ndev));
+  if (ndev < 2) {
+    fprintf(stderr, "copy_probe: needs 2 GPUs, found %d\n", ndev);
+    return 77;
+  }
+  const size_t bytes = (argc > 1 ? strtoull(argv[1], nullptr, 10) : 256) << 20;
+  char *loc, *loc2, *rem;
+  CHECK(cudaSetDevice(1));
+  CHECK(cudaMalloc(&rem, bytes));
+  CHECK(cudaSetDevice(0));
+  CHECK(cudaDeviceEnablePeerAccess(1, 0));
+  CHECK(cudaMalloc(&loc, bytes));
+  CHECK(cudaMalloc(&loc2, bytes));
+  {
+    std::vector<uint32_t> h(bytes / 4);
+    for (size_t i = 0; i < h.size(); ++i) h[i] = static_cast<uint32_t>(i * 2654435761u + 12345);
+    CHECK(cudaMemcpy(loc, h.data(), bytes, cudaMemcpyHostToDevice));
+  }
+  CHECK(cudaFuncSetAttribute(k_tma, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+  double med, best;
+  auto poison = [&](char* p) { CHECK(cudaMemset(p, 0xA5, bytes)); CHECK(cudaDeviceSynchronize()); };
+
+  poison(rem);
+  best = best_gbps(bytes, [&] { CHECK(cudaMemcpyPeerAsync(rem, 1, loc, 0, bytes)); }, &med);
+  report("put", "ce", bytes, best, med, check(rem, loc, bytes));
+  poison(loc2);
+  best = best_gbps(bytes, [&] { CHECK(cudaMemcpyPeerAsync(loc2, 0, rem, 1, bytes)); }, &med);
+  report("get", "ce", bytes, best, med, check(loc2, rem, bytes));
+
+  const size_t n4 = bytes / 16;
+  for (int c : {32, 64, 132, 264}) {
+    for (int t : {512, 1024}) {
+      char what[64];
+      snprintf(what, sizeof what, "st.v4 %d x %d", c, t);
+      poison(rem);
+      best = best_gbps(bytes, [&] { k_st_v4<<<c, t>>>((uint4*)rem, (const uint4*)loc, n4); }, &med);
+      report("put", what, bytes, best, med, check(rem, loc, bytes));
+      poison(loc2);
+      best = best_gbps(bytes, [&] { k_st_v4<<<c, t>>>((uint4*)loc2, (const uint4*)rem, n4); }, &med);
+      report("get", what, bytes, best, med, check(loc2, rem, bytes));
+    }
+  }
+  for (int c : {32, 64}) {
+    char what[64];
+    snprintf(what, sizeof what, "st.v4 chunked %d x 1024", c);
+    poison(rem);
+    best = best_gbps(bytes, [&] { k_st_v4_chunked<<<c, 1024>>>((uint4*)rem, (const uint4*)loc, n4); }, &med);
+    report("put", what, bytes, best, med, check(rem, loc, bytes));
+  }
+  struct Tma { int c, s, b; };
+  for (Tma v : std::vector<Tma>{{32, 4, 32768}, {32, 6, 32768}, {64, 4, 32768}, {64, 3, 65536},
+                                {132, 4, 32768}, {132, 6, 32768}, {132, 3, 65536}, {132, 8, 16384},
+                                {264, 4, 16384}, {264, 6, 16384}}) {
+    char what[64];
+    snprintf(what, sizeof what, "tma %d x S%d x %dK", v.c, v.s, v.b / 1024);
+    const size_t sm = static_cast<size_t>(v.s) * v.b;
+    poison(rem);
+    best = best_gbps(bytes, [&] { k_tma<<<v.c, 32, sm>>>(rem, loc, bytes, v.s, v.b); }, &med);
+    report("put", what, bytes, best, med, check(rem, loc, bytes));
+    poison(loc2);
+    best = best_gbps(bytes, [&] { k_tma<<<v.c, 32, sm>>>(loc2, rem, bytes, v.s, v.b); }, &med);
+    report("get", what, bytes, best, med, check(loc2, rem, bytes));
+  }
+  return 0;
+}
