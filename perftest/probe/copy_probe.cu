@@ -9,6 +9,8 @@
 //   st.v4 c x t   16-byte loads/stores, 4 in flight per thread (gshmem's copy loop)
 //   tma c S B     one thread per CTA drives the TMA: bulk loads into S shared-memory
 //                 stages of B bytes, bulk stores from them (cp.async.bulk, sm_90)
+//   one CTA     a 8 KiB - 1 MiB put from one CTA + fence.sc.sys (putmem_block + quiet):
+//               1024 threads' 16-byte stores against TMA bulk stores, timed in the kernel
 // "put" writes GPU 1's memory from a kernel on GPU 0, "get" reads it into GPU 0.
 #include <cuda_runtime.h>
 
@@ -110,6 +112,76 @@ __global__ void k_tma(char* __restrict__ dst, const char* __restrict__ src, size
   asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
 }
 
+// One CTA puts `bytes` and fences, `iters` times (putmem_block + quiet); mean us per put.
+__device__ __forceinline__ uint64_t globaltimer() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__global__ void k_one_cta_st(uint4* dst, const uint4* src, size_t n, int iters, double* us) {
+  uint64_t t0 = 0;
+  for (int it = -20; it < iters; ++it) {
+    __syncthreads();
+    if (it == 0) t0 = globaltimer();
+    for (size_t i = threadIdx.x; i < n; i += 4 * blockDim.x) {
+      uint4 v[4];
+#pragma unroll
+      for (int k = 0; k < 4; ++k)
+        if (i + k * blockDim.x < n) v[k] = src[i + k * blockDim.x];
+#pragma unroll
+      for (int k = 0; k < 4; ++k)
+        if (i + k * blockDim.x < n) dst[i + k * blockDim.x] = v[k];
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) asm volatile("fence.sc.sys;" ::: "memory");
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) *us = (globaltimer() - t0) / 1e3 / iters;
+}
+
+// The same with the TMA: shared memory (200 KiB) filled by bulk loads, drained by bulk
+// stores in `chunk`-byte pieces, one thread issuing.
+__global__ void k_one_cta_tma(char* dst, const char* src, int bytes, int chunk, int iters, double* us) {
+  extern __shared__ __align__(128) char smem[];
+  __shared__ __align__(8) uint64_t bar;
+  if (threadIdx.x != 0) return;
+  const uint32_t b = smem_addr(&bar);
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(b));
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  const int stages = (200 * 1024) / chunk, nch = bytes / chunk;
+  uint32_t phase = 0;
+  uint64_t t0 = 0;
+  for (int it = -20; it < iters; ++it) {
+    if (it == 0) t0 = globaltimer();
+    for (int c = 0; c < nch; c += stages) {
+      const int m = min(stages, nch - c);
+      if (c > 0) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(b), "r"(m * chunk) : "memory");
+      for (int j = 0; j < m; ++j)
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                         smem_addr(smem + j * chunk)),
+                     "l"(src + static_cast<size_t>(c + j) * chunk), "r"(chunk), "r"(b)
+                     : "memory");
+      asm volatile(
+          "{\n .reg .pred p;\n W: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n @!p bra W;\n}" ::"r"(b),
+          "r"(phase)
+          : "memory");
+      phase ^= 1;
+      for (int j = 0; j < m; ++j) {
+        asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(
+                         dst + static_cast<size_t>(c + j) * chunk),
+                     "r"(smem_addr(smem + j * chunk)), "r"(chunk)
+                     : "memory");
+        asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+      }
+    }
+    asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+    asm volatile("fence.sc.sys;" ::: "memory");
+  }
+  *us = (globaltimer() - t0) / 1e3 / iters;
+}
+
 struct Timer {
   cudaEvent_t a, b;
   Timer() {
@@ -144,7 +216,7 @@ bool check(const char* dst, const char* ref, size_t bytes) {
   return a == b;
 }
 
-void report(const char* dir, const char* what, size_t bytes, double best, double med, bool ok) {
+void report(const char* dir, const char* what, double best, double med, bool ok) {
   printf("%-4s %-26s %6.1f GB/s best  %6.1f median  %s\n", dir, what, best, med, ok ? "ok" : "WRONG DATA");
   fflush(stdout);
 }
@@ -177,10 +249,10 @@ int main(int argc, char** argv) {
 
   poison(rem);
   best = best_gbps(bytes, [&] { CHECK(cudaMemcpyPeerAsync(rem, 1, loc, 0, bytes)); }, &med);
-  report("put", "ce", bytes, best, med, check(rem, loc, bytes));
+  report("put", "ce", best, med, check(rem, loc, bytes));
   poison(loc2);
   best = best_gbps(bytes, [&] { CHECK(cudaMemcpyPeerAsync(loc2, 0, rem, 1, bytes)); }, &med);
-  report("get", "ce", bytes, best, med, check(loc2, rem, bytes));
+  report("get", "ce", best, med, check(loc2, rem, bytes));
 
   const size_t n4 = bytes / 16;
   for (int c : {32, 64, 132, 264}) {
@@ -189,10 +261,10 @@ int main(int argc, char** argv) {
       snprintf(what, sizeof what, "st.v4 %d x %d", c, t);
       poison(rem);
       best = best_gbps(bytes, [&] { k_st_v4<<<c, t>>>((uint4*)rem, (const uint4*)loc, n4); }, &med);
-      report("put", what, bytes, best, med, check(rem, loc, bytes));
+      report("put", what, best, med, check(rem, loc, bytes));
       poison(loc2);
       best = best_gbps(bytes, [&] { k_st_v4<<<c, t>>>((uint4*)loc2, (const uint4*)rem, n4); }, &med);
-      report("get", what, bytes, best, med, check(loc2, rem, bytes));
+      report("get", what, best, med, check(loc2, rem, bytes));
     }
   }
   for (int c : {32, 64}) {
@@ -200,7 +272,7 @@ int main(int argc, char** argv) {
     snprintf(what, sizeof what, "st.v4 chunked %d x 1024", c);
     poison(rem);
     best = best_gbps(bytes, [&] { k_st_v4_chunked<<<c, 1024>>>((uint4*)rem, (const uint4*)loc, n4); }, &med);
-    report("put", what, bytes, best, med, check(rem, loc, bytes));
+    report("put", what, best, med, check(rem, loc, bytes));
   }
   struct Tma { int c, s, b; };
   for (Tma v : std::vector<Tma>{{32, 4, 32768}, {32, 6, 32768}, {64, 4, 32768}, {64, 3, 65536},
@@ -211,10 +283,26 @@ int main(int argc, char** argv) {
     const size_t sm = static_cast<size_t>(v.s) * v.b;
     poison(rem);
     best = best_gbps(bytes, [&] { k_tma<<<v.c, 32, sm>>>(rem, loc, bytes, v.s, v.b); }, &med);
-    report("put", what, bytes, best, med, check(rem, loc, bytes));
+    report("put", what, best, med, check(rem, loc, bytes));
     poison(loc2);
     best = best_gbps(bytes, [&] { k_tma<<<v.c, 32, sm>>>(loc2, rem, bytes, v.s, v.b); }, &med);
-    report("get", what, bytes, best, med, check(loc2, rem, bytes));
+    report("get", what, best, med, check(loc2, rem, bytes));
+  }
+  // One CTA, in-kernel timing.
+  double* us = nullptr;
+  CHECK(cudaMallocManaged(&us, sizeof(double)));
+  CHECK(cudaFuncSetAttribute(k_one_cta_tma, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+  for (int b : {8 << 10, 64 << 10, 256 << 10, 1 << 20}) {
+    k_one_cta_st<<<1, 1024>>>((uint4*)rem, (const uint4*)loc, b / 16, 200, us);
+    CHECK(cudaDeviceSynchronize());
+    printf("put  one CTA %7d B + fence   st.v4 x 1024 %7.3f us (%5.1f GB/s)", b, *us, b / (*us * 1e3));
+    for (int ch : {8 << 10, 32 << 10}) {
+      if (ch > b) continue;
+      k_one_cta_tma<<<1, 32, 200 * 1024>>>(rem, loc, b, ch, 200, us);
+      CHECK(cudaDeviceSynchronize());
+      printf("   tma %2dK %7.3f us", ch >> 10, *us);
+    }
+    printf("\n");
   }
   return 0;
 }

@@ -8,7 +8,8 @@
 //     with a reference computed here;
 //   - every form: device thread / warp (full and partial) / block scope through the C
 //     names, warp / block through the C++ templates, host (blocking), on-stream;
-//   - nreduce 1, 7, 255, 4099, 2^20 (+ 16M+5 floats all-reduce, 4M+5 reducescatter),
+//   - nreduce 1-4 (the LL path), 7, 255, 4099, 2^20 (+ 16M+5 floats all-reduce, 4M+5
+//     reducescatter), one after another so that the paths' epochs interleave,
 //     misaligned arrays (element offset 1: the element-wise paths), in place;
 //   - poisoned dest with guard zones before and after, checked on every PE; sources
 //     checked unchanged; in-place reducescatter: the chunks the contract promises to
@@ -359,7 +360,7 @@ void run(Env& e, const Team& t, const Case& c) {
 // Every operator on every type class: small sizes, block / host / on-stream forms.
 template <class Tag>
 void coverage_one(Env& e, const Team& t) {
-  for (size_t n : {size_t{1}, size_t{7}, size_t{255}, size_t{4099}})
+  for (size_t n : {size_t{1}, size_t{2}, size_t{7}, size_t{255}, size_t{4099}})
     for (Form f : {kHost, kBlock, kStream}) {
       if ((f == kBlock && !Tag::device) || (f == kStream && !Tag::stream)) continue;
       run<Tag>(e, t, Case{f, n, n == 7 ? size_t{1} : 0, n == 255});
@@ -382,7 +383,9 @@ void forms_one(Env& e, const Team& t, std::initializer_list<Form> forms, std::in
 template <class... Tags>
 void forms(Env& e, const Team& t) {
   const auto all = {kThread, kWarp, kWarpPartial, kBlock, kWarpCpp, kBlockCpp, kHost, kStream};
-  const auto sizes = {size_t{1}, size_t{7}, size_t{255}, size_t{4099}, size_t{65541}, size_t{1} << 20};
+  // 1-4: the LL path for 4- and 8-byte elements (at most 16 bytes), 7 on: push and pull.
+  const auto sizes = {size_t{1},   size_t{3},     size_t{4},    size_t{7},
+                      size_t{255}, size_t{4099}, size_t{65541}, size_t{1} << 20};
   (forms_one<Tags>(e, t, all, sizes), ...);
 }
 

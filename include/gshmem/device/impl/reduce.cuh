@@ -4,6 +4,7 @@
 //   reduce_layout.cuh  scratch layout and the slot plan (shared with the host launcher)
 //   reduce_proto.cuh   per-slot epochs, signals and waits
 //   reduce_loop.cuh    the element loop
+//   reduce_ll.cuh      tiny arrays (<= 16 bytes): data and tag in one word, no fence
 //   reduce_push.cuh    small arrays: one signalled round through the push buffers
 //   reduce_pull.cuh    large arrays: reduce-scatter from the sources, all-gather to the dests
 //   reduce_check.cuh   GSHMEM_DEBUG_CHECKS argument checks
@@ -20,6 +21,7 @@
 #include "copy.cuh"
 #include "reduce_check.cuh"
 #include "reduce_layout.cuh"
+#include "reduce_ll.cuh"
 #include "reduce_ops.cuh"
 #include "reduce_proto.cuh"
 #include "reduce_pull.cuh"
@@ -54,6 +56,12 @@ __device__ __forceinline__ void reduce_run(const char* call, const gshmemi_team&
   c.staging = scatter && t.my_pe != 0 && static_cast<const void*>(dest) == static_cast<const void*>(source);
   c.call = call;
   c.record = reduce_record(n, reduce_op_id<Op>::value, sizeof(T), scatter);
+  if constexpr (sizeof(T) == 4 || sizeof(T) == 8) {  // the only sizes the plan gives the LL path
+    if (c.plan.ll) {
+      reduce_ll<Op, T, Scope>(c, part);
+      return;
+    }
+  }
   if (c.plan.push) reduce_push<Op, T, Scope>(c, part, nparts);
   else reduce_pull<Op, T, Scope>(c, part, nparts);
 }

@@ -95,37 +95,38 @@ __device__ __forceinline__ void reduce_check_args(const char* call, int team, co
   if (d != src && d < src + sbytes && src < d + dbytes) reduce_report_overlap(call, dest, dbytes, source, sbytes, loud);
 }
 
-// Before the first signal of slot 0: this PE's record into every member's check[parity][me].
+// Before the first signal: this PE's record into every member's check[row][me]. Row:
+// the parity of slot 0's epoch (push and pull paths) or 2 + that of the LL count (LL
+// path), so that a member already in its next call never overwrites a record that is
+// still to be compared.
 template <class Scope, class T>
-__device__ __forceinline__ void reduce_check_record(const reduce_ctx<T>& c) {
+__device__ __forceinline__ void reduce_check_record(const reduce_ctx<T>& c, int row) {
   const int N = c.t.size, me = c.t.my_pe;
-  const int parity = static_cast<int>(reduce_epoch(c, 0) & 1);
   for (int j = Scope::rank(); j < N; j += Scope::size())
-    st_volatile(peer_address(c.r.check + parity * N + me, team_world_pe(c.t, j)), c.record);
+    st_volatile(peer_address(c.r.check + row * N + me, team_world_pe(c.t, j)), c.record);
   fence_acq_rel_sys();
   Scope::sync();
 }
-// After the first wait on slot 0: every member's record equals this PE's.
+// After the first wait: every member's record equals this PE's.
 template <class Scope, class T>
-__device__ __forceinline__ void reduce_check_compare(const reduce_ctx<T>& c) {
+__device__ __forceinline__ void reduce_check_compare(const reduce_ctx<T>& c, int row) {
   const int N = c.t.size;
-  const int parity = static_cast<int>(reduce_epoch(c, 0) & 1);
   for (int j = Scope::rank(); j < N; j += Scope::size()) {
-    const uint64_t theirs = ld_volatile(c.r.check + parity * N + j);
+    const uint64_t theirs = ld_volatile(c.r.check + row * N + j);
     if (theirs != c.record) reduce_report_mismatch(c.call, c.record, j, team_world_pe(c.t, j), theirs);
   }
 }
 
 #define GSHMEMI_REDUCE_CHECK_ARGS(Scope, call, team, dest, source, n, esize, scatter) \
   ::gshmem::detail::reduce_check_args(call, team, dest, source, n, esize, scatter, Scope::rank() == 0)
-#define GSHMEMI_REDUCE_CHECK_RECORD(Scope, c) ::gshmem::detail::reduce_check_record<Scope>(c)
-#define GSHMEMI_REDUCE_CHECK_COMPARE(Scope, c) ::gshmem::detail::reduce_check_compare<Scope>(c)
+#define GSHMEMI_REDUCE_CHECK_RECORD(Scope, c, row) ::gshmem::detail::reduce_check_record<Scope>(c, row)
+#define GSHMEMI_REDUCE_CHECK_COMPARE(Scope, c, row) ::gshmem::detail::reduce_check_compare<Scope>(c, row)
 
 #else
 
 #define GSHMEMI_REDUCE_CHECK_ARGS(Scope, call, team, dest, source, n, esize, scatter) ((void)0)
-#define GSHMEMI_REDUCE_CHECK_RECORD(Scope, c) ((void)0)
-#define GSHMEMI_REDUCE_CHECK_COMPARE(Scope, c) ((void)0)
+#define GSHMEMI_REDUCE_CHECK_RECORD(Scope, c, row) ((void)0)
+#define GSHMEMI_REDUCE_CHECK_COMPARE(Scope, c, row) ((void)0)
 
 #endif
 

@@ -40,13 +40,13 @@ __device__ __forceinline__ void reduce_pull(const reduce_ctx<T>& c, int part, in
   const gshmemi_team& t = c.t;
 
   // A. entered
-  if (part == 0) GSHMEMI_REDUCE_CHECK_RECORD(Scope, c);
+  if (part == 0) GSHMEMI_REDUCE_CHECK_RECORD(Scope, c, static_cast<int>(reduce_epoch(c, 0) & 1));
   reduce_signal<Scope>(c, part, nparts, 1);
 
   // B. per slot: wait for every source, reduce my part
   for (int s = part; s < c.plan.slots; s += nparts) {
     reduce_wait_slot<Scope>(c, s, 1);
-    if (s == 0) GSHMEMI_REDUCE_CHECK_COMPARE(Scope, c);
+    if (s == 0) GSHMEMI_REDUCE_CHECK_COMPARE(Scope, c, static_cast<int>(reduce_epoch(c, 0) & 1));
     const reduce_span sp = reduce_slot_span(c.n, vec, c.plan.slots, s);
     if (!c.scatter) {
       const reduce_span own = reduce_part_span(sp, vec, N, me);

@@ -40,14 +40,14 @@ __device__ __forceinline__ void reduce_push(const reduce_ctx<T>& c, int part, in
       scoped_copy<Scope>(peer_address(c.r.push_buf(s, parity, me), team_world_pe(c.t, j)), src, bytes);
     }
   }
-  if (part == 0) GSHMEMI_REDUCE_CHECK_RECORD(Scope, c);
+  if (part == 0) GSHMEMI_REDUCE_CHECK_RECORD(Scope, c, static_cast<int>(reduce_epoch(c, 0) & 1));
   Scope::sync();
   reduce_signal<Scope>(c, part, nparts, 0);
 
   // 2. per slot: wait, reduce locally
   for (int s = part; s < c.plan.slots; s += nparts) {
     reduce_wait_slot<Scope>(c, s, 0);
-    if (s == 0) GSHMEMI_REDUCE_CHECK_COMPARE(Scope, c);
+    if (s == 0) GSHMEMI_REDUCE_CHECK_COMPARE(Scope, c, static_cast<int>(reduce_epoch(c, 0) & 1));
     const int parity = static_cast<int>(reduce_epoch(c, s) & 1);
     const reduce_span sp = reduce_slot_span(c.n, vec, c.plan.slots, s);
     const T* mine = c.source + (c.scatter ? static_cast<uint64_t>(me) * c.n : 0) + sp.lo;
