@@ -60,8 +60,14 @@ __device__ __forceinline__ void copy_units(const D& d, const char* src_c, size_t
     U v[kCopyUnroll];
 #pragma unroll
     for (int k = 0; k < kCopyUnroll; ++k) v[k] = src[i + k * stride];
+    // Destination by destination: each gets the group's kCopyUnroll units in a row.
 #pragma unroll
-    for (int k = 0; k < kCopyUnroll; ++k) store_all(d, at + (i + k * stride) * sizeof(U), v[k]);
+    for (int j = 0; j < D::kMax; ++j) {
+      if (j >= d.count()) break;
+      U* dst = reinterpret_cast<U*>(d.at(j) + at);
+#pragma unroll
+      for (int k = 0; k < kCopyUnroll; ++k) dst[i + k * stride] = v[k];
+    }
   }
   for (; i < n; i += stride) store_all(d, at + i * sizeof(U), src[i]);
 }
