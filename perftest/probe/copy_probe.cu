@@ -33,10 +33,10 @@ namespace {
 
 constexpr int kReps = 9, kWarmup = 2;
 
-__global__ void k_st_v4(uint4* __restrict__ dst, const uint4* __restrict__ src, size_t n) {
+// Elements i, i + stride, ... of n, 4 loads in flight per thread before the stores.
+__device__ __forceinline__ void copy_v4(uint4* __restrict__ dst, const uint4* __restrict__ src, size_t n, size_t i,
+                                        size_t stride) {
   constexpr int U = 4;
-  const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
-  size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   for (; i + (U - 1) * stride < n; i += U * stride) {
     uint4 v[U];
 #pragma unroll
@@ -47,22 +47,16 @@ __global__ void k_st_v4(uint4* __restrict__ dst, const uint4* __restrict__ src, 
   for (; i < n; i += stride) dst[i] = src[i];
 }
 
-// Block-chunked like putmem_nbi_block: CTA b copies bytes [b*n/c, (b+1)*n/c).
-__global__ void k_st_v4_chunked(uint4* __restrict__ dst, const uint4* __restrict__ src, size_t n) {
-  constexpr int U = 4;
+// Grid-stride over the whole buffer.
+__global__ void k_st_v4(uint4* dst, const uint4* src, size_t n) {
+  copy_v4(dst, src, n, static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x,
+          static_cast<size_t>(gridDim.x) * blockDim.x);
+}
+
+// Block-chunked like putmem_nbi_block: CTA b copies elements [b*n/c, (b+1)*n/c).
+__global__ void k_st_v4_chunked(uint4* dst, const uint4* src, size_t n) {
   const size_t per = n / gridDim.x;
-  dst += blockIdx.x * per;
-  src += blockIdx.x * per;
-  const size_t stride = blockDim.x;
-  size_t i = threadIdx.x;
-  for (; i + (U - 1) * stride < per; i += U * stride) {
-    uint4 v[U];
-#pragma unroll
-    for (int k = 0; k < U; ++k) v[k] = src[i + k * stride];
-#pragma unroll
-    for (int k = 0; k < U; ++k) dst[i + k * stride] = v[k];
-  }
-  for (; i < per; i += stride) dst[i] = src[i];
+  copy_v4(dst + blockIdx.x * per, src + blockIdx.x * per, per, threadIdx.x, blockDim.x);
 }
 
 __device__ __forceinline__ uint32_t smem_addr(const void* p) {
