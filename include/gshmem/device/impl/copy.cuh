@@ -96,8 +96,9 @@ __device__ __forceinline__ void copy_edge(const D& d, const char* src, size_t at
 
 // Copies `bytes` from src to every destination of `d`, spread over the threads
 // of Scope. Does not synchronise the scope (callers do). The unit is a power
-// of two picked by shifts and an if-chain: a division and a switch's jump
-// table cost 0.2 us of a block-scope put + quiet (1.64 -> 1.41 us for 8 B).
+// of two picked by shifts and an if-chain (a division and a switch's jump
+// table cost 0.2 us of a block-scope put + quiet in a probe); with the early
+// exit below, putmem_block 8 B + quiet went from 1.73 to 1.48 us on H200.
 template <class Scope, class D>
 __device__ __forceinline__ void scoped_copy_to(const D& d, const char* src, size_t bytes) {
   // A thread past both the edge pieces (ranks 0-3) and the byte count has no

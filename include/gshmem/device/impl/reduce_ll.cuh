@@ -20,8 +20,9 @@
 // with call k+2's words only after my words of call k+1, which I send only after every
 // word of call k came back with its tag. So no load needs acquire semantics (an acquire
 // load also holds back the loads after it: with acquire polls a thread reducing 4 floats
-// at 4 PEs took 7.5 us, with relaxed ones 5.6 us). The push and pull paths count their own epochs; LL calls do not appear in them,
-// so neither path's reuse argument relies on the other.
+// at 4 PEs took 7.5 us, with relaxed ones 5.6 us). The push and pull paths count their
+// own epochs; LL calls do not appear in them, so neither path's reuse argument relies on
+// the other.
 #pragma once
 
 #include <cstdint>
