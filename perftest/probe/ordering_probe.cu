@@ -105,7 +105,9 @@ __global__ void k_pingpong(Peers peers, uint64_t* mine, int me, int s, int w, in
 }
 
 // Fence costs by themselves and after a remote store (= put of 8 B + quiet).
-__global__ void k_fences(Peers peers, int me, int variant, unsigned long long* ns) {
+// Variant 5 loads the stored value from local memory first, as a put does from its
+// source (the fence leaves L1 cold, so the load goes to L2 every time).
+__global__ void k_fences(Peers peers, const uint64_t* local, int me, int variant, unsigned long long* ns) {
   uint64_t* remote = peers.flag[me ^ 1] + 60;
   uint64_t t0 = 0;
   for (int i = 0; i < kWarmup + kIters; ++i) {
@@ -121,25 +123,57 @@ __global__ void k_fences(Peers peers, int me, int variant, unsigned long long* n
         *reinterpret_cast<volatile uint64_t*>(remote) = i;
         asm volatile("fence.sc.sys;" ::: "memory");
         break;
+      case 5:
+        *reinterpret_cast<volatile uint64_t*>(remote) = local[i & 7];
+        asm volatile("fence.sc.sys;" ::: "memory");
+        break;
       default: asm volatile("fence.acq_rel.gpu;" ::: "memory");
     }
   }
   *ns = now_ns() - t0;
 }
 
-// All-to-all flag barrier, one CTA of 32 threads; lane i signals and waits for PE i.
+// All-to-all flag barrier, one CTA of 128 threads (the perftest's barrier shape);
+// thread i signals and waits for PE i.
 //   0: st.release.sys + ld.acquire.sys polling (gshmem 1.x)
 //   1: fence.acq_rel.sys, st.relaxed.sys; ld.volatile polling, fence.acq_rel.sys
 //   2: fence.acq_rel.sys, st.relaxed.sys; ld.volatile polling, one ld.acquire.sys
 //   3: no ordering at all (floor)
 //   4: variant 0 preceded by fence.sc.sys (barrier_all's quiet)
 //   5: variant 2 preceded by fence.sc.sys
+// 6-8 as the library's barrier_all: the epoch is a counter in global memory, read by
+// every thread and advanced by thread 0 (a fence leaves L1 cold, so each read goes to
+// L2); fence.sc.sys; ld.acquire.sys polling.
+//   6: peers' flag addresses from a table in global memory (as team fields), the
+//      epoch stored with st.relaxed.sys: the signal waits for both loads
+//   7: 6 with red.relaxed.sys.add of 1 as the signal: it needs no epoch (a flag with
+//      one writer that adds 1 per barrier holds the writer's epoch)
+//   8: 7 with the addresses from the kernel's parameters: no load before the fence
+//   9: gshmem::barrier_all<block_scope> itself
 __global__ void k_barrier(Peers peers, uint64_t* mine, int me, int npes, int variant, int slot, uint64_t base,
-                          unsigned long long* ns) {
+                          uint64_t* const* table, uint64_t* epoch, unsigned long long* ns) {
   const int i = threadIdx.x;
   uint64_t t0 = 0;
   for (int it = 0; it < kWarmup + kIters; ++it) {
     if (it == kWarmup) t0 = now_ns();
+    if (variant == 9) {
+      gshmem::barrier_all<gshmem::block_scope>();
+      continue;
+    }
+    if (variant >= 6) {
+      const uint64_t e = ld_vol(epoch) + 1;
+      __syncthreads();
+      if (i < npes && i != me) {
+        uint64_t* to = variant == 8 ? peers.flag[i] + slot * kMaxPes + me : table[i];
+        asm volatile("fence.sc.sys;" ::: "memory");
+        if (variant == 6) asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(to), "l"(e) : "memory");
+        else asm volatile("red.relaxed.sys.global.add.u64 [%0], %1;" ::"l"(to), "l"(1ull) : "memory");
+        wait_ge(ld_acquire_spin, mine + slot * kMaxPes + i, e);
+      }
+      if (i == 0) *reinterpret_cast<volatile uint64_t*>(epoch) = e;
+      __syncthreads();
+      continue;
+    }
     const uint64_t e = base + static_cast<uint64_t>(it) + 1;
     __syncthreads();
     if (i < npes && i != me) {
@@ -214,11 +248,12 @@ int main() {
       ++v;
     }
     static const char* fence_names[] = {"fence.acq_rel.sys", "fence.sc.sys", "remote st + fence.acq_rel.sys",
-                                        "remote st + fence.sc.sys (put 8 B + quiet)", "fence.acq_rel.gpu"};
-    for (int f = 0; f < 5; ++f) {
+                                        "remote st + fence.sc.sys (put 8 B + quiet)", "fence.acq_rel.gpu",
+                                        "local ld, remote st + fence.sc.sys (put 8 B from memory + quiet)"};
+    for (int f = 0; f < 6; ++f) {
       std::vector<double> us;
       for (int r = 0; r < kReps; ++r) {
-        k_fences<<<1, 1>>>(peers, me, f, d_ns);
+        k_fences<<<1, 1>>>(peers, flags + 100, me, f, d_ns);
         us.push_back(read_ns() / 1000);
       }
       if (me == 0) printf("per iteration     %-67s %7.3f us\n", fence_names[f], median(us));
@@ -231,17 +266,35 @@ int main() {
       "fence+st.relaxed / ld.volatile polling + ld.acquire",
       "no ordering (floor)",
       "fence.sc.sys + variant 0 (barrier_all)",
-      "fence.sc.sys + variant 2"};
-  for (int b = 0; b < 6; ++b) {
+      "fence.sc.sys + variant 2",
+      "epoch + addresses loaded, fence.sc, st.relaxed / ld.acquire",
+      "epoch + addresses loaded, fence.sc, red.add / ld.acquire",
+      "epoch loaded, fence.sc, red.add / ld.acquire",
+      "gshmem::barrier_all<block_scope>"};
+  // Variants 6-8: each its own epoch counter and flag slot, both starting at 0.
+  uint64_t* d_epochs = nullptr;
+  uint64_t** d_tables = nullptr;
+  CHECK(cudaMalloc(&d_epochs, 3 * sizeof(uint64_t)));
+  CHECK(cudaMemset(d_epochs, 0, 3 * sizeof(uint64_t)));
+  CHECK(cudaMalloc(&d_tables, 3 * kMaxPes * sizeof(uint64_t*)));
+  for (int v = 0; v < 3; ++v) {
+    uint64_t* t[kMaxPes] = {};
+    for (int pe = 0; pe < npes; ++pe) t[pe] = peers.flag[pe] + (16 + 6 + v) * kMaxPes + me;
+    CHECK(cudaMemcpy(d_tables + v * kMaxPes, t, sizeof(t), cudaMemcpyHostToDevice));
+  }
+  for (int b = 0; b < 10; ++b) {
     std::vector<double> us;
     for (int r = 0; r < kReps; ++r) {
       gshmem_barrier_all();
       const uint64_t base = static_cast<uint64_t>(r) * (kWarmup + kIters);
-      k_barrier<<<1, 32>>>(peers, flags, me, npes, b, 16 + b, base, d_ns);
+      const int v = b >= 6 && b <= 8 ? b - 6 : 0;
+      k_barrier<<<1, 128>>>(peers, flags, me, npes, b, 16 + b, base, d_tables + v * kMaxPes, d_epochs + v, d_ns);
       us.push_back(read_ns() / 1000);
     }
     if (me == 0) printf("barrier %d PEs     %d: %-63s %7.3f us\n", npes, b, barrier_names[b], median(us));
   }
+  CHECK(cudaFree(d_epochs));
+  CHECK(cudaFree(d_tables));
   gshmem_barrier_all();
   CHECK(cudaFree(d_ns));
   gshmem_free(flags);

@@ -165,7 +165,7 @@ void a2a_case(Bufs& b, const TestTeam& t, Form f, size_t n, ptrdiff_t dst, ptrdi
 
 void mem_tests(Bufs& b, const std::vector<TestTeam>& teams) {
   for (const TestTeam& t : teams) {
-    for (size_t n : {0, 1, 7, 1000, 65539})
+    for (size_t n : {0, 1, 7, 16, 1000, 65539})  // up to 16: the LL path
       for (Form f : kAllForms) a2a_case<ty_bytes>(b, t, f, n, 1, 1, false, false);
     for (Form f : {Form::thread_c, Form::warp_cpp, Form::block_c, Form::block1000, Form::host, Form::stream})
       a2a_case<ty_bytes>(b, t, f, 262147, 1, 1, false, false);

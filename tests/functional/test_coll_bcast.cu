@@ -117,7 +117,7 @@ void mem_case(Bufs& b, const TestTeam& t, Form f, size_t n, int root, size_t sof
 
 void mem_tests(Bufs& b, const std::vector<TestTeam>& teams) {
   const int npes = gshmem_n_pes();
-  const size_t small[] = {0, 1, 7, 1000, 65539};
+  const size_t small[] = {0, 1, 7, 16, 1000, 65539};  // up to 16: the LL path
   for (const TestTeam& t : teams)
     for (size_t n : small)
       for (Form f : kAllForms)

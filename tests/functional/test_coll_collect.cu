@@ -161,7 +161,7 @@ void gather_case(Bufs& b, const TestTeam& t, Form f, int pattern, size_t base, b
 
 void mem_tests(Bufs& b, const std::vector<TestTeam>& teams) {
   for (const TestTeam& t : teams) {
-    for (size_t n : {0, 1, 7, 1000, 65539})
+    for (size_t n : {0, 1, 7, 16, 1000, 65539})  // up to 16: the LL path
       for (Form f : kAllForms) gather_case<ty_bytes>(b, t, f, -1, n, false);
     for (Form f : kAllForms) {
       gather_case<ty_bytes>(b, t, f, 0, 5, false);

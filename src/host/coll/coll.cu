@@ -36,12 +36,12 @@ struct Args {
 // Names in device-side messages (wait timeouts) must live in device memory.
 __global__ void __launch_bounds__(kThreads) k_broadcast(Args a) {
   const gshmemi_team t = detail::state().teams[a.team];
-  detail::bcast_op op("gshmem broadcast (host/stream)", a.dest, a.source, a.nelems * a.elem_bytes, a.root, t.size);
+  detail::bcast_op op("gshmem broadcast (host/stream)", a.dest, a.source, a.nelems * a.elem_bytes, a.root, t);
   run_grid(t, op, false);
 }
 __global__ void __launch_bounds__(kThreads) k_fcollect(Args a) {
   const gshmemi_team t = detail::state().teams[a.team];
-  detail::fcollect_op op("gshmem fcollect (host/stream)", a.dest, a.source, a.nelems * a.elem_bytes, t.size);
+  detail::fcollect_op op("gshmem fcollect (host/stream)", a.dest, a.source, a.nelems * a.elem_bytes, t);
   run_grid(t, op, false);
 }
 __global__ void __launch_bounds__(kThreads) k_collect(Args a) {
@@ -51,7 +51,7 @@ __global__ void __launch_bounds__(kThreads) k_collect(Args a) {
 }
 __global__ void __launch_bounds__(kThreads) k_alltoall(Args a) {
   const gshmemi_team t = detail::state().teams[a.team];
-  detail::alltoall_op op("gshmem alltoall (host/stream)", a.dest, a.source, a.nelems * a.elem_bytes, t.size);
+  detail::alltoall_op op("gshmem alltoall (host/stream)", a.dest, a.source, a.nelems * a.elem_bytes, t);
   run_grid(t, op, false);
 }
 __global__ void __launch_bounds__(kThreads) k_alltoalls(Args a) {

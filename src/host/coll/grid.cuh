@@ -5,6 +5,8 @@
 // them all in turn (device/impl/coll_common.cuh: run_collective), so both forms
 // of one collective interoperate and the CTA count is a local choice.
 //
+// LL calls (tiny messages, impl/coll_ll.cuh) are run by CTA 0 alone.
+//
 // Sequence number: every CTA reads the team's base before its first lane; the
 // last CTA to finish (lanes[1][me] counts arrivals) stores base + span and
 // resets the count, so no CTA can read an updated base. collect needs a grid
@@ -21,6 +23,12 @@ namespace detail {
 
 template <class Op>
 __device__ void run_grid(const gshmemi_team& t, Op& op, bool grid_sync_after_prepare) {
+  if constexpr (Op::kLL) {
+    if (op.ll.count != nullptr) {  // LL calls are one lane: one CTA, no sequence number
+      if (blockIdx.x == 0) ll_exchange<block_scope>(t, op.ll, op, op.nbytes, op.call);
+      return;
+    }
+  }
   const uint64_t base = ld_volatile(move_counter(t));
   op.template prepare<block_scope>(t, base, blockIdx.x == 0);
   if (grid_sync_after_prepare && gridDim.x > 1) cooperative_groups::this_grid().sync();

@@ -21,7 +21,7 @@ __global__ void k_allgather_words(gshmem_team_t team, Words mine) {
   if (threadIdx.x < GSHMEMI_TEAM_CHECK_WORDS) src[threadIdx.x] = mine.w[threadIdx.x];
   __syncthreads();
   const gshmemi_team t = detail::state().teams[team];
-  detail::fcollect_op op("gshmem team exchange", detail::team_check(t), src, sizeof(src), t.size);
+  detail::fcollect_op op("gshmem team exchange", detail::team_check(t), src, sizeof(src), t);
   detail::run_collective<block_scope>(t, op);
 }
 

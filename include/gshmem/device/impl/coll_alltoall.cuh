@@ -2,7 +2,8 @@
 // alltoall and alltoalls (contract: device/coll.cuh). Every member pushes block
 // j of its source into member j's dest at block me, lane by lane (each lane a
 // slice of every block), and signals (base+1). alltoalls does the same with
-// element strides.
+// element strides. alltoall blocks of at most kLLBytes go by the LL path
+// (coll_ll.cuh) instead: through the team's LL area, no signals.
 #pragma once
 
 #include "coll_common.cuh"
@@ -28,16 +29,22 @@ __device__ __forceinline__ void push_flat_units(const gshmemi_team& t, char* to,
 }
 
 struct alltoall_op {
+  static constexpr bool kLL = true;
   char* dest;
   const char* source;
   uint64_t nbytes;  // per pair
   int lanes;
   uint64_t span;
   const char* call;
+  ll_area ll;  // non-empty: the LL path (blocks of at most kLLBytes)
 
-  __device__ alltoall_op(const char* c, void* d, const void* s, uint64_t n, int team_size)
+  __device__ alltoall_op(const char* c, void* d, const void* s, uint64_t n, const gshmemi_team& t)
       : dest(static_cast<char*>(d)), source(static_cast<const char*>(s)), nbytes(n),
-        lanes(coll_lanes(n * static_cast<uint64_t>(team_size))), span(1), call(c) {}
+        lanes(coll_lanes(n * static_cast<uint64_t>(t.size))), span(1), call(c), ll(ll_plan(t, n)) {}
+
+  // LL route: block j of my source to member j, member i's block to block i of dest.
+  __device__ const char* from(int j) const { return source + static_cast<uint64_t>(j) * nbytes; }
+  __device__ char* to(int i) const { return dest + static_cast<uint64_t>(i) * nbytes; }
 
   template <class Scope>
   __device__ void prepare(const gshmemi_team&, uint64_t, bool) {}
@@ -83,6 +90,7 @@ template <> struct elem_of<8> { using type = uint64_t; };
 template <> struct elem_of<16> { using type = bits128; };
 
 struct alltoalls_op {
+  static constexpr bool kLL = false;
   char* dest;
   const char* source;
   ptrdiff_t dst, sst;  // element strides
@@ -134,7 +142,7 @@ __device__ inline int alltoallmem(const char* call, gshmem_team_t team, void* de
   const gshmemi_team* t = team_for_call<Scope>(call, team);
   if (t == nullptr) return -1;
   check_coll<Scope>(call, dest, nbytes * t->size, source, nbytes * t->size, false);
-  alltoall_op op(call, dest, source, nbytes, t->size);
+  alltoall_op op(call, dest, source, nbytes, *t);
   return run_collective<Scope>(*t, op);
 }
 

@@ -16,6 +16,7 @@
 //           with base+1+j in lanes[s][o] of the others. The root's outgoing
 //           traffic is the message once instead of N-1 times; chunks pipeline
 //           (root -> owner -> others).
+// Messages of at most kLLBytes go by the LL path (coll_ll.cuh) instead.
 #pragma once
 
 #include "coll_common.cuh"
@@ -24,6 +25,7 @@ namespace gshmem {
 namespace detail {
 
 struct bcast_op {
+  static constexpr bool kLL = true;
   char* dest;
   const char* source;
   uint64_t nbytes;
@@ -33,15 +35,23 @@ struct bcast_op {
   uint64_t chunk;
   uint64_t span;
   const char* call;
+  ll_area ll;  // non-empty: the LL path (messages of at most kLLBytes)
+  bool is_root;
 
-  __device__ bcast_op(const char* c, void* d, const void* s, uint64_t n, int r, int team_size)
-      : dest(static_cast<char*>(d)), source(static_cast<const char*>(s)), nbytes(n), root(r), call(c) {
-    const bcast_plan p = plan_broadcast(n, team_size);
+  __device__ bcast_op(const char* c, void* d, const void* s, uint64_t n, int r, const gshmemi_team& t)
+      : dest(static_cast<char*>(d)), source(static_cast<const char*>(s)), nbytes(n), root(r), call(c),
+        ll(ll_plan(t, n)), is_root(t.my_pe == r) {
+    const bcast_plan p = plan_broadcast(n, t.size);
     lanes = p.lanes;
     relay = p.relay;
     chunk = p.chunk;
     span = p.span;
   }
+
+  // LL route: the root's source to every member, into dest; the others send and
+  // receive tag-only words among themselves (coll_ll.cuh says why).
+  __device__ const char* from(int) const { return is_root ? source : nullptr; }
+  __device__ char* to(int i) const { return i == root ? dest : nullptr; }
 
   template <class Scope>
   __device__ void prepare(const gshmemi_team&, uint64_t, bool) {}
@@ -121,7 +131,7 @@ __device__ inline int broadcastmem(const char* call, gshmem_team_t team, void* d
   if (root < 0 || root >= t->size) fail_coll<Scope>(call, coll_bad::root, nullptr, root, nullptr, t->size);
 #endif
   check_coll<Scope>(call, dest, nbytes, source, t->my_pe == root ? nbytes : 0, true);
-  bcast_op op(call, dest, source, nbytes, root, t->size);
+  bcast_op op(call, dest, source, nbytes, root, *t);
   return run_collective<Scope>(*t, op);
 }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // fcollect and collect (contract: device/coll.cuh). Every member pushes its
 // contribution into every member's dest at its offset, lane by lane, and
-// signals; one phase of values (fcollect: base+1).
+// signals; one phase of values (fcollect: base+1). Contributions of at most
+// kLLBytes go by the LL path (coll_ll.cuh) instead.
 // collect first exchanges the byte counts (counts[me] of every member, then
 // lanes[0] = base+1), computes its offset as the sum of the counts of lower team
 // PEs and the lanes from the total (the same on every member), then pushes
@@ -16,16 +17,22 @@ namespace gshmem {
 namespace detail {
 
 struct fcollect_op {
+  static constexpr bool kLL = true;
   char* dest;
   const char* source;
   uint64_t nbytes;  // per PE
   int lanes;
   uint64_t span;
   const char* call;
+  ll_area ll;  // non-empty: the LL path (contributions of at most kLLBytes)
 
-  __device__ fcollect_op(const char* c, void* d, const void* s, uint64_t n, int team_size)
+  __device__ fcollect_op(const char* c, void* d, const void* s, uint64_t n, const gshmemi_team& t)
       : dest(static_cast<char*>(d)), source(static_cast<const char*>(s)), nbytes(n),
-        lanes(coll_lanes(n * static_cast<uint64_t>(team_size))), span(1), call(c) {}
+        lanes(coll_lanes(n * static_cast<uint64_t>(t.size))), span(1), call(c), ll(ll_plan(t, n)) {}
+
+  // LL route: my source to every member, member i's into block i of dest.
+  __device__ const char* from(int) const { return source; }
+  __device__ char* to(int i) const { return dest + static_cast<uint64_t>(i) * nbytes; }
 
   template <class Scope>
   __device__ void prepare(const gshmemi_team&, uint64_t, bool) {}
@@ -41,6 +48,7 @@ struct fcollect_op {
 };
 
 struct collect_op {
+  static constexpr bool kLL = false;
   char* dest;
   const char* source;
   uint64_t nbytes;  // this PE's contribution
@@ -93,7 +101,7 @@ __device__ inline int fcollectmem(const char* call, gshmem_team_t team, void* de
   const gshmemi_team* t = team_for_call<Scope>(call, team);
   if (t == nullptr) return -1;
   check_coll<Scope>(call, dest, nbytes * t->size, source, nbytes, false);
-  fcollect_op op(call, dest, source, nbytes, t->size);
+  fcollect_op op(call, dest, source, nbytes, *t);
   return run_collective<Scope>(*t, op);
 }
 

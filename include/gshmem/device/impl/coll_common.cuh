@@ -30,6 +30,7 @@
 
 #include "../coll.cuh"
 #include "copy.cuh"
+#include "coll_ll.cuh"
 #include "coll_plan.cuh"
 #include "memops.cuh"
 #include "state.cuh"
@@ -99,10 +100,18 @@ __device__ __forceinline__ void push_to_all(const gshmemi_team& t, char* dst, co
 
 // One collective call by one thread / warp / block (the device API): every lane
 // in turn. Op provides `lanes`, `span`, prepare<Scope>(t, base, true) (may set
-// lanes and span) and lane<Scope>(t, base, s).
+// lanes and span) and lane<Scope>(t, base, s), and kLL: whether it has an LL form.
+// An Op with one provides `ll` (non-empty: this call takes it, see ll_plan), `nbytes`
+// (per message) and the route of ll_exchange (from, to).
 template <class Scope, class Op>
 __device__ __forceinline__ int run_collective(const gshmemi_team& t, Op& op) {
   Scope::sync();
+  if constexpr (Op::kLL) {
+    if (op.ll.count != nullptr) {
+      ll_exchange<Scope>(t, op.ll, op, op.nbytes, op.call);
+      return 0;
+    }
+  }
   const uint64_t base = ld_volatile(move_counter(t));
   op.template prepare<Scope>(t, base, true);
   for (int s = 0; s < op.lanes; ++s) op.template lane<Scope>(t, base, s);

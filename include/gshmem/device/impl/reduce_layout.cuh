@@ -5,7 +5,8 @@
 // form it calls (thread/warp/block, host, on-stream), runs the same protocol.
 //
 // STATE: the upper half of the team's symmetric collective scratch (team.scratch,
-// GSHMEM_TEAM_SCRATCH_SIZE bytes; the lower half is left to the other collectives).
+// GSHMEM_TEAM_SCRATCH_SIZE bytes; the lower half is left to the other collectives),
+// after the LL area that opens it (ll_layout.cuh; the LL path of the reductions uses it).
 // It must be zero when the team is created. For a team of N members:
 //
 //   flags[nslots][N]   uint64  flags[s][i] (i != me): the last value team PE i signalled
@@ -14,10 +15,6 @@
 //   check[4][N]        uint64  debug records (nreduce, op, type): rows 0-1 by the parity
 //                              of slot 0's epoch, rows 2-3 by that of the LL count
 //   host_check[N][4]   uint64  records of the host-side argument check
-//   ll_count           uint64  this PE's count of LL calls (never written remotely)
-//   ll[2][N][kReduceLLWords]
-//                              uint64  LL buffers: [count parity][sending team PE], each
-//                              word 4 bytes of data and the call's 32-bit tag (reduce_ll.cuh)
 //   push[kReducePushSlots][2][N][push_bytes]
 //                              push buffers: [slot][epoch parity][sending team PE]
 //
@@ -30,6 +27,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "ll_layout.cuh"
+
 namespace gshmem {
 namespace detail {
 
@@ -39,17 +38,12 @@ constexpr uint64_t kReducePushSlotTarget = 8u << 10;  // push bytes per slot bef
 constexpr uint64_t kReducePullSlotBytes = 32u << 10;  // input bytes per slot of the pull path
 constexpr int kReduceThreads = 512;                  // threads per CTA of the library's kernel
 constexpr int kReduceHostCheckWords = 4;
-constexpr uint64_t kReduceLLBytes = 16;              // LL path: arrays of at most this many bytes
-constexpr int kReduceLLWords = kReduceLLBytes / 4;   // words per sender (4 data bytes each)
-
-__host__ __device__ constexpr uint64_t reduce_align_up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
 
 struct reduce_region {
   uint64_t* flags = nullptr;       // [nslots][N]
   uint64_t* check = nullptr;       // [4][N]
   uint64_t* host_check = nullptr;  // [N][kReduceHostCheckWords]
-  uint64_t* ll_count = nullptr;    // this PE's LL calls
-  uint64_t* ll = nullptr;          // [2][N][kReduceLLWords]
+  ll_area ll;                      // the team's LL area (ll_layout.cuh)
   char* push = nullptr;            // [kReducePushSlots][2][N][push_bytes]
   int n = 0;                       // team size
   int nslots = 0;                  // 0: scratch too small for reductions
@@ -59,37 +53,29 @@ struct reduce_region {
   __host__ __device__ char* push_buf(int s, int parity, int sender) const {
     return push + ((static_cast<uint64_t>(s) * 2 + parity) * n + sender) * push_bytes;
   }
-  __host__ __device__ uint64_t* ll_buf(int parity, int sender) const {
-    return ll + (static_cast<uint64_t>(parity) * n + sender) * kReduceLLWords;
-  }
 };
 
 // Layout for a team of `n` members with `scratch_bytes` of scratch at `scratch` (a
 // device address; the host only uses the sizes).
 __host__ __device__ inline reduce_region reduce_region_of(char* scratch, uint64_t scratch_bytes, int n) {
   reduce_region r;
-  // The region starts at the first 256-byte aligned address of the upper half (symmetric:
-  // the scratch has the same heap offset on every member, and heap bases are aligned).
-  const uint64_t addr = reinterpret_cast<uint64_t>(scratch);
-  const uint64_t off = reduce_align_up(addr + scratch_bytes / 2, 256) - addr;
+  const uint64_t off = scratch_upper_offset(scratch, scratch_bytes) + ll_area_bytes(n);
   const uint64_t row = 8ull * static_cast<uint64_t>(n > 0 ? n : 1);
-  const uint64_t check_bytes = reduce_align_up(8ull * n * (4 + kReduceHostCheckWords), 256);
-  const uint64_t ll_bytes = reduce_align_up(8ull + 8ull * 2 * n * kReduceLLWords, 256);
-  if (n < 1 || off >= scratch_bytes || scratch_bytes - off < check_bytes + ll_bytes + 2 * row) return r;
-  const uint64_t avail = scratch_bytes - off - check_bytes - ll_bytes;
+  const uint64_t check_bytes = scratch_align_up(8ull * n * (4 + kReduceHostCheckWords), 256);
+  if (n < 1 || off >= scratch_bytes || scratch_bytes - off < check_bytes + 2 * row) return r;
+  const uint64_t avail = scratch_bytes - off - check_bytes;
   uint64_t nslots = avail / 2 / row;  // flags take at most half of what is left
   if (nslots > kReduceMaxSlots) nslots = kReduceMaxSlots;
-  const uint64_t flag_bytes = reduce_align_up(nslots * row, 256);
+  const uint64_t flag_bytes = scratch_align_up(nslots * row, 256);
   if (nslots == 0 || flag_bytes > avail) return r;
   char* base = scratch + off;
   r.n = n;
   r.nslots = static_cast<int>(nslots);
+  r.ll = ll_area_of(scratch, scratch_bytes, n);
   r.flags = reinterpret_cast<uint64_t*>(base);
   r.check = reinterpret_cast<uint64_t*>(base + flag_bytes);
   r.host_check = r.check + 4 * n;
-  r.ll_count = reinterpret_cast<uint64_t*>(base + flag_bytes + check_bytes);
-  r.ll = r.ll_count + 1;
-  r.push = base + flag_bytes + check_bytes + ll_bytes;
+  r.push = base + flag_bytes + check_bytes;
   const uint64_t push_area = avail - flag_bytes;
   r.push_bytes = push_area / (2ull * kReducePushSlots * n) / 16 * 16;
   return r;
@@ -127,7 +113,7 @@ __host__ __device__ inline reduce_plan reduce_plan_of(uint64_t nreduce, uint32_t
                                                       const reduce_region& r) {
   const uint32_t vec = esize >= 16 ? 1 : 16 / esize;
   const uint64_t bytes = nreduce * esize;
-  if (r.nslots > 0 && (esize == 4 || esize == 8) && bytes <= kReduceLLBytes) return reduce_plan{true, 1, true};
+  if (r.nslots > 0 && (esize == 4 || esize == 8) && bytes <= kLLBytes) return reduce_plan{true, 1, true};
   if (r.push_bytes > 0) {
     uint64_t s = (bytes + kReducePushSlotTarget - 1) / kReducePushSlotTarget;
     if (s < 1) s = 1;

@@ -29,6 +29,21 @@ static tu_state_registrar tu_state_registrar_instance;
 
 __device__ __forceinline__ const gshmemi_device_state& state() { return tu_state; }
 
+// The bound on a wait (GSHMEM_WAIT_TIMEOUT; 0: none). Started on the slow path only: the
+// fast path of a wait never reads the clock. `expired()` is called once per poll and
+// reads the clock every 1024th.
+struct wait_deadline {
+  uint64_t timeout_ns;
+  uint64_t start;
+  uint32_t spins;
+  __device__ wait_deadline() : timeout_ns(state().wait_timeout_ns), start(0), spins(0) {
+    if (timeout_ns) start = global_timer_ns();
+  }
+  __device__ __forceinline__ bool expired() {
+    return timeout_ns && (++spins & 1023u) == 0 && global_timer_ns() - start > timeout_ns;
+  }
+};
+
 // Ends the kernel after an error report (debug checks, wait timeouts). Only the
 // reporting thread traps, after its report: a trap by another thread of the
 // scope could end the grid before the report's printf is written. The others

@@ -38,13 +38,9 @@ static __device__ __noinline__ void report_wait_timeout(const char* what, int wa
 // Spin until *flag >= target (acquire). Bounded when GSHMEM_WAIT_TIMEOUT is set.
 __device__ __forceinline__ void wait_epoch(const uint64_t* flag, uint64_t target, const char* what, int peer) {
   if (ld_acquire_sys(flag) >= target) return;
-  const uint64_t timeout = state().wait_timeout_ns;
-  const uint64_t start = timeout ? global_timer_ns() : 0;
-  uint32_t spins = 0;
-  while (ld_acquire_sys(flag) < target) {
-    if (timeout && (++spins & 1023u) == 0 && global_timer_ns() - start > timeout)
-      report_wait_timeout(what, peer, timeout / 1000000000ull);
-  }
+  wait_deadline d;
+  while (ld_acquire_sys(flag) < target)
+    if (d.expired()) report_wait_timeout(what, peer, d.timeout_ns / 1000000000ull);
 }
 
 // Teams up to this size synchronise all-to-all (one round trip, the scope's

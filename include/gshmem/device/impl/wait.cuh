@@ -75,19 +75,6 @@ __device__ __forceinline__ unsigned long long printable(T v) {
   else return static_cast<unsigned long long>(v);
 }
 
-// Started on the slow path only: the fast path of a wait never reads the clock.
-struct wait_deadline {
-  uint64_t timeout_ns;
-  uint64_t start;
-  uint32_t spins;
-  __device__ wait_deadline() : timeout_ns(state().wait_timeout_ns), start(0), spins(0) {
-    if (timeout_ns) start = global_timer_ns();
-  }
-  __device__ __forceinline__ bool expired() {
-    return timeout_ns && (++spins & 1023u) == 0 && global_timer_ns() - start > timeout_ns;
-  }
-};
-
 template <class T>
 static __device__ __noinline__ void report_timeout(const char* call, const T* addr, size_t index, size_t count,
                                                    T now, T target, cmp c) {

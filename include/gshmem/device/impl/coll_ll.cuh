@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The LL ("low latency") protocol of a team's tiny collectives: reductions of at most
+// kLLBytes (reduce_ll.cuh), and broadcast, fcollect and alltoall of at most kLLBytes
+// per message (ll_exchange below). For these calls the cost of the flag protocols is
+// their ordering, not their data: a fence between the data and the flag (0.64 us on
+// H200) and the flag's own flight.
+//
+// Each 8-byte word carries 4 bytes of data and the call's 32-bit tag, written with one
+// relaxed system-scope store; an 8-byte aligned store is single-copy atomic, so a word
+// whose tag is this call's also holds this call's data. No fence, no flag: one flight.
+//
+// Call k of a team's LL calls (k counts them: area.count, local, the same on every
+// member since all members choose paths alike), parity p = k & 1, tag = k mod 2^32:
+//   1. every member sends every other member j at least one word, into j's words[p][me];
+//   2. every member waits, with relaxed loads, until every word it expects from every
+//      other member carries the tag.
+// A word is taken only with this call's tag: one left from an older call has an older
+// tag (k-2, k-4, ...), zeroed scratch has tag 0, and member j can overwrite words[p][j]
+// with call k+2's words only after it received my words of call k+1, which I send only
+// after every word of call k came back with its tag. That is why every member sends to
+// every other one in every call, even when it has nothing to say (a broadcast's
+// non-roots send one tag-only word): a member that only sent could run ahead and
+// overwrite words not yet read. For the same reason no load needs acquire semantics (an
+// acquire load also holds back the loads after it: with acquire polls a thread reducing
+// 4 floats at 4 PEs took 7.5 us, with relaxed ones 5.6 us). The other paths count their
+// own epochs and sequence numbers; LL calls appear in none of them, so no path's reuse
+// argument relies on another.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "../scope.cuh"
+
+#include "ll_layout.cuh"
+#include "memops.cuh"
+#include "state.cuh"
+#include "sync.cuh"
+#include "team.cuh"
+
+namespace gshmem {
+namespace detail {
+
+// Call k of the team's LL calls, as this member sees it.
+struct ll_call {
+  ll_area a;
+  uint64_t k;
+  int parity;
+  uint32_t tag;
+
+  // Words from team PE `sender` in this PE's area.
+  __device__ const uint64_t* inbox(int sender) const { return a.buf(parity, sender); }
+};
+
+__device__ __forceinline__ ll_call ll_begin(const ll_area& a) {
+  ll_call c;
+  c.a = a;
+  c.k = ld_volatile(a.count) + 1;
+  c.parity = static_cast<int>(c.k & 1);
+  c.tag = static_cast<uint32_t>(c.k);
+  return c;
+}
+
+// Ends the call: the count advances after every thread of the group is done with it.
+template <class Scope>
+__device__ __forceinline__ void ll_end(const ll_call& c) {
+  Scope::sync();
+  if (Scope::rank() == 0) st_volatile(c.a.count, c.k);
+  Scope::sync();
+}
+
+// Stores word w of this member's message into team PE j's area.
+__device__ __forceinline__ void ll_send(const gshmemi_team& t, const ll_call& c, int j, int w, uint32_t data) {
+  uint64_t* to = peer_address(c.a.buf(c.parity, t.my_pe) + w, team_world_pe(t, j));
+  st_relaxed_sys(to, (static_cast<uint64_t>(c.tag) << 32) | data);
+}
+
+// The data of the word at p once it carries the call's tag (v: a first read of it).
+// Bounded when GSHMEM_WAIT_TIMEOUT is set; `peer` (a world PE) is named if it expires.
+__device__ __forceinline__ uint32_t ll_wait(const ll_call& c, const uint64_t* p, uint64_t v, const char* what,
+                                            int peer) {
+  if (static_cast<uint32_t>(v >> 32) != c.tag) {
+    wait_deadline d;
+    while (static_cast<uint32_t>((v = ld_relaxed_sys(p)) >> 32) != c.tag)
+      if (d.expired()) report_wait_timeout(what, peer, d.timeout_ns / 1000000000ull);
+  }
+  return static_cast<uint32_t>(v);
+}
+
+// Waits until each word p[b] whose bit b is set in `pending` carries the call's tag; v[b]
+// holds a first read of it and ends with the tagged value. Every round reloads all the
+// words still pending, their loads in flight together, so a round costs one load latency
+// however many words are late; waiting for them one at a time costs one latency per late
+// word (a block's 4-byte sum-reduce at 4 PEs: 2.44 us one at a time, 2.10 in rounds of 4
+// words; perftest/probe/coll_small_probe.cu). peer_of(b): the world PE named if the wait
+// times out.
+template <int B, class F>
+__device__ __forceinline__ void ll_wait_all(const ll_call& c, const uint64_t* const (&p)[B], uint64_t (&v)[B],
+                                            unsigned pending, const char* what, F peer_of) {
+  const auto settle = [&] {
+#pragma unroll
+    for (int b = 0; b < B; ++b)
+      if ((pending >> b & 1u) && static_cast<uint32_t>(v[b] >> 32) == c.tag) pending &= ~(1u << b);
+  };
+  settle();
+  if (pending == 0) return;
+  wait_deadline d;
+  for (;;) {
+#pragma unroll
+    for (int b = 0; b < B; ++b)
+      if (pending >> b & 1u) v[b] = ld_relaxed_sys(p[b]);
+    settle();
+    if (pending == 0) return;
+    if (d.expired()) report_wait_timeout(what, peer_of(__ffs(pending) - 1), d.timeout_ns / 1000000000ull);
+  }
+}
+
+// The n (1..4) bytes at p as a little-endian word, and back; p need not be aligned.
+__device__ __forceinline__ uint32_t ll_load_bytes(const char* p, uint64_t n) {
+  if (n == 4 && (reinterpret_cast<uintptr_t>(p) & 3) == 0) return *reinterpret_cast<const uint32_t*>(p);
+  uint32_t v = 0;
+  for (uint64_t b = 0; b < n; ++b) v |= static_cast<uint32_t>(static_cast<uint8_t>(p[b])) << (8 * b);
+  return v;
+}
+__device__ __forceinline__ void ll_store_bytes(char* p, uint64_t n, uint32_t v) {
+  if (n == 4 && (reinterpret_cast<uintptr_t>(p) & 3) == 0) {
+    *reinterpret_cast<uint32_t*>(p) = v;
+    return;
+  }
+  for (uint64_t b = 0; b < n; ++b) p[b] = static_cast<char>(v >> (8 * b));
+}
+
+// Bytes carried by word w of an n-byte message.
+__device__ __forceinline__ uint64_t ll_word_bytes(uint64_t n, int w) {
+  const uint64_t at = 4ull * static_cast<uint64_t>(w);
+  return n - at < 4 ? n - at : 4;
+}
+
+// Whether a data-movement call of `nbytes` per message takes the LL path: the area of
+// the team's scratch if so, an empty one if not. Depends only on arguments every member
+// agrees on and on the team, so all members decide alike.
+__device__ __forceinline__ ll_area ll_plan(const gshmemi_team& t, uint64_t nbytes) {
+  if (nbytes == 0 || nbytes > kLLBytes || t.size < 2) return ll_area{};
+  return ll_area_of(t.scratch, t.scratch_bytes, t.size);
+}
+
+// Copies word w of an n-byte message from `from` to `to` (both local).
+__device__ __forceinline__ void ll_copy_word(char* to, const char* from, uint64_t n, int w) {
+  ll_store_bytes(to + 4 * w, ll_word_bytes(n, w), ll_load_bytes(from + 4 * w, ll_word_bytes(n, w)));
+}
+
+// One LL call of a data-movement collective: every member sends every other member a
+// message of nbytes (<= kLLBytes) or a tag-only word. The route R says, for this member,
+//   const char* from(int j)  the message for team PE j (nullptr: a tag-only word);
+//   char* to(int i)          where the message from team PE i goes (nullptr: team PE i
+//                            sends a tag-only word, taken and dropped).
+// to(me) receives from(me) by a local copy (unless either is nullptr or they are equal).
+//
+// A warp or block spreads the (member, word) pairs over its threads, kLLWords slots per
+// member (the unused ones skipped): one pair per thread unless the team is large, all
+// in flight at once. A lone thread goes member by member, the words of one member
+// loaded, sent and polled together: its latency is that of every instruction it runs,
+// and these plain loops run fewest (an index space over the pairs, batched, took 7.9 us
+// for a 16-byte alltoall at 4 PEs where this takes 5.4; bench/results/README.md).
+template <class Scope, class R>
+__device__ __forceinline__ void ll_exchange(const gshmemi_team& t, const ll_area& a, const R& r, uint64_t nbytes,
+                                            const char* call) {
+  const ll_call c = ll_begin(a);
+  const int N = t.size, me = t.my_pe;
+  const int W = static_cast<int>((nbytes + 3) / 4);  // words of a message
+  // Words member j is sent / sends: W with a message, 1 (tag only) without.
+  const auto words = [W](const void* msg) { return msg != nullptr ? W : 1; };
+  const char* self_src = r.from(me);
+  char* self_dst = r.to(me);
+  const bool self_copy = self_src != nullptr && self_dst != nullptr && self_src != self_dst;
+
+  if constexpr (std::is_same<Scope, thread_scope>::value) {
+    if (self_copy)
+      for (int w = 0; w < W; ++w) ll_copy_word(self_dst, self_src, nbytes, w);
+    for (int d = 1, j = me; d < N; ++d) {
+      j = j + 1 < N ? j + 1 : 0;
+      const char* src = r.from(j);
+      uint32_t data[kLLWords];
+#pragma unroll
+      for (int w = 0; w < kLLWords; ++w)
+        data[w] = src != nullptr && w < W ? ll_load_bytes(src + 4 * w, ll_word_bytes(nbytes, w)) : 0;
+#pragma unroll
+      for (int w = 0; w < kLLWords; ++w)
+        if (w < words(src)) ll_send(t, c, j, w, data[w]);
+    }
+    for (int d = 1, j = me; d < N; ++d) {
+      j = j + 1 < N ? j + 1 : 0;
+      char* dst = r.to(j);
+      const uint64_t* p[kLLWords];
+      uint64_t v[kLLWords];
+      unsigned pending = 0;
+#pragma unroll
+      for (int w = 0; w < kLLWords; ++w) {
+        p[w] = c.inbox(j) + w;
+        if (w < words(dst)) {
+          v[w] = ld_relaxed_sys(p[w]);
+          pending |= 1u << w;
+        }
+      }
+      ll_wait_all(c, p, v, pending, call, [&](int) { return team_world_pe(t, j); });
+      if (dst != nullptr)
+#pragma unroll
+        for (int w = 0; w < kLLWords; ++w)
+          if (w < W) ll_store_bytes(dst + 4 * w, ll_word_bytes(nbytes, w), static_cast<uint32_t>(v[w]));
+    }
+  } else {
+    const int pairs = (N - 1) * kLLWords;
+    // Pair i: member me + 1 + i / kLLWords (mod N), word i % kLLWords.
+    const auto member = [me, N](int i) {
+      const int j = me + 1 + i / kLLWords;
+      return j < N ? j : j - N;
+    };
+    // My own message: loaded first, stored last (a store that waits for its load would
+    // hold back the thread's sends and polls).
+    uint32_t self[kLLWords];
+#pragma unroll
+    for (int m = 0; m < kLLWords; ++m) {
+      const int w = Scope::rank() + m * Scope::size();
+      if (self_copy && w < W) self[m] = ll_load_bytes(self_src + 4 * w, ll_word_bytes(nbytes, w));
+    }
+    for (int i = Scope::rank(); i < pairs; i += Scope::size()) {
+      const int j = member(i), w = i % kLLWords;
+      const char* src = r.from(j);
+      if (w < words(src)) ll_send(t, c, j, w, src != nullptr ? ll_load_bytes(src + 4 * w, ll_word_bytes(nbytes, w)) : 0);
+    }
+    for (int i = Scope::rank(); i < pairs; i += Scope::size()) {
+      const int j = member(i), w = i % kLLWords;
+      char* dst = r.to(j);
+      if (w >= words(dst)) continue;
+      const uint64_t* p = c.inbox(j) + w;
+      const uint32_t data = ll_wait(c, p, ld_relaxed_sys(p), call, team_world_pe(t, j));
+      if (dst != nullptr) ll_store_bytes(dst + 4 * w, ll_word_bytes(nbytes, w), data);
+    }
+#pragma unroll
+    for (int m = 0; m < kLLWords; ++m) {
+      const int w = Scope::rank() + m * Scope::size();
+      if (self_copy && w < W) ll_store_bytes(self_dst + 4 * w, ll_word_bytes(nbytes, w), self[m]);
+    }
+  }
+  ll_end<Scope>(c);
+}
+
+}  // namespace detail
+}  // namespace gshmem

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// coll_small_probe: the device collectives at tiny sizes (4, 16 and 64 bytes per
+// message), each timed back to back in one kernel by globaltimer, at thread, warp and
+// block (128 threads) scope; barrier_all as a control. Built from whichever gshmem
+// headers it is compiled against, so two builds of it (say, before and after a change
+// to include/gshmem/device/impl/) compare the device paths in one device session: the
+// LL path of the tiny collectives was chosen that way (bench/results/README.md).
+//   gshmrun -n 4 bin/gshmem-coll-small-probe [label]
+// Prints, on PE 0, one line per case: label, PEs, collective, bytes per message (per
+// pair for alltoall, per PE for fcollect), scope, median over 5 runs of the mean time
+// of 2000 calls.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include <gshmem/gshmem.h>
+
+namespace {
+
+#define CHECK(x)                                                                          \
+  do {                                                                                    \
+    cudaError_t e_ = (x);                                                                 \
+    if (e_ != cudaSuccess) {                                                              \
+      fprintf(stderr, "coll_small_probe: %s failed: %s\n", #x, cudaGetErrorString(e_));   \
+      exit(1);                                                                            \
+    }                                                                                     \
+  } while (0)
+
+constexpr int kWarm = 200, kIters = 2000, kReps = 5;
+enum Op { kAlltoall, kFcollect, kBroadcast, kReduce, kBarrier, kOps };
+const char* const kNames[kOps] = {"alltoall", "fcollect", "broadcast", "reduce f32", "barrier_all"};
+
+template <class S>
+__global__ void __launch_bounds__(1024) k_calls(int op, size_t nbytes, void* d, const void* s, unsigned long long* ns) {
+  unsigned long long t0 = 0, t1 = 0;
+  for (int i = 0; i < kWarm + kIters; ++i) {
+    if (i == kWarm) asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    switch (op) {
+      case kAlltoall: gshmem::alltoallmem<S>(GSHMEM_TEAM_WORLD, d, s, nbytes); break;
+      case kFcollect: gshmem::fcollectmem<S>(GSHMEM_TEAM_WORLD, d, s, nbytes); break;
+      case kBroadcast: gshmem::broadcastmem<S>(GSHMEM_TEAM_WORLD, d, s, nbytes, 0); break;
+      case kReduce:
+        gshmem::reduce<gshmem::op::sum, S>(GSHMEM_TEAM_WORLD, static_cast<float*>(d), static_cast<const float*>(s),
+                                           nbytes / 4);
+        break;
+      default: gshmem::barrier_all<S>(); break;
+    }
+  }
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
+  if (S::rank() == 0) *ns = t1 - t0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  gshmem_init();
+  const int me = gshmem_my_pe(), npes = gshmem_n_pes();
+  const char* label = argc > 1 ? argv[1] : "gshmem";
+  constexpr size_t kBytes = 1 << 16;
+  void* d = gshmem_malloc(kBytes);
+  void* s = gshmem_malloc(kBytes);
+  CHECK(cudaMemset(s, 1, kBytes));
+  unsigned long long* d_ns = nullptr;
+  CHECK(cudaMalloc(&d_ns, sizeof(*d_ns)));
+  for (int op = 0; op < kOps; ++op)
+    for (size_t nb : {4, 16, 64}) {
+      if (op == kBarrier && nb != 4) continue;
+      for (int sc = 0; sc < 3; ++sc) {
+        std::vector<double> us;
+        for (int r = 0; r < kReps; ++r) {
+          gshmem_barrier_all();
+          if (sc == 0) k_calls<gshmem::thread_scope><<<1, 1>>>(op, nb, d, s, d_ns);
+          else if (sc == 1) k_calls<gshmem::warp_scope><<<1, 32>>>(op, nb, d, s, d_ns);
+          else k_calls<gshmem::block_scope><<<1, 128>>>(op, nb, d, s, d_ns);
+          CHECK(cudaDeviceSynchronize());
+          unsigned long long ns = 0;
+          CHECK(cudaMemcpy(&ns, d_ns, sizeof(ns), cudaMemcpyDeviceToHost));
+          us.push_back(static_cast<double>(ns) / 1000.0 / kIters);
+        }
+        std::sort(us.begin(), us.end());
+        if (me == 0)
+          printf("%s %d PEs %-12s %3zu B/msg %-6s %7.3f us\n", label, npes, kNames[op], nb,
+                 sc == 0 ? "thread" : sc == 1 ? "warp" : "block", us[kReps / 2]);
+      }
+    }
+  gshmem_barrier_all();
+  CHECK(cudaFree(d_ns));
+  gshmem_free(d);
+  gshmem_free(s);
+  gshmem_finalize();
+  return 0;
+}

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The LL path of the tiny collectives (device/impl/coll_ll.cuh) under reuse pressure.
+// Every member makes thousands of calls on one team back to back, with no barrier in
+// between: alltoall, fcollect and broadcast (rotating root) of 1..16 bytes and sum
+// reductions of 4..16 bytes (int, double), which all share the team's two LL buffers,
+// with a push-path alltoall or reduction every sixth call. Members are skewed by
+// PE-dependent sleeps and run in different forms at once: device thread / warp / block
+// scope, and one member through the on-stream or the host C names.
+// Call i reads source slot i and writes dest slot i, and every slot's data depends on
+// i, so a word taken from the wrong call (a stale one, or one overwritten before it was
+// read) shows as a wrong byte. The host checks every byte of every dest slot, including
+// that the bytes after each result still hold the poison. Teams: WORLD, and world PEs
+// 1..N-1 (at 3 PEs and more).
+#include "coll_test.cuh"
+
+using namespace gt;
+
+namespace {
+
+enum Kind : int { kAlltoall, kFcollect, kBroadcast, kIntSum, kDoubleSum };
+
+struct Call {
+  int kind;
+  uint64_t bytes;  // per pair (alltoall), per member (fcollect), message or array bytes
+  int root;        // broadcast
+};
+
+// Call i on a team of n members. Every sixth takes the push path (over kLLBytes).
+GT_HD inline Call call_of(uint64_t i, int n) {
+  const uint64_t r = i / 6;
+  switch (i % 6) {
+    case 0: return Call{kAlltoall, 1 + (i * 7) % 16, 0};
+    case 1: return Call{kFcollect, 1 + (i * 5) % 16, 0};
+    case 2: return Call{kBroadcast, 1 + (i * 3) % 16, static_cast<int>(r % static_cast<uint64_t>(n))};
+    case 3: return Call{kIntSum, 4 * (1 + r % 4), 0};
+    case 4: return Call{kDoubleSum, 8 * (1 + r % 2), 0};
+    default: return r % 2 ? Call{kAlltoall, 40 + r % 9, 0} : Call{kIntSum, 4 * 9, 0};
+  }
+}
+
+// Bytes of one slot (the largest dest: a push-path alltoall of 48 bytes a pair).
+uint64_t slot_bytes(int n) { return 64ull * static_cast<uint64_t>(n); }
+
+// Skew: some calls start late on some members (up to 6 us).
+__device__ inline void skew(uint64_t i, int me) {
+  const uint64_t h = mix64(i * 977 + static_cast<uint64_t>(me));
+  if (h % 5 == 0) __nanosleep(static_cast<unsigned>(1000 + h % 5000));
+}
+
+template <class S>
+__device__ int device_call(gshmem_team_t team, const Call& c, unsigned char* d, const unsigned char* s) {
+  switch (c.kind) {
+    case kAlltoall: return gshmem::alltoallmem<S>(team, d, s, c.bytes);
+    case kFcollect: return gshmem::fcollectmem<S>(team, d, s, c.bytes);
+    case kBroadcast: return gshmem::broadcastmem<S>(team, d, s, c.bytes, c.root);
+    case kIntSum:
+      return gshmem::reduce<gshmem::op::sum, S>(team, reinterpret_cast<int*>(d), reinterpret_cast<const int*>(s),
+                                                c.bytes / 4);
+    default:
+      return gshmem::reduce<gshmem::op::sum, S>(team, reinterpret_cast<double*>(d),
+                                                reinterpret_cast<const double*>(s), c.bytes / 8);
+  }
+}
+
+// Calls first .. first+count-1 in one kernel; *errors counts nonzero return values.
+template <class S>
+__global__ void __launch_bounds__(1024) k_calls(gshmem_team_t team, int n, int me, unsigned char* dest,
+                                                const unsigned char* src, uint64_t stride, uint64_t first,
+                                                uint64_t count, int* errors) {
+  for (uint64_t i = first; i < first + count; ++i) {
+    skew(i, me);
+    const int r = device_call<S>(team, call_of(i, n), dest + i * stride, src + i * stride);
+    if (r != 0 && S::rank() == 0) atomicAdd(errors, 1);
+  }
+}
+
+int host_call(gshmem_team_t team, const Call& c, unsigned char* d, const unsigned char* s, cudaStream_t st) {
+  int* di = reinterpret_cast<int*>(d);
+  double* dd = reinterpret_cast<double*>(d);
+  const int* si = reinterpret_cast<const int*>(s);
+  const double* sd = reinterpret_cast<const double*>(s);
+  if (st != nullptr) {
+    switch (c.kind) {
+      case kAlltoall: return gshmemx_alltoallmem_on_stream(team, d, s, c.bytes, st);
+      case kFcollect: return gshmemx_fcollectmem_on_stream(team, d, s, c.bytes, st);
+      case kBroadcast: return gshmemx_broadcastmem_on_stream(team, d, s, c.bytes, c.root, st);
+      case kIntSum: return gshmemx_int_sum_reduce_on_stream(team, di, si, c.bytes / 4, st);
+      default: return gshmemx_double_sum_reduce_on_stream(team, dd, sd, c.bytes / 8, st);
+    }
+  }
+  switch (c.kind) {
+    case kAlltoall: return gshmem_alltoallmem(team, d, s, c.bytes);
+    case kFcollect: return gshmem_fcollectmem(team, d, s, c.bytes);
+    case kBroadcast: return gshmem_broadcastmem(team, d, s, c.bytes, c.root);
+    case kIntSum: return gshmem_int_sum_reduce(team, di, si, c.bytes / 4);
+    default: return gshmem_double_sum_reduce(team, dd, sd, c.bytes / 8);
+  }
+}
+
+// Source data of world PE pe for call i: bytes, or ints / integer-valued doubles (exact sums).
+unsigned char src_byte(int pe, uint64_t i, uint64_t k) {
+  return static_cast<unsigned char>(hash3(pe, i * 4096 + k, 81000) % 251 + 1);
+}
+int src_int(int pe, uint64_t i, uint64_t k) { return static_cast<int>(hash3(pe, i * 4096 + k, 82000) % 1000001) - 500000; }
+double src_double(int pe, uint64_t i, uint64_t k) {
+  return static_cast<double>(static_cast<int64_t>(hash3(pe, i * 4096 + k, 83000) % 2000000001) - 1000000000);
+}
+
+// Source slot i of world PE pe, as the call reads it.
+void fill_slot(int pe, uint64_t i, const Call& c, unsigned char* slot, uint64_t bytes) {
+  memset(slot, 0, bytes);
+  if (c.kind == kIntSum) {
+    for (uint64_t k = 0; k < c.bytes / 4; ++k) {
+      const int v = src_int(pe, i, k);
+      memcpy(slot + 4 * k, &v, 4);
+    }
+  } else if (c.kind == kDoubleSum) {
+    for (uint64_t k = 0; k < c.bytes / 8; ++k) {
+      const double v = src_double(pe, i, k);
+      memcpy(slot + 8 * k, &v, 8);
+    }
+  } else {
+    for (uint64_t k = 0; k < bytes; ++k) slot[k] = src_byte(pe, i, k);
+  }
+}
+
+// Expected dest slot i of team PE me (world PEs in `world`); `len` gets the result's bytes.
+void expect_slot(const TestTeam& t, uint64_t i, const Call& c, unsigned char* want, uint64_t* len) {
+  const int n = t.size, me = t.me;
+  switch (c.kind) {
+    case kAlltoall:
+      *len = c.bytes * n;
+      for (int j = 0; j < n; ++j)
+        for (uint64_t k = 0; k < c.bytes; ++k) want[j * c.bytes + k] = src_byte(t.world[j], i, me * c.bytes + k);
+      break;
+    case kFcollect:
+      *len = c.bytes * n;
+      for (int j = 0; j < n; ++j)
+        for (uint64_t k = 0; k < c.bytes; ++k) want[j * c.bytes + k] = src_byte(t.world[j], i, k);
+      break;
+    case kBroadcast:
+      *len = c.bytes;
+      for (uint64_t k = 0; k < c.bytes; ++k) want[k] = src_byte(t.world[c.root], i, k);
+      break;
+    case kIntSum:
+      *len = c.bytes;
+      for (uint64_t k = 0; k < c.bytes / 4; ++k) {
+        int s = 0;
+        for (int j = 0; j < n; ++j) s += src_int(t.world[j], i, k);
+        memcpy(want + 4 * k, &s, 4);
+      }
+      break;
+    default:
+      *len = c.bytes;
+      for (uint64_t k = 0; k < c.bytes / 8; ++k) {
+        double s = 0;
+        for (int j = 0; j < n; ++j) s += src_double(t.world[j], i, k);
+        memcpy(want + 8 * k, &s, 8);
+      }
+  }
+}
+
+// How this member takes part in a phase.
+enum class Way { thread, warp, block, stream, host };
+const char* way_name(Way w) {
+  switch (w) {
+    case Way::thread: return "device thread";
+    case Way::warp: return "device warp";
+    case Way::block: return "device block of 256";
+    case Way::stream: return "on-stream";
+    case Way::host: return "host";
+  }
+  return "?";
+}
+
+struct Bufs {
+  unsigned char* dest = nullptr;
+  unsigned char* src = nullptr;
+  uint64_t bytes = 0;
+  int* errors = nullptr;
+};
+
+// Calls first .. first+count-1 on team t, this member taking part in way w; then checks
+// every dest slot.
+void phase(Bufs& b, const TestTeam& t, Way w, uint64_t first, uint64_t count) {
+  const uint64_t stride = slot_bytes(t.size);
+  set_context("LL stress, team %s, calls %llu..%llu, this member %s", t.name.c_str(),
+              static_cast<unsigned long long>(first), static_cast<unsigned long long>(first + count - 1), way_name(w));
+  std::vector<unsigned char> h(count * stride);
+  for (uint64_t i = first; i < first + count; ++i)
+    fill_slot(t.world[t.me], i, call_of(i, t.size), h.data() + (i - first) * stride, stride);
+  CUDA_CHECK(cudaMemcpy(b.src + first * stride, h.data(), h.size(), cudaMemcpyHostToDevice));
+  poison_device(b.dest + first * stride, count * stride);
+  CUDA_CHECK(cudaMemset(b.errors, 0, sizeof(int)));
+  gshmem_team_sync(t.team);
+
+  int host_errors = 0;
+  switch (w) {
+    case Way::thread:
+      k_calls<gshmem::thread_scope><<<1, 1>>>(t.team, t.size, t.me, b.dest, b.src, stride, first, count, b.errors);
+      break;
+    case Way::warp:
+      k_calls<gshmem::warp_scope><<<1, 32>>>(t.team, t.size, t.me, b.dest, b.src, stride, first, count, b.errors);
+      break;
+    case Way::block:
+      k_calls<gshmem::block_scope><<<1, 256>>>(t.team, t.size, t.me, b.dest, b.src, stride, first, count, b.errors);
+      break;
+    case Way::stream:
+    case Way::host:
+      for (uint64_t i = first; i < first + count; ++i)
+        if (host_call(t.team, call_of(i, t.size), b.dest + i * stride, b.src + i * stride,
+                      w == Way::stream ? test_stream() : nullptr) != 0)
+          ++host_errors;
+      break;
+  }
+  KERNEL_CHECK();
+  CUDA_CHECK(cudaDeviceSynchronize());
+  int dev_errors = 0;
+  CUDA_CHECK(cudaMemcpy(&dev_errors, b.errors, sizeof(int), cudaMemcpyDeviceToHost));
+  GT_CHECK_EQ(0, dev_errors + host_errors);
+
+  CUDA_CHECK(cudaMemcpy(h.data(), b.dest + first * stride, h.size(), cudaMemcpyDeviceToHost));
+  std::vector<unsigned char> want(stride);
+  uint64_t bad = 0;
+  for (uint64_t i = first; i < first + count; ++i) {
+    const Call c = call_of(i, t.size);
+    uint64_t len = 0;
+    expect_slot(t, i, c, want.data(), &len);
+    const unsigned char* got = h.data() + (i - first) * stride;
+    for (uint64_t k = 0; k < stride; ++k) {
+      const unsigned char e = k < len ? want[k] : kPoison;
+      if (got[k] != e && bad++ < 8)
+        fail_line(__FILE__, __LINE__, "call %llu (kind %d, %llu bytes, root %d): dest byte %llu: expected 0x%02x, got 0x%02x",
+                  static_cast<unsigned long long>(i), c.kind, static_cast<unsigned long long>(c.bytes), c.root,
+                  static_cast<unsigned long long>(k), e, got[k]);
+    }
+  }
+  stats().checks += static_cast<long long>(count * stride);
+  stats().failures += static_cast<long long>(bad);
+  gshmem_team_sync(t.team);  // every member checked its slots before the next phase writes
+}
+
+}  // namespace
+
+int main() {
+  test_main_prologue(2, 0);
+  const int npes = gshmem_n_pes();
+  constexpr uint64_t kDevice = 3000, kStream = 300, kHost = 60;
+  const uint64_t calls = 4 * kDevice + kStream + kHost;
+  Bufs b;
+  b.bytes = calls * slot_bytes(npes);
+  b.dest = static_cast<unsigned char*>(gshmem_malloc(b.bytes));
+  b.src = static_cast<unsigned char*>(gshmem_malloc(b.bytes));
+  GT_CHECK(b.dest != nullptr && b.src != nullptr);
+  CUDA_CHECK(cudaMalloc(&b.errors, sizeof(int)));
+
+  std::vector<TestTeam> teams = make_test_teams();
+  const Way device_ways[] = {Way::thread, Way::warp, Way::block};
+  for (size_t ti = 0; ti < 2 && ti < teams.size(); ++ti) {
+    const TestTeam& t = teams[ti];
+    if (t.member() && t.size >= 2) {
+      uint64_t first = 0;
+      // Every member in one device form, then each member in a different one.
+      for (Way w : device_ways) {
+        phase(b, t, w, first, kDevice);
+        first += kDevice;
+      }
+      phase(b, t, device_ways[t.me % 3], first, kDevice);
+      first += kDevice;
+      // One member through the on-stream names, then one through the host names.
+      phase(b, t, t.me == 0 ? Way::stream : device_ways[(t.me + 1) % 3], first, kStream);
+      first += kStream;
+      phase(b, t, t.me == t.size - 1 ? Way::host : device_ways[t.me % 3], first, kHost);
+    }
+    gshmem_barrier_all();
+  }
+  destroy_test_teams(teams);
+  gshmem_free(b.dest);
+  gshmem_free(b.src);
+  cudaFree(b.errors);
+  return test_main_epilogue("coll_ll");
+}

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The layout of a team's collective scratch, as host and device compute it
+// (include/gshmem/device/impl/ll_layout.cuh and reduce_layout.cuh): the LL area and the
+// reductions' region lie in the upper half, 256-byte aligned, one after the other and
+// inside the scratch, for every team size; a scratch too small for one of them leaves it
+// empty (its path is not taken) rather than overflowing.
+#include <gtest/gtest.h>
+
+// The layout headers are __host__ __device__ code; this test is plain C++.
+#ifndef __host__
+#define __host__
+#endif
+#ifndef __device__
+#define __device__
+#endif
+
+#include <cstdint>
+
+#include "gshmem/device/impl/reduce_layout.cuh"
+
+namespace {
+
+using gshmem::detail::kLLBytes;
+using gshmem::detail::kLLWords;
+using gshmem::detail::kReduceHostCheckWords;
+using gshmem::detail::kReducePushSlots;
+using gshmem::detail::ll_area;
+using gshmem::detail::ll_area_of;
+using gshmem::detail::reduce_plan;
+using gshmem::detail::reduce_plan_of;
+using gshmem::detail::reduce_region;
+using gshmem::detail::reduce_region_of;
+
+// A device-like address (only the arithmetic is exercised; nothing is dereferenced).
+char* const kBase = reinterpret_cast<char*>(uintptr_t{1} << 36);
+
+const char* end_of_ll(const ll_area& a) {
+  return reinterpret_cast<const char*>(a.words + 2ull * static_cast<uint64_t>(a.n) * kLLWords);
+}
+
+TEST(ScratchLayout, AreasAreAlignedDisjointAndInside) {
+  for (uint64_t bytes : {uint64_t{1} << 12, uint64_t{1} << 16, uint64_t{1} << 20, (uint64_t{1} << 20) + 768})
+    for (int n : {1, 2, 3, 4, 7, 64, 1000, 4096}) {
+      SCOPED_TRACE(testing::Message() << "scratch " << bytes << " bytes, " << n << " members");
+      const char* upper = kBase + bytes / 2;
+      const char* end = kBase + bytes;
+      const ll_area ll = ll_area_of(kBase, bytes, n);
+      const reduce_region r = reduce_region_of(kBase, bytes, n);
+      if (ll.count != nullptr) {
+        EXPECT_GE(reinterpret_cast<const char*>(ll.count), upper);
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(ll.count) % 256, 0u);
+        EXPECT_EQ(ll.words, ll.count + 1);
+        EXPECT_LE(end_of_ll(ll), end);
+        EXPECT_EQ(ll.buf(1, n - 1) + kLLWords, ll.words + 2ull * n * kLLWords);  // the last sender's words
+      }
+      if (r.nslots == 0) continue;
+      ASSERT_NE(ll.count, nullptr) << "a reduction region without the LL area it follows";
+      EXPECT_EQ(r.ll.count, ll.count);
+      const char* flags = reinterpret_cast<const char*>(r.flags);
+      const char* check = reinterpret_cast<const char*>(r.check);
+      EXPECT_GE(flags, end_of_ll(ll));
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(flags) % 256, 0u);
+      EXPECT_GE(check, flags + 8ull * r.nslots * n);
+      EXPECT_EQ(r.host_check, r.check + 4ull * n);
+      EXPECT_GE(r.push, reinterpret_cast<const char*>(r.host_check + static_cast<uint64_t>(n) * kReduceHostCheckWords));
+      EXPECT_EQ(r.push_bytes % 16, 0u);
+      EXPECT_LE(r.push + 2ull * kReducePushSlots * n * r.push_bytes, end);
+    }
+}
+
+TEST(ScratchLayout, TooSmallLeavesAreasEmpty) {
+  // 1 KiB: the upper half cannot hold 4096 members' LL words.
+  EXPECT_EQ(ll_area_of(kBase, 1024, 4096).count, nullptr);
+  EXPECT_EQ(reduce_region_of(kBase, 1024, 4096).nslots, 0);
+  EXPECT_EQ(ll_area_of(kBase, 0, 4).count, nullptr);
+  EXPECT_EQ(ll_area_of(kBase, 1 << 20, 0).count, nullptr);
+}
+
+TEST(ScratchLayout, ReductionPlanTakesLLForTinyArraysOnly) {
+  const reduce_region r = reduce_region_of(kBase, uint64_t{1} << 20, 4);
+  ASSERT_GT(r.nslots, 0);
+  for (uint32_t esize : {1u, 2u, 4u, 8u, 16u})
+    for (uint64_t n : {1u, 2u, 3u, 4u, 5u, 100u}) {
+      const reduce_plan p = reduce_plan_of(n, esize, false, r);
+      const bool want = (esize == 4 || esize == 8) && n * esize <= kLLBytes;
+      EXPECT_EQ(p.ll, want) << n << " elements of " << esize << " bytes";
+      if (p.ll) EXPECT_TRUE(p.push && p.slots == 1);
+    }
+}
+
+}  // namespace
