@@ -161,7 +161,8 @@ __device__ __forceinline__ void ll_copy_word(char* to, const char* from, uint64_
 // in flight at once. A lone thread goes member by member, the words of one member
 // loaded, sent and polled together: its latency is that of every instruction it runs,
 // and these plain loops run fewest (an index space over the pairs, batched, took 7.9 us
-// for a 16-byte alltoall at 4 PEs where this takes 5.4; bench/results/README.md).
+// for a 16-byte alltoall at 4 PEs where this takes 5.4; bench/results/
+// 2026-11-22_h200_11f71cd/tuning/README.md).
 template <class Scope, class R>
 __device__ __forceinline__ void ll_exchange(const gshmemi_team& t, const ll_area& a, const R& r, uint64_t nbytes,
                                             const char* call) {

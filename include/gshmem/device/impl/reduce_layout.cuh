@@ -6,7 +6,7 @@
 //
 // STATE: the upper half of the team's symmetric collective scratch (team.scratch,
 // GSHMEM_TEAM_SCRATCH_SIZE bytes; the lower half is left to the other collectives),
-// after the LL area that opens it (ll_layout.cuh; the LL path of the reductions uses it).
+// after the LL area that opens it (ll_layout.cuh: the LL path of every tiny collective).
 // It must be zero when the team is created. For a team of N members:
 //
 //   flags[nslots][N]   uint64  flags[s][i] (i != me): the last value team PE i signalled
