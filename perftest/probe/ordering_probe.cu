@@ -141,7 +141,7 @@ __global__ void k_fences(Peers peers, const uint64_t* local, int me, int variant
 //   3: no ordering at all (floor)
 //   4: variant 0 preceded by fence.sc.sys (barrier_all's quiet)
 //   5: variant 2 preceded by fence.sc.sys
-// 6-8 as the library's barrier_all: the epoch is a counter in global memory, read by
+// 6-8 as the library's barrier_all up to 497c0af: the epoch is a counter in global memory, read by
 // every thread and advanced by thread 0 (a fence leaves L1 cold, so each read goes to
 // L2); fence.sc.sys; ld.acquire.sys polling.
 //   6: peers' flag addresses from a table in global memory (as team fields), the
@@ -150,6 +150,14 @@ __global__ void k_fences(Peers peers, const uint64_t* local, int me, int variant
 //      one writer that adds 1 per barrier holds the writer's epoch)
 //   8: 7 with the addresses from the kernel's parameters: no load before the fence
 //   9: gshmem::barrier_all<block_scope> itself
+// 10-11 count instead of carrying an epoch: the signal is red.add of 1 into the peer's
+// slot for this PE, the wait polls its own slot for >= 1 and then takes the one
+// barrier's signal back with red.add of -1 (a faster peer's next signal stays
+// counted). No epoch is loaded or stored.
+//   10: the peers' flag addresses from the kernel's parameters (constant bank): the
+//       library's barrier_all since then (world team entry in the __constant__ state)
+//   11: the peers' flag addresses from a table in global memory, as in 6
+//   12: 10 with atom.add (result unused) instead of red.add, as cuda::atomic_ref emits
 __global__ void k_barrier(Peers peers, uint64_t* mine, int me, int npes, int variant, int slot, uint64_t base,
                           uint64_t* const* table, uint64_t* epoch, unsigned long long* ns) {
   const int i = threadIdx.x;
@@ -158,6 +166,27 @@ __global__ void k_barrier(Peers peers, uint64_t* mine, int me, int npes, int var
     if (it == kWarmup) t0 = now_ns();
     if (variant == 9) {
       gshmem::barrier_all<gshmem::block_scope>();
+      continue;
+    }
+    if (variant >= 10) {
+      __syncthreads();
+      if (i < npes && i != me) {
+        uint64_t* to = variant != 11 ? peers.flag[i] + slot * kMaxPes + me : table[i];
+        uint64_t* from = mine + slot * kMaxPes + i;
+        asm volatile("fence.sc.sys;" ::: "memory");
+        if (variant == 12) {
+          uint64_t old;
+          asm volatile("atom.add.relaxed.sys.u64 %0, [%1], %2;" : "=l"(old) : "l"(to), "l"(1ull) : "memory");
+          wait_ge(ld_acquire_spin, from, 1);
+          asm volatile("atom.add.relaxed.sys.u64 %0, [%1], %2;" : "=l"(old) : "l"(from), "l"(~0ull) : "memory");
+          asm volatile("" ::"l"(old));  // the result stays unused, as in cuda::atomic_ref's fetch_add
+        } else {
+          asm volatile("red.relaxed.sys.global.add.u64 [%0], %1;" ::"l"(to), "l"(1ull) : "memory");
+          wait_ge(ld_acquire_spin, from, 1);
+          asm volatile("red.relaxed.sys.global.add.u64 [%0], %1;" ::"l"(from), "l"(~0ull) : "memory");
+        }
+      }
+      __syncthreads();
       continue;
     }
     if (variant >= 6) {
@@ -270,24 +299,30 @@ int main() {
       "epoch + addresses loaded, fence.sc, st.relaxed / ld.acquire",
       "epoch + addresses loaded, fence.sc, red.add / ld.acquire",
       "epoch loaded, fence.sc, red.add / ld.acquire",
-      "gshmem::barrier_all<block_scope>"};
-  // Variants 6-8: each its own epoch counter and flag slot, both starting at 0.
+      "gshmem::barrier_all<block_scope>",
+      "counting: addresses from parameters, fence.sc, red.add / ld.acquire",
+      "counting: addresses loaded, fence.sc, red.add / ld.acquire",
+      "counting: 10 with atom.add (result unused) for red.add"};
+  // Variants 6-8 and 11: each its own epoch counter, address table and flag slot,
+  // all starting at 0 (table v serves variant kTabled[v]).
+  constexpr int kTabled[] = {6, 7, 8, 11}, kTables = 4, kBarriers = 13;
   uint64_t* d_epochs = nullptr;
   uint64_t** d_tables = nullptr;
-  CHECK(cudaMalloc(&d_epochs, 3 * sizeof(uint64_t)));
-  CHECK(cudaMemset(d_epochs, 0, 3 * sizeof(uint64_t)));
-  CHECK(cudaMalloc(&d_tables, 3 * kMaxPes * sizeof(uint64_t*)));
-  for (int v = 0; v < 3; ++v) {
+  CHECK(cudaMalloc(&d_epochs, kTables * sizeof(uint64_t)));
+  CHECK(cudaMemset(d_epochs, 0, kTables * sizeof(uint64_t)));
+  CHECK(cudaMalloc(&d_tables, kTables * kMaxPes * sizeof(uint64_t*)));
+  for (int v = 0; v < kTables; ++v) {
     uint64_t* t[kMaxPes] = {};
-    for (int pe = 0; pe < npes; ++pe) t[pe] = peers.flag[pe] + (16 + 6 + v) * kMaxPes + me;
+    for (int pe = 0; pe < npes; ++pe) t[pe] = peers.flag[pe] + (16 + kTabled[v]) * kMaxPes + me;
     CHECK(cudaMemcpy(d_tables + v * kMaxPes, t, sizeof(t), cudaMemcpyHostToDevice));
   }
-  for (int b = 0; b < 10; ++b) {
+  for (int b = 0; b < kBarriers; ++b) {
     std::vector<double> us;
     for (int r = 0; r < kReps; ++r) {
       gshmem_barrier_all();
       const uint64_t base = static_cast<uint64_t>(r) * (kWarmup + kIters);
-      const int v = b >= 6 && b <= 8 ? b - 6 : 0;
+      int v = 0;
+      while (v < kTables - 1 && kTabled[v] != b) ++v;
       k_barrier<<<1, 128>>>(peers, flags, me, npes, b, 16 + b, base, d_tables + v * kMaxPes, d_epochs + v, d_ns);
       us.push_back(read_ns() / 1000);
     }

@@ -6,9 +6,12 @@
 //     previous member must be there. With gshmem_barrier(team) (quiet included)
 //     and with quiet + gshmem_team_sync(team), at device thread / warp / block
 //     scope (C names and C++ templates), from the host and on a stream, phases
-//     interleaved on the same team (they share one epoch sequence);
+//     interleaved on the same team (they share one sequence of counted signals);
 //   - a PE outside a team is not needed by its barrier: PE 0 waits, in a kernel,
 //     for the "tail" team to finish its rounds without PE 0;
+//   - every signal is taken back once: after a split team's rounds, each of the
+//     member's sync slots of that team is 0 again (white-box: it reads the team's
+//     control words; not on WORLD, whose slots the next world barrier reuses at once);
 //   - invalid teams return an error at once (host) / -1 (device).
 // Built twice: test_team_sync (teams of up to 32 PEs sync all-to-all) and
 // test_team_sync_dissemination (GSHMEMI_ALLTOALL_SYNC_MAX=1 forces the
@@ -125,6 +128,25 @@ void team_rounds(Rounds& R, const TestTeam& t) {
     }
 }
 
+// The counted signals of a team's syncs all taken back: every sync slot of this
+// member is 0 once all members finished the same syncs and none has started another.
+__global__ void k_sync_slots_zero(gshmem_team_t team, DevErrors* err) {
+  const gshmemi_team t = gshmem::detail::team_entry(team);
+  for (int i = threadIdx.x; i < t.size; i += blockDim.x) {
+    const uint64_t v = gshmem::detail::ld_volatile(t.sync_flags + i);
+    if (v != 0) dev_fail(err, static_cast<unsigned long long>(i), 0, 0, v);
+  }
+}
+
+void slots_zero_test(Rounds& R, const TestTeam& t) {
+  if (!t.member()) return;
+  set_context("team %s: every sync slot back at 0 after its rounds", t.name.c_str());
+  R.err.reset();
+  k_sync_slots_zero<<<1, 64>>>(t.team, R.err.d);
+  KERNEL_CHECK();
+  R.err.check("slot (signaller's team PE)", "-", __FILE__, __LINE__);
+}
+
 // PE 0 is not in "tail": it waits in a kernel until tail's first member has done
 // its rounds, so tail's barriers must not involve PE 0.
 __global__ void k_wait_flag(int* flag, int value) { gshmem_int_wait_until(flag, GSHMEM_CMP_GE, value); }
@@ -183,6 +205,7 @@ int main() {
       CUDA_CHECK(cudaMemset(R.slots, 0, 2 * npes * sizeof(int)));
       gshmem_barrier_all();
       team_rounds(R, teams[k]);
+      if (k > 0) slots_zero_test(R, teams[k]);
       gshmem_barrier_all();
       R.r = 1000 * (k + 1) + 100000 * pass;  // every PE the same, whatever it ran
     }

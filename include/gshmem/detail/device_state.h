@@ -21,7 +21,7 @@
 
 #include "gshmem/detail/export.h"
 
-#define GSHMEMI_DEVICE_STATE_VERSION 2u
+#define GSHMEMI_DEVICE_STATE_VERSION 3u
 
 /* One team as the device sees it. Team PE i is world PE start + i * stride.
  * Every member holds the same symmetric offsets for the symmetric fields, so
@@ -32,10 +32,8 @@ typedef struct gshmemi_team {
   int32_t stride;         /* >= 1 */
   int32_t size;           /* number of PEs; 0 marks an unused slot */
   int32_t my_pe;          /* this PE's index in the team; -1 if not a member */
-  uint64_t* sync_flags;   /* symmetric [size]: sync_flags[i] = last sync epoch team PE i signalled here */
-  uint64_t* sync_epoch;   /* this PE's count of completed syncs of the team (device memory, not symmetric) */
+  uint64_t* sync_flags;   /* symmetric [size]: sync_flags[i] = syncs team PE i signalled here, not yet waited for */
   uint64_t* coll_flags;   /* symmetric [size]: data-ready epochs for collectives */
-  uint64_t* coll_epoch;   /* this PE's collective epoch counter (device memory, not symmetric) */
   char* scratch;          /* symmetric collective scratch */
   uint64_t scratch_bytes;
   uint64_t reserved[2];
@@ -62,12 +60,15 @@ typedef struct gshmemi_device_state {
   uint64_t flat_stride;
   int32_t flat_first;
   int32_t flat_count;        /* 0: no flat layout; use peer_base */
-  uint64_t reserved[1];
+  /* teams[GSHMEM_TEAM_WORLD], which never changes after init, in the __constant__ block:
+   * the world team's operations read its fields from the constant cache, which no fence
+   * empties, instead of from global memory (device/impl/team.cuh, team_entry). */
+  gshmemi_team world;
 } gshmemi_device_state;
 
 #ifdef __cplusplus
-static_assert(sizeof(gshmemi_team) == 80, "team layout changed: bump GSHMEMI_DEVICE_STATE_VERSION");
-static_assert(sizeof(gshmemi_device_state) == 104, "device state layout changed: bump GSHMEMI_DEVICE_STATE_VERSION");
+static_assert(sizeof(gshmemi_team) == 64, "team layout changed: bump GSHMEMI_DEVICE_STATE_VERSION");
+static_assert(sizeof(gshmemi_device_state) == 160, "device state layout changed: bump GSHMEMI_DEVICE_STATE_VERSION");
 #endif
 
 /* Uploads *state into one translation unit's __constant__ copy; returns a cudaError_t value. */

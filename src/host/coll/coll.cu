@@ -35,27 +35,27 @@ struct Args {
 
 // Names in device-side messages (wait timeouts) must live in device memory.
 __global__ void __launch_bounds__(kThreads) k_broadcast(Args a) {
-  const gshmemi_team t = detail::state().teams[a.team];
+  const gshmemi_team t = detail::team_entry(a.team);
   detail::bcast_op op("gshmem broadcast (host/stream)", a.dest, a.source, a.nelems * a.elem_bytes, a.root, t);
   run_grid(t, op, false);
 }
 __global__ void __launch_bounds__(kThreads) k_fcollect(Args a) {
-  const gshmemi_team t = detail::state().teams[a.team];
+  const gshmemi_team t = detail::team_entry(a.team);
   detail::fcollect_op op("gshmem fcollect (host/stream)", a.dest, a.source, a.nelems * a.elem_bytes, t);
   run_grid(t, op, false);
 }
 __global__ void __launch_bounds__(kThreads) k_collect(Args a) {
-  const gshmemi_team t = detail::state().teams[a.team];
+  const gshmemi_team t = detail::team_entry(a.team);
   detail::collect_op op("gshmem collect (host/stream)", a.dest, a.source, a.nelems * a.elem_bytes);
   run_grid(t, op, true);
 }
 __global__ void __launch_bounds__(kThreads) k_alltoall(Args a) {
-  const gshmemi_team t = detail::state().teams[a.team];
+  const gshmemi_team t = detail::team_entry(a.team);
   detail::alltoall_op op("gshmem alltoall (host/stream)", a.dest, a.source, a.nelems * a.elem_bytes, t);
   run_grid(t, op, false);
 }
 __global__ void __launch_bounds__(kThreads) k_alltoalls(Args a) {
-  const gshmemi_team t = detail::state().teams[a.team];
+  const gshmemi_team t = detail::team_entry(a.team);
   detail::alltoalls_op op("gshmem alltoalls (host/stream)", a.dest, a.source, a.dst, a.sst, a.nelems, a.elem_bytes,
                           t.size);
   run_grid(t, op, false);

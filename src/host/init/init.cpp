@@ -164,6 +164,7 @@ Status setup_internal_objects(Runtime& r) {
   s.peer_base = r.d_peer_base;
   s.teams = r.d_teams;
   s.max_teams = static_cast<int32_t>(r.teams.size());
+  s.world = r.teams[GSHMEM_TEAM_WORLD];
   s.wait_timeout_ns = cfg.wait_timeout > 0 ? static_cast<uint64_t>(cfg.wait_timeout) * 1000000000ull : 0;
   s.debug_checks = cfg.debug_checks ? 1 : 0;
   set_flat_layout(r.heap->peer_bases(), &s);

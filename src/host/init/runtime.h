@@ -36,12 +36,11 @@ struct Runtime {
   gshmemi_device_state dstate{};  // what every registered TU's __constant__ copy holds
   char** d_peer_base = nullptr;   // device array [n_pes]
   // Teams (src/host/team/): host mirror of the device table (index = gshmem_team_t
-  // = slot; size 0 marks a free slot), the device table itself, the per-team
-  // local epoch counters (2 per team), the symmetric slot region (one fixed-size
-  // slot per team: control words + scratch) and each team's configuration.
+  // = slot; size 0 marks a free slot), the device table itself, the symmetric
+  // slot region (one fixed-size slot per team: control words + scratch) and each
+  // team's configuration. The world team's entry is also in dstate.world.
   std::vector<gshmemi_team> teams;
   gshmemi_team* d_teams = nullptr;
-  uint64_t* d_team_epochs = nullptr;
   char* team_region = nullptr;
   uint64_t team_slot_bytes = 0;
   std::vector<gshmem_team_config_t> team_configs;

@@ -29,7 +29,7 @@ struct Mismatch {
 // One block: publish this member's record, team sync, compare all, team sync (so that
 // nobody overwrites the records before every member compared them).
 __global__ void agree_kernel(int team, uint64_t w0, uint64_t w1, uint64_t w2, uint64_t w3, Mismatch* out) {
-  const gshmemi_team t = detail::state().teams[team];
+  const gshmemi_team t = detail::team_entry(team);
   const detail::reduce_region r = detail::reduce_region_of(t.scratch, t.scratch_bytes, t.size);
   const uint64_t mine[kWords] = {w0, w1, w2, w3};
   for (int j = threadIdx.x; j < t.size; j += blockDim.x) {
@@ -38,7 +38,7 @@ __global__ void agree_kernel(int team, uint64_t w0, uint64_t w1, uint64_t w2, ui
     for (int w = 0; w < kWords; ++w) detail::st_volatile(dst + w, mine[w]);
   }
   detail::fence_acq_rel_sys();
-  detail::team_sync_epoch<block_scope>(t, "gshmem reduction argument check (GSHMEM_DEBUG_CHECKS)");
+  detail::sync_members<block_scope>(t, "gshmem reduction argument check (GSHMEM_DEBUG_CHECKS)");
   if (threadIdx.x == 0) {
     Mismatch m{-1, -1, 0, 0};
     for (int j = 0; j < t.size && m.team_pe < 0; ++j)
@@ -51,11 +51,11 @@ __global__ void agree_kernel(int team, uint64_t w0, uint64_t w1, uint64_t w2, ui
       }
     *out = m;
   }
-  detail::team_sync_epoch<block_scope>(t, "gshmem reduction argument check (GSHMEM_DEBUG_CHECKS)");
+  detail::sync_members<block_scope>(t, "gshmem reduction argument check (GSHMEM_DEBUG_CHECKS)");
 }
 
 __global__ void team_sync_kernel(int team) {
-  detail::team_sync_epoch<block_scope>(detail::state().teams[team], "gshmem reduction (long double, CPU path)");
+  detail::sync_members<block_scope>(detail::team_entry(team), "gshmem reduction (long double, CPU path)");
 }
 
 Status team_sync(const Call& c) {

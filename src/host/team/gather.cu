@@ -20,7 +20,7 @@ __global__ void k_allgather_words(gshmem_team_t team, Words mine) {
   __shared__ uint64_t src[GSHMEMI_TEAM_CHECK_WORDS];
   if (threadIdx.x < GSHMEMI_TEAM_CHECK_WORDS) src[threadIdx.x] = mine.w[threadIdx.x];
   __syncthreads();
-  const gshmemi_team t = detail::state().teams[team];
+  const gshmemi_team t = detail::team_entry(team);
   detail::fcollect_op op("gshmem team exchange", detail::team_check(t), src, sizeof(src), t);
   detail::run_collective<block_scope>(t, op);
 }

@@ -79,12 +79,9 @@ Status install(const char* call, int slot, int start, int stride, int size, int 
   t.my_pe = my_index;
   t.sync_flags = reinterpret_cast<uint64_t*>(base);
   t.coll_flags = t.sync_flags + size;
-  t.sync_epoch = r.d_team_epochs + 2 * slot;
-  t.coll_epoch = r.d_team_epochs + 2 * slot + 1;
   t.scratch = base + ctrl;
   t.scratch_bytes = r.team_slot_bytes - ctrl;
   GSHMEM_CUDA_TRY(call, cudaMemsetAsync(base, 0, r.team_slot_bytes, stream));
-  GSHMEM_CUDA_TRY(call, cudaMemsetAsync(t.sync_epoch, 0, 2 * sizeof(uint64_t), stream));
   r.teams[slot] = t;
   r.team_configs[slot] = config;
   GSHMEM_CUDA_TRY(call, cudaMemcpyAsync(r.d_teams + slot, &r.teams[slot], sizeof(gshmemi_team),
@@ -119,8 +116,6 @@ Status setup(Runtime& r, char* region) {
   r.team_slot_bytes = region_bytes(r.n_pes, 1, config::get().team_scratch_size);
   r.teams.assign(max_teams, unused());
   r.team_configs.assign(max_teams, gshmem_team_config_t{});
-  GSHMEM_CUDA_TRY(call, cudaMalloc(&r.d_team_epochs, sizeof(uint64_t) * 2 * max_teams));
-  GSHMEM_CUDA_TRY(call, cudaMemset(r.d_team_epochs, 0, sizeof(uint64_t) * 2 * max_teams));
   GSHMEM_CUDA_TRY(call, cudaMalloc(&r.d_teams, sizeof(gshmemi_team) * max_teams));
   GSHMEM_CUDA_TRY(call, cudaMemcpy(r.d_teams, r.teams.data(), sizeof(gshmemi_team) * max_teams,
                                    cudaMemcpyHostToDevice));
@@ -152,9 +147,7 @@ Status setup(Runtime& r, char* region) {
 
 void teardown(Runtime& r) {
   if (r.d_teams) cudaFree(r.d_teams);
-  if (r.d_team_epochs) cudaFree(r.d_team_epochs);
   r.d_teams = nullptr;
-  r.d_team_epochs = nullptr;
   r.team_region = nullptr;
   r.team_slot_bytes = 0;
   r.teams.clear();

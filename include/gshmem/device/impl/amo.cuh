@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Bodies of device/amo.cuh. Contract: device/amo.cuh and docs/memory-model.md.
 // Every AMO is one system-scope relaxed atomic on the peer's memory, issued
-// through the named atomics below (PTX atom/red .relaxed.sys); one dispatch
+// through the named atomics of memops.cuh (PTX atom .relaxed.sys; red for the adds
+// that return nothing); one dispatch
 // template serves every operation and type.
 #pragma once
-
-#include <cuda/atomic>
 
 #include <cstdint>
 #include <type_traits>
@@ -17,48 +16,10 @@
 namespace gshmem {
 namespace detail {
 
-// ---- named system-scope atomics (memory order in the name) ----
-template <class T>
-using sys_atomic_ref = cuda::atomic_ref<T, cuda::thread_scope_system>;
+// The named system-scope atomics (atomic_*_sys) are in memops.cuh.
 
-// PTX atom.exch.relaxed.sys
-template <class T>
-__device__ __forceinline__ T atomic_exchange_relaxed_sys(T* p, T v) {
-  return sys_atomic_ref<T>(*p).exchange(v, cuda::memory_order_relaxed);
-}
-// PTX atom.cas.relaxed.sys; returns the previous value whether or not it swapped.
-template <class T>
-__device__ __forceinline__ T atomic_cas_relaxed_sys(T* p, T cond, T v) {
-  sys_atomic_ref<T>(*p).compare_exchange_strong(cond, v, cuda::memory_order_relaxed, cuda::memory_order_relaxed);
-  return cond;
-}
-// PTX atom/red.add.relaxed.sys (red when the result is unused)
-template <class T>
-__device__ __forceinline__ T atomic_fetch_add_relaxed_sys(T* p, T v) {
-  return sys_atomic_ref<T>(*p).fetch_add(v, cuda::memory_order_relaxed);
-}
-// PTX atom/red.add.release.sys: earlier memory operations of this thread (and,
-// by cumulativity, everything they observed) are visible to any thread that
-// observes the addition with an acquire.
-template <class T>
-__device__ __forceinline__ T atomic_fetch_add_release_sys(T* p, T v) {
-  return sys_atomic_ref<T>(*p).fetch_add(v, cuda::memory_order_release);
-}
-// PTX atom/red.{and,or,xor}.relaxed.sys
-template <class T>
-__device__ __forceinline__ T atomic_fetch_and_relaxed_sys(T* p, T v) {
-  return sys_atomic_ref<T>(*p).fetch_and(v, cuda::memory_order_relaxed);
-}
-template <class T>
-__device__ __forceinline__ T atomic_fetch_or_relaxed_sys(T* p, T v) {
-  return sys_atomic_ref<T>(*p).fetch_or(v, cuda::memory_order_relaxed);
-}
-template <class T>
-__device__ __forceinline__ T atomic_fetch_xor_relaxed_sys(T* p, T v) {
-  return sys_atomic_ref<T>(*p).fetch_xor(v, cuda::memory_order_relaxed);
-}
-
-enum class amo_op : int { fetch, set, swap, compare_swap, fetch_add, fetch_and, fetch_or, fetch_xor };
+// add: fetch_add without the old value (atomic_add, atomic_inc), one red.
+enum class amo_op : int { fetch, set, swap, compare_swap, add, fetch_add, fetch_and, fetch_or, fetch_xor };
 
 // The one AMO body: operation `Op` on *dest of PE `pe`; returns the previous
 // value (`value` for set). `call` names the API call in debug-check messages.
@@ -79,7 +40,10 @@ __device__ __forceinline__ T amo(T* dest, T value, T cond, int pe, const char* c
     static_assert(std::is_integral<T>::value,
                   "gshmem atomics: compare_swap, inc, add, and, or, xor need an integer type "
                   "(float/double support fetch, set and swap only)");
-    if constexpr (Op == amo_op::compare_swap) return atomic_cas_relaxed_sys(p, cond, value);
+    if constexpr (Op == amo_op::add) {
+      red_add_relaxed_sys(p, value);
+      return T();
+    } else if constexpr (Op == amo_op::compare_swap) return atomic_cas_relaxed_sys(p, cond, value);
     else if constexpr (Op == amo_op::fetch_add) return atomic_fetch_add_relaxed_sys(p, value);
     else if constexpr (Op == amo_op::fetch_and) return atomic_fetch_and_relaxed_sys(p, value);
     else if constexpr (Op == amo_op::fetch_or) return atomic_fetch_or_relaxed_sys(p, value);
@@ -111,7 +75,7 @@ __device__ inline T atomic_fetch_inc(T* dest, int pe) {
 }
 template <class T>
 __device__ inline void atomic_inc(T* dest, int pe) {
-  detail::amo<detail::amo_op::fetch_add>(dest, T(1), T(), pe, "gshmem_atomic_inc");
+  detail::amo<detail::amo_op::add>(dest, T(1), T(), pe, "gshmem_atomic_inc");
 }
 template <class T>
 __device__ inline T atomic_fetch_add(T* dest, T value, int pe) {
@@ -119,7 +83,7 @@ __device__ inline T atomic_fetch_add(T* dest, T value, int pe) {
 }
 template <class T>
 __device__ inline void atomic_add(T* dest, T value, int pe) {
-  detail::amo<detail::amo_op::fetch_add>(dest, value, T(), pe, "gshmem_atomic_add");
+  detail::amo<detail::amo_op::add>(dest, value, T(), pe, "gshmem_atomic_add");
 }
 template <class T>
 __device__ inline T atomic_fetch_and(T* dest, T value, int pe) {

@@ -139,11 +139,11 @@ struct alltoalls_op {
 template <class Scope>
 __device__ inline int alltoallmem(const char* call, gshmem_team_t team, void* dest, const void* source,
                                   size_t nbytes) {
-  const gshmemi_team* t = team_for_call<Scope>(call, team);
-  if (t == nullptr) return -1;
-  check_coll<Scope>(call, dest, nbytes * t->size, source, nbytes * t->size, false);
-  alltoall_op op(call, dest, source, nbytes, *t);
-  return run_collective<Scope>(*t, op);
+  gshmemi_team t;
+  if (!team_for_call<Scope>(call, team, &t)) return -1;
+  check_coll<Scope>(call, dest, nbytes * t.size, source, nbytes * t.size, false);
+  alltoall_op op(call, dest, source, nbytes, t);
+  return run_collective<Scope>(t, op);
 }
 
 // Bytes spanned by n elements of e bytes, `stride` elements apart.
@@ -154,17 +154,17 @@ __device__ __forceinline__ uint64_t strided_bytes(uint64_t n, ptrdiff_t stride, 
 template <class Scope>
 __device__ inline int alltoallsmem(const char* call, gshmem_team_t team, void* dest, const void* source,
                                    ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int esz) {
-  const gshmemi_team* t = team_for_call<Scope>(call, team);
-  if (t == nullptr) return -1;
+  gshmemi_team t;
+  if (!team_for_call<Scope>(call, team, &t)) return -1;
 #if defined(GSHMEM_DEBUG_CHECKS)
   if (dst < 1 || sst < 1)
     fail_coll<Scope>(call, coll_bad::stride, nullptr, static_cast<unsigned long long>(dst < 1 ? dst : sst), nullptr,
                     dst < 1 ? 0 : 1);
 #endif
-  const uint64_t all = static_cast<uint64_t>(nelems) * t->size;
+  const uint64_t all = static_cast<uint64_t>(nelems) * t.size;
   check_coll<Scope>(call, dest, strided_bytes(all, dst, esz), source, strided_bytes(all, sst, esz), false);
-  alltoalls_op op(call, dest, source, dst, sst, nelems, esz, t->size);
-  return run_collective<Scope>(*t, op);
+  alltoalls_op op(call, dest, source, dst, sst, nelems, esz, t.size);
+  return run_collective<Scope>(t, op);
 }
 
 }  // namespace detail

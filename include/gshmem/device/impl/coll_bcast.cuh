@@ -125,14 +125,14 @@ struct bcast_op {
 template <class Scope>
 __device__ inline int broadcastmem(const char* call, gshmem_team_t team, void* dest, const void* source,
                                    size_t nbytes, int root) {
-  const gshmemi_team* t = team_for_call<Scope>(call, team);
-  if (t == nullptr) return -1;
+  gshmemi_team t;
+  if (!team_for_call<Scope>(call, team, &t)) return -1;
 #if defined(GSHMEM_DEBUG_CHECKS)
-  if (root < 0 || root >= t->size) fail_coll<Scope>(call, coll_bad::root, nullptr, root, nullptr, t->size);
+  if (root < 0 || root >= t.size) fail_coll<Scope>(call, coll_bad::root, nullptr, root, nullptr, t.size);
 #endif
-  check_coll<Scope>(call, dest, nbytes, source, t->my_pe == root ? nbytes : 0, true);
-  bcast_op op(call, dest, source, nbytes, root, *t);
-  return run_collective<Scope>(*t, op);
+  check_coll<Scope>(call, dest, nbytes, source, t.my_pe == root ? nbytes : 0, true);
+  bcast_op op(call, dest, source, nbytes, root, t);
+  return run_collective<Scope>(t, op);
 }
 
 }  // namespace detail

@@ -98,20 +98,20 @@ struct collect_op {
 template <class Scope>
 __device__ inline int fcollectmem(const char* call, gshmem_team_t team, void* dest, const void* source,
                                   size_t nbytes) {
-  const gshmemi_team* t = team_for_call<Scope>(call, team);
-  if (t == nullptr) return -1;
-  check_coll<Scope>(call, dest, nbytes * t->size, source, nbytes, false);
-  fcollect_op op(call, dest, source, nbytes, *t);
-  return run_collective<Scope>(*t, op);
+  gshmemi_team t;
+  if (!team_for_call<Scope>(call, team, &t)) return -1;
+  check_coll<Scope>(call, dest, nbytes * t.size, source, nbytes, false);
+  fcollect_op op(call, dest, source, nbytes, t);
+  return run_collective<Scope>(t, op);
 }
 
 template <class Scope>
 __device__ inline int collectmem(const char* call, gshmem_team_t team, void* dest, const void* source,
                                  size_t nbytes) {
-  const gshmemi_team* t = team_for_call<Scope>(call, team);
-  if (t == nullptr) return -1;
+  gshmemi_team t;
+  if (!team_for_call<Scope>(call, team, &t)) return -1;
   collect_op op(call, dest, source, nbytes);
-  return run_collective<Scope>(*t, op);
+  return run_collective<Scope>(t, op);
 }
 
 }  // namespace detail

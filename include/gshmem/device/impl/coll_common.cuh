@@ -103,6 +103,8 @@ __device__ __forceinline__ void push_to_all(const gshmemi_team& t, char* dst, co
 // lanes and span) and lane<Scope>(t, base, s), and kLL: whether it has an LL form.
 // An Op with one provides `ll` (non-empty: this call takes it, see ll_plan), `nbytes`
 // (per message) and the route of ll_exchange (from, to).
+// `t` is the caller's copy of the team entry (team_entry), not the table's: its
+// fields stay in registers across the collective's fences.
 template <class Scope, class Op>
 __device__ __forceinline__ int run_collective(const gshmemi_team& t, Op& op) {
   Scope::sync();

@@ -75,18 +75,6 @@ __device__ __forceinline__ void ll_send(const gshmemi_team& t, const ll_call& c,
   st_relaxed_sys(to, (static_cast<uint64_t>(c.tag) << 32) | data);
 }
 
-// The data of the word at p once it carries the call's tag (v: a first read of it).
-// Bounded when GSHMEM_WAIT_TIMEOUT is set; `peer` (a world PE) is named if it expires.
-__device__ __forceinline__ uint32_t ll_wait(const ll_call& c, const uint64_t* p, uint64_t v, const char* what,
-                                            int peer) {
-  if (static_cast<uint32_t>(v >> 32) != c.tag) {
-    wait_deadline d;
-    while (static_cast<uint32_t>((v = ld_relaxed_sys(p)) >> 32) != c.tag)
-      if (d.expired()) report_wait_timeout(what, peer, d.timeout_ns / 1000000000ull);
-  }
-  return static_cast<uint32_t>(v);
-}
-
 // Waits until each word p[b] whose bit b is set in `pending` carries the call's tag; v[b]
 // holds a first read of it and ends with the tagged value. Every round reloads all the
 // words still pending, their loads in flight together, so a round costs one load latency
@@ -113,6 +101,16 @@ __device__ __forceinline__ void ll_wait_all(const ll_call& c, const uint64_t* co
     if (pending == 0) return;
     if (d.expired()) report_wait_timeout(what, peer_of(__ffs(pending) - 1), d.timeout_ns / 1000000000ull);
   }
+}
+
+// The data of the word at p once it carries the call's tag (v: a first read of it):
+// ll_wait_all of one word. `peer` (a world PE) is named if the wait times out.
+__device__ __forceinline__ uint32_t ll_wait(const ll_call& c, const uint64_t* p, uint64_t v, const char* what,
+                                            int peer) {
+  const uint64_t* const words[1] = {p};
+  uint64_t values[1] = {v};
+  ll_wait_all(c, words, values, 1u, what, [peer](int) { return peer; });
+  return static_cast<uint32_t>(values[0]);
 }
 
 // The n (1..4) bytes at p as a little-endian word, and back; p need not be aligned.

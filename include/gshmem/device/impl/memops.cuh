@@ -6,6 +6,7 @@
 #include <cuda/atomic>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 namespace gshmem {
 namespace detail {
@@ -25,6 +26,76 @@ __device__ __forceinline__ void st_release_sys(T* p, T v) {
 template <class T>
 __device__ __forceinline__ void st_relaxed_sys(T* p, T v) {
   cuda::atomic_ref<T, cuda::thread_scope_system>(*p).store(v, cuda::memory_order_relaxed);
+}
+
+// ---- named system-scope atomics (memory order in the name) ----
+template <class T>
+using sys_atomic_ref = cuda::atomic_ref<T, cuda::thread_scope_system>;
+
+// PTX atom.exch.relaxed.sys
+template <class T>
+__device__ __forceinline__ T atomic_exchange_relaxed_sys(T* p, T v) {
+  return sys_atomic_ref<T>(*p).exchange(v, cuda::memory_order_relaxed);
+}
+// PTX atom.cas.relaxed.sys; returns the previous value whether or not it swapped.
+template <class T>
+__device__ __forceinline__ T atomic_cas_relaxed_sys(T* p, T cond, T v) {
+  sys_atomic_ref<T>(*p).compare_exchange_strong(cond, v, cuda::memory_order_relaxed, cuda::memory_order_relaxed);
+  return cond;
+}
+// PTX atom.add.relaxed.sys (without a result: red_add_relaxed_sys below)
+template <class T>
+__device__ __forceinline__ T atomic_fetch_add_relaxed_sys(T* p, T v) {
+  return sys_atomic_ref<T>(*p).fetch_add(v, cuda::memory_order_relaxed);
+}
+// PTX atom.add.release.sys: earlier memory operations of this thread (and,
+// by cumulativity, everything they observed) are visible to any thread that
+// observes the addition with an acquire.
+template <class T>
+__device__ __forceinline__ T atomic_fetch_add_release_sys(T* p, T v) {
+  return sys_atomic_ref<T>(*p).fetch_add(v, cuda::memory_order_release);
+}
+// PTX atom/red.{and,or,xor}.relaxed.sys
+template <class T>
+__device__ __forceinline__ T atomic_fetch_and_relaxed_sys(T* p, T v) {
+  return sys_atomic_ref<T>(*p).fetch_and(v, cuda::memory_order_relaxed);
+}
+template <class T>
+__device__ __forceinline__ T atomic_fetch_or_relaxed_sys(T* p, T v) {
+  return sys_atomic_ref<T>(*p).fetch_or(v, cuda::memory_order_relaxed);
+}
+template <class T>
+__device__ __forceinline__ T atomic_fetch_xor_relaxed_sys(T* p, T v) {
+  return sys_atomic_ref<T>(*p).fetch_xor(v, cuda::memory_order_relaxed);
+}
+
+// PTX red.add.{relaxed,release}.sys on global memory: an addition whose old value
+// nobody needs (barrier and signal counts, atomic_add/inc). Not the atom that
+// cuda::atomic_ref emits with its result unused: ptxas keeps that an ATOM with a
+// return path (and, for a generic address, a shared-memory fallback), which made a
+// 4-PE barrier 0.5 us slower on H200 (perftest/probe/ordering_probe.cu, variant 12).
+template <bool Release, class T>
+__device__ __forceinline__ void red_add_sys(T* p, T v) {
+  static_assert(std::is_integral<T>::value && (sizeof(T) == 4 || sizeof(T) == 8), "4- or 8-byte integers");
+  const size_t g = __cvta_generic_to_global(p);
+  if constexpr (sizeof(T) == 8 && Release)
+    asm volatile("red.release.sys.global.add.u64 [%0], %1;" ::"l"(g), "l"(static_cast<uint64_t>(v)) : "memory");
+  else if constexpr (sizeof(T) == 8)
+    asm volatile("red.relaxed.sys.global.add.u64 [%0], %1;" ::"l"(g), "l"(static_cast<uint64_t>(v)) : "memory");
+  else if constexpr (Release)
+    asm volatile("red.release.sys.global.add.u32 [%0], %1;" ::"l"(g), "r"(static_cast<uint32_t>(v)) : "memory");
+  else
+    asm volatile("red.relaxed.sys.global.add.u32 [%0], %1;" ::"l"(g), "r"(static_cast<uint32_t>(v)) : "memory");
+}
+template <class T>
+__device__ __forceinline__ void red_add_relaxed_sys(T* p, T v) {
+  red_add_sys<false>(p, v);
+}
+// Earlier memory operations of this thread (and, by cumulativity, everything they
+// observed) are visible to any thread that observes the addition with an acquire.
+template <class T>
+__device__ __forceinline__ void red_add_release_sys(T* p, T v) {
+  red_add_sys<true>(p, v);
 }
 
 // Acquire load at system scope of any 1-, 2-, 4- or 8-byte T (the waits poll

@@ -35,12 +35,12 @@ __device__ __forceinline__ void check_signal(const char* call, const uint64_t* s
 //   SET  st.release.sys   (an atomic store: atomic w.r.t. concurrent ADDs)
 //   ADD  red.add.release.sys
 __device__ __forceinline__ void signal_update_release(uint64_t* remote_sig, uint64_t v, int sig_op) {
-  if (sig_op == GSHMEM_SIGNAL_ADD) atomic_fetch_add_release_sys(remote_sig, v);
+  if (sig_op == GSHMEM_SIGNAL_ADD) red_add_release_sys(remote_sig, v);
   else st_release_sys(remote_sig, v);
 }
 // Relaxed update (signal_op, like an AMO).
 __device__ __forceinline__ void signal_update_relaxed(uint64_t* remote_sig, uint64_t v, int sig_op) {
-  if (sig_op == GSHMEM_SIGNAL_ADD) atomic_fetch_add_relaxed_sys(remote_sig, v);
+  if (sig_op == GSHMEM_SIGNAL_ADD) red_add_relaxed_sys(remote_sig, v);
   else st_relaxed_sys(remote_sig, v);
 }
 

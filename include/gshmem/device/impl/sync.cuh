@@ -35,6 +35,17 @@ static __device__ __noinline__ void report_wait_timeout(const char* what, int wa
   __trap();
 }
 
+// Waits until the counted signal slot *flag is non-zero (acquire), then takes
+// one signal back (sync_members). Bounded when GSHMEM_WAIT_TIMEOUT is set.
+__device__ __forceinline__ void take_signal(uint64_t* flag, const char* what, int peer) {
+  if (ld_acquire_sys(flag) == 0) {
+    wait_deadline d;
+    while (ld_acquire_sys(flag) == 0)
+      if (d.expired()) report_wait_timeout(what, peer, d.timeout_ns / 1000000000ull);
+  }
+  red_add_relaxed_sys(flag, ~uint64_t{0});  // -1
+}
+
 // Spin until *flag >= target (acquire). Bounded when GSHMEM_WAIT_TIMEOUT is set.
 __device__ __forceinline__ void wait_epoch(const uint64_t* flag, uint64_t target, const char* what, int peer) {
   if (ld_acquire_sys(flag) >= target) return;
@@ -53,33 +64,42 @@ constexpr int kAllToAllSyncMax = GSHMEMI_ALLTOALL_SYNC_MAX;
 constexpr int kAllToAllSyncMax = 32;
 #endif
 
-// Epoch signalling over a team. Every member counts its syncs of the team in
-// t.sync_epoch (host, stream and device syncs share the counter) and signals the
-// new epoch into peers' sync_flags with a release pattern; waits acquire. Epochs
-// only grow and every slot has one writer, so a fast PE already in the next
-// sync can never be mistaken for the current one.
-//   all-to-all:    member i writes slot i of every other member, then waits
-//                  until every slot of its own array reached the epoch;
-//   dissemination: in round r member i writes slot r of member i + 2^r and waits
-//                  for slot r of its own array (written by member i - 2^r); the
-//                  release/acquire chain carries every member's earlier writes
-//                  to every other member (happens-before is transitive).
+// Counted signals over a team. Slot j of a member's sync_flags holds how many
+// syncs team PE j has announced there that this member has not yet waited for:
+// the signaller adds 1 after a release fence, the waiter waits until the slot is
+// non-zero (acquire) and takes that one signal back by adding -1. A peer already
+// in the next sync leaves its next signal counted in the slot, so the slots need
+// no epoch: nothing is loaded before the signal, and after the wait there is
+// only the decrement, which nobody waits for. (Carrying an epoch kept in memory
+// made the 4-PE barrier 0.1 us slower in the ordering probe, variants 6-11.)
+//   all-to-all:    member i adds to slot i of every other member, then waits for
+//                  every slot of its own array but its own;
+//   dissemination: in round r member i adds to slot r of member i + 2^r and waits
+//                  for slot r of its own array (signalled by member i - 2^r). One
+//                  sender's signals to one slot arrive in call order, and the
+//                  release/acquire chain carries every member's earlier writes to
+//                  every other member (happens-before is transitive).
+// A waiter's acquire that reads a count left by several additions still
+// synchronises with the first of them: the PTX model's observation order runs
+// through the atomic read-modify-writes in between. Once every member finished
+// the same number of syncs every slot is 0 again, as team creation left it.
 // The release: after Scope::sync() each signalling thread runs one fence
 // (fence.sc.sys with `quiet`, which barriers need, else fence.acq_rel.sys) and
-// then relaxed stores. The fence comes after the scope barrier, so it is
+// then relaxed additions. The fence comes after the scope barrier, so it is
 // cumulative over every thread of the scope (as in put_signal), and a thread
 // signalling several peers pays for it once: a fence costs 0.64 us on H200,
-// more than the flag's flight (docs/memory-model.md).
+// about one NVLink flight (docs/memory-model.md).
+// `t` is the caller's copy of the team entry (team_entry), so its fields stay in
+// registers across the fence.
 template <class Scope>
-__device__ __forceinline__ void team_sync_epoch(const gshmemi_team& t, const char* what, bool quiet = false) {
-  // The first peer's flag address is computed before the fence, which would
-  // otherwise wait for these loads (and they for it).
+__device__ __forceinline__ void sync_members(const gshmemi_team& t, const char* what, bool quiet = false) {
+  // The first peer's slot address is computed before the fence, which would
+  // otherwise wait for the loads this needs (and they for it).
   const int first = Scope::rank();
   uint64_t* first_to = first < t.size && first != t.my_pe && t.size <= kAllToAllSyncMax
                            ? peer_address(t.sync_flags + t.my_pe, team_world_pe(t, first))
                            : nullptr;
-  const uint64_t epoch = ld_volatile(t.sync_epoch) + 1;
-  Scope::sync();  // every thread read the epoch; their earlier operations precede the fences
+  Scope::sync();  // every thread's earlier operations precede the fences
   if (t.size <= kAllToAllSyncMax) {
     bool fenced = false;
     for (int i = first; i < t.size; i += Scope::size()) {
@@ -89,56 +109,53 @@ __device__ __forceinline__ void team_sync_epoch(const gshmemi_team& t, const cha
         else fence_acq_rel_sys();
         fenced = true;
       }
-      st_relaxed_sys(i == first ? first_to : peer_address(t.sync_flags + t.my_pe, team_world_pe(t, i)), epoch);
+      red_add_relaxed_sys(i == first ? first_to : peer_address(t.sync_flags + t.my_pe, team_world_pe(t, i)),
+                          uint64_t{1});
     }
-    if (Scope::rank() == 0) st_volatile(t.sync_epoch, epoch);
-    for (int i = Scope::rank(); i < t.size; i += Scope::size()) {
-      if (i == t.my_pe) continue;
-      wait_epoch(t.sync_flags + i, epoch, what, team_world_pe(t, i));
-    }
+    for (int i = Scope::rank(); i < t.size; i += Scope::size())
+      if (i != t.my_pe) take_signal(t.sync_flags + i, what, team_world_pe(t, i));
   } else if (Scope::rank() == 0) {
     if (quiet) fence_sc_sys();
-    st_volatile(t.sync_epoch, epoch);
     for (int r = 0, d = 1; d < t.size; ++r, d <<= 1) {
       const int to = (t.my_pe + d) % t.size, from = (t.my_pe + t.size - d) % t.size;
-      st_release_sys(peer_address(t.sync_flags + r, team_world_pe(t, to)), epoch);
-      wait_epoch(t.sync_flags + r, epoch, what, team_world_pe(t, from));
+      red_add_release_sys(peer_address(t.sync_flags + r, team_world_pe(t, to)), uint64_t{1});
+      take_signal(t.sync_flags + r, what, team_world_pe(t, from));
     }
   }
   Scope::sync();
 }
 
-__device__ __forceinline__ const gshmemi_team& world_team() { return state().teams[GSHMEM_TEAM_WORLD]; }
+__device__ __forceinline__ gshmemi_team world_team() { return state().world; }
 
 }  // namespace detail
 
 template <class Scope>
 __device__ inline void sync_all() {
-  detail::team_sync_epoch<Scope>(detail::world_team(), "gshmem_sync_all");
+  detail::sync_members<Scope>(detail::world_team(), "gshmem_sync_all");
 }
 
 template <class Scope>
 __device__ inline void barrier_all() {
   // quiet + sync: the signalling threads' fence.sc.sys after the scope barrier
   // completes and publishes the whole scope's earlier operations.
-  detail::team_sync_epoch<Scope>(detail::world_team(), "gshmem_barrier_all", true);
+  detail::sync_members<Scope>(detail::world_team(), "gshmem_barrier_all", true);
 }
 
 namespace detail {
 // `call` names the C function in messages.
 template <class Scope>
 __device__ inline int team_sync(const char* call, gshmem_team_t team) {
-  const gshmemi_team* t = team_for_call<Scope>(call, team);
-  if (t == nullptr) return -1;
-  team_sync_epoch<Scope>(*t, call);
+  gshmemi_team t;
+  if (!team_for_call<Scope>(call, team, &t)) return -1;
+  sync_members<Scope>(t, call);
   return 0;
 }
 
 template <class Scope>
 __device__ inline int barrier(const char* call, gshmem_team_t team) {
-  const gshmemi_team* t = team_for_call<Scope>(call, team);
-  if (t == nullptr) return -1;
-  team_sync_epoch<Scope>(*t, call, true);  // quiet + sync, as in barrier_all
+  gshmemi_team t;
+  if (!team_for_call<Scope>(call, team, &t)) return -1;
+  sync_members<Scope>(t, call, true);  // quiet + sync, as in barrier_all
   return 0;
 }
 }  // namespace detail

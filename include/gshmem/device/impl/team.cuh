@@ -38,6 +38,26 @@ __device__ __forceinline__ const gshmemi_team* team_lookup(gshmem_team_t team) {
   return (t->size > 0 && t->my_pe >= 0) ? t : nullptr;
 }
 
+// The entry of `team` by value, or false if it is not a valid team of this PE.
+// By value because the team operations fence: after a fence L1 is cold, so a
+// field read through memory would be an L2 round trip on the critical path,
+// where a copy taken first stays in registers. The world team's entry comes from
+// the __constant__ state (state().world), whose cache no fence empties, so a
+// world-team barrier or collective loads nothing from global memory to start.
+__device__ __forceinline__ bool team_entry(gshmem_team_t team, gshmemi_team* out) {
+  const gshmemi_device_state& s = state();
+  if (team == GSHMEM_TEAM_WORLD) *out = s.world;
+  else if (team > 0 && team < s.max_teams && s.teams != nullptr) *out = s.teams[team];
+  else return false;
+  return out->size > 0 && out->my_pe >= 0;
+}
+// The same for a team the caller has already checked (host-launched kernels).
+__device__ __forceinline__ gshmemi_team team_entry(gshmem_team_t team) {
+  gshmemi_team t;
+  team_entry(team, &t);
+  return t;
+}
+
 // World PE of team PE i.
 __device__ __forceinline__ int team_world_pe(const gshmemi_team& t, int i) { return t.start + i * t.stride; }
 
@@ -71,13 +91,13 @@ static __device__ __noinline__ void report_bad_team(const char* call, gshmem_tea
          s.version ? s.my_pe : -1, call, team, static_cast<int>(blockIdx.x), static_cast<int>(threadIdx.x));
 }
 
-// The team for a team operation by the threads of Scope, or nullptr (debug
-// builds: the scope's rank 0 reports it and traps).
+// The entry of the team of a team operation by the threads of Scope (team_entry),
+// or false (debug builds: the scope's rank 0 reports it and traps).
 template <class Scope>
-__device__ __forceinline__ const gshmemi_team* team_for_call(const char* call, gshmem_team_t team) {
-  const gshmemi_team* t = team_lookup(team);
+__device__ __forceinline__ bool team_for_call(const char* call, gshmem_team_t team, gshmemi_team* out) {
+  const bool valid = team_entry(team, out);
 #if defined(GSHMEM_DEBUG_CHECKS)
-  if (t == nullptr) {
+  if (!valid) {
     const bool reporter = Scope::rank() == 0;
     if (reporter) report_bad_team(call, team);
     trap_after_report(reporter);
@@ -85,7 +105,7 @@ __device__ __forceinline__ const gshmemi_team* team_for_call(const char* call, g
 #else
   (void)call;
 #endif
-  return t;
+  return valid;
 }
 
 }  // namespace detail
