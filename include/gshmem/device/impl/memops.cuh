@@ -48,14 +48,7 @@ template <class T>
 __device__ __forceinline__ T atomic_fetch_add_relaxed_sys(T* p, T v) {
   return sys_atomic_ref<T>(*p).fetch_add(v, cuda::memory_order_relaxed);
 }
-// PTX atom.add.release.sys: earlier memory operations of this thread (and,
-// by cumulativity, everything they observed) are visible to any thread that
-// observes the addition with an acquire.
-template <class T>
-__device__ __forceinline__ T atomic_fetch_add_release_sys(T* p, T v) {
-  return sys_atomic_ref<T>(*p).fetch_add(v, cuda::memory_order_release);
-}
-// PTX atom/red.{and,or,xor}.relaxed.sys
+// PTX atom.{and,or,xor}.relaxed.sys
 template <class T>
 __device__ __forceinline__ T atomic_fetch_and_relaxed_sys(T* p, T v) {
   return sys_atomic_ref<T>(*p).fetch_and(v, cuda::memory_order_relaxed);
