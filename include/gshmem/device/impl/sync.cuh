@@ -35,23 +35,26 @@ static __device__ __noinline__ void report_wait_timeout(const char* what, int wa
   __trap();
 }
 
+// Spins until ready() (which polls with acquire loads) holds; bounded when
+// GSHMEM_WAIT_TIMEOUT is set, naming `peer` (a world PE) if it expires.
+template <class Ready>
+__device__ __forceinline__ void wait_for(Ready ready, const char* what, int peer) {
+  if (ready()) return;
+  wait_deadline d;
+  while (!ready())
+    if (d.expired()) report_wait_timeout(what, peer, d.timeout_ns / 1000000000ull);
+}
+
 // Waits until the counted signal slot *flag is non-zero (acquire), then takes
-// one signal back (sync_members). Bounded when GSHMEM_WAIT_TIMEOUT is set.
+// one signal back (sync_members).
 __device__ __forceinline__ void take_signal(uint64_t* flag, const char* what, int peer) {
-  if (ld_acquire_sys(flag) == 0) {
-    wait_deadline d;
-    while (ld_acquire_sys(flag) == 0)
-      if (d.expired()) report_wait_timeout(what, peer, d.timeout_ns / 1000000000ull);
-  }
+  wait_for([flag] { return ld_acquire_sys(flag) != 0; }, what, peer);
   red_add_relaxed_sys(flag, ~uint64_t{0});  // -1
 }
 
-// Spin until *flag >= target (acquire). Bounded when GSHMEM_WAIT_TIMEOUT is set.
+// Spin until *flag >= target (acquire).
 __device__ __forceinline__ void wait_epoch(const uint64_t* flag, uint64_t target, const char* what, int peer) {
-  if (ld_acquire_sys(flag) >= target) return;
-  wait_deadline d;
-  while (ld_acquire_sys(flag) < target)
-    if (d.expired()) report_wait_timeout(what, peer, d.timeout_ns / 1000000000ull);
+  wait_for([flag, target] { return ld_acquire_sys(flag) >= target; }, what, peer);
 }
 
 // Teams up to this size synchronise all-to-all (one round trip, the scope's
