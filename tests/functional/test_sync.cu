@@ -8,8 +8,10 @@
 //      phases that use different barriers - device (thread / warp / block scope,
 //      C names and C++ templates, in long kernels started with
 //      gshmemx_collective_launch), host gshmem_barrier_all / gshmem_sync_all and
-//      gshmemx_barrier_all_on_stream / sync_all_on_stream - interleaved in one
-//      run: they share one sequence, so the mix must neither hang nor run ahead.
+//      gshmemx_barrier_all_on_stream / sync_all_on_stream (behind kernels that
+//      put late, and behind host putmem / putmem_nbi still in flight on the
+//      library's internal stream) - interleaved in one run: they share one
+//      sequence, so the mix must neither hang nor run ahead.
 //   2. Message passing: putmem, gshmem_fence, gshmem_int_p(flag) to the next PE;
 //      the receiver waits (gshmem_int_wait_until EQ / gshmem_int_test) and checks
 //      the data; 10000 messages of varying length. A block-scope variant uses
@@ -56,9 +58,16 @@ __global__ void k_rounds(uint64_t* slots, long it0, long it1, int use_barrier, i
   }
 }
 
-// Stream phase pieces: one round's puts, and one round's check.
-__global__ void k_round_put(uint64_t* slots, long it) {
+// Stream phase pieces: one round's puts (after `delay_ns` of spinning, so that a
+// barrier behind it on the stream that started early would run ahead of them),
+// and one round's check.
+__global__ void k_round_put(uint64_t* slots, long it, unsigned long long delay_ns) {
   const int me = gshmem_my_pe(), npes = gshmem_n_pes();
+  if (delay_ns) {
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < delay_ns);
+  }
   uint64_t* slot = slots + (it & 1) * npes;
   for (int pe = threadIdx.x; pe < npes; pe += blockDim.x) gshmem_uint64_p(&slot[me], stamp(me, it), pe);
   gshmem_quiet();
@@ -120,7 +129,7 @@ void stream_phase(Rounds& R, long count, bool barrier) {
               barrier ? "gshmemx_barrier_all_on_stream" : "gshmemx_sync_all_on_stream");
   R.err.reset();
   for (long end = R.it + count; R.it < end; ++R.it) {
-    k_round_put<<<1, 32, 0, R.stream>>>(R.slots, R.it);
+    k_round_put<<<1, 32, 0, R.stream>>>(R.slots, R.it, R.it % 4 == 1 ? 40000ull : 0ull);
     CUDA_CHECK(cudaGetLastError());
     if (barrier) {
       gshmemx_barrier_all_on_stream(R.stream);
@@ -136,6 +145,50 @@ void stream_phase(Rounds& R, long count, bool barrier) {
   R.err.check("round", "from PE", __FILE__, __LINE__);
 }
 
+// Host-initiated puts, then a barrier on a user stream. The barrier must order
+// after the host operations still in flight on the library's internal stream:
+// each round (every other one behind an 8 MiB putmem_nbi that keeps that stream
+// busy for about 20 us) puts this round's stamps with putmem_nbi, or with a
+// blocking putmem, or with putmem_nbi and gshmem_quiet; then
+// barrier_all_on_stream and the check kernel go on R.stream. Waiting for R.stream
+// before the next round's puts keeps them from landing in a slot that a slower
+// PE's check of two rounds back has not read yet.
+void host_ops_stream_phase(Rounds& R, long count, char* bulk_dst, const char* bulk_src, size_t bulk_bytes) {
+  const int me = gshmem_my_pe(), npes = gshmem_n_pes();
+  set_context("rounds %ld..%ld: host putmem(_nbi) + gshmemx_barrier_all_on_stream", R.it, R.it + count - 1);
+  std::vector<uint64_t> h(count);
+  for (long k = 0; k < count; ++k) h[k] = stamp(me, R.it + k);
+  uint64_t* stage = nullptr;  // this PE's stamps, device memory (the puts' source)
+  CUDA_CHECK(cudaMalloc(&stage, count * sizeof(uint64_t)));
+  CUDA_CHECK(cudaMemcpy(stage, h.data(), count * sizeof(uint64_t), cudaMemcpyHostToDevice));
+  R.err.reset();
+  for (long k = 0; k < count; ++k, ++R.it) {
+    CUDA_CHECK(cudaStreamSynchronize(R.stream));
+    uint64_t* slot = R.slots + (R.it & 1) * npes;
+    const int how = static_cast<int>(k % 3);  // 0: nbi, 1: blocking, 2: nbi + quiet
+    if (k % 2 == 0) gshmem_putmem_nbi(bulk_dst, bulk_src, bulk_bytes, (me + 1) % npes);
+    for (int j = 0; j < npes; ++j) {
+      const int pe = (me + j) % npes;
+      if (how == 1) gshmem_putmem(&slot[me], stage + k, sizeof(uint64_t), pe);
+      else gshmem_putmem_nbi(&slot[me], stage + k, sizeof(uint64_t), pe);
+    }
+    if (how == 2) gshmem_quiet();
+    gshmemx_barrier_all_on_stream(R.stream);
+    k_round_check<<<1, 32, 0, R.stream>>>(R.slots, R.it, R.err.d);
+    CUDA_CHECK(cudaGetLastError());
+  }
+  CUDA_CHECK(cudaStreamSynchronize(R.stream));
+  CUDA_CHECK(cudaDeviceSynchronize());
+  R.err.check("round", "from PE", __FILE__, __LINE__);
+  CUDA_CHECK(cudaFree(stage));
+  // The bulk copies landed too: the previous PE's pattern.
+  std::vector<uint32_t> got(bulk_bytes / sizeof(uint32_t));
+  CUDA_CHECK(cudaMemcpy(got.data(), bulk_dst, bulk_bytes, cudaMemcpyDeviceToHost));
+  const int prev = (me + npes - 1) % npes;
+  GT_VERIFY("bulk putmem_nbi destination", got.data(), got.size(),
+            [&](size_t i) { return value<uint32_t>(prev, i, kStampSalt); });
+}
+
 void stamped_rounds() {
   const int npes = gshmem_n_pes();
   Rounds R;
@@ -143,6 +196,13 @@ void stamped_rounds() {
   GT_CHECK(R.slots != nullptr);
   if (!R.slots) return;
   CUDA_CHECK(cudaStreamCreateWithFlags(&R.stream, cudaStreamNonBlocking));
+  constexpr size_t kBulkBytes = 8u << 20;
+  char* bulk = static_cast<char*>(gshmem_malloc(2 * kBulkBytes));  // [dst | src]
+  GT_CHECK(bulk != nullptr);
+  if (!bulk) return;
+  fill_device(reinterpret_cast<uint32_t*>(bulk + kBulkBytes), kBulkBytes / sizeof(uint32_t), gshmem_my_pe(),
+              kStampSalt);
+  poison_device(bulk, kBulkBytes);
   gshmem_barrier_all();
   constexpr long kDev = 125, kHost = 30, kStream = 40;
   for (int round = 0; round < 2; ++round) {
@@ -155,6 +215,7 @@ void stamped_rounds() {
     host_phase(R, kHost, false);
     device_phase<warp_scope>(R, kDev, false, 0);
     stream_phase(R, kStream, false);
+    host_ops_stream_phase(R, kStream, bulk, bulk + kBulkBytes, kBulkBytes);
     device_phase<block_scope>(R, kDev, false, 1);
     device_phase<thread_scope>(R, kDev, true, 1);
     device_phase<warp_scope>(R, kDev, true, 1);
@@ -166,6 +227,7 @@ void stamped_rounds() {
   emit(stdout, "PE %d: %ld stamped rounds done\n", gshmem_my_pe(), R.it);
   gshmem_barrier_all();
   CUDA_CHECK(cudaStreamDestroy(R.stream));
+  gshmem_free(bulk);
   gshmem_free(R.slots);
 }
 

@@ -11,7 +11,9 @@
 //   - gshmem_team_get_config with and without the mask;
 //   - invalid arguments: every parent PE fails the same way, gets
 //     GSHMEM_TEAM_INVALID, nothing hangs; invalid and predefined teams are
-//     no-ops for destroy and give -1 from the queries;
+//     no-ops for destroy and give -1 from the queries; device team
+//     operations (syncs, barriers, broadcast, fcollect, alltoall, reductions at
+//     thread, warp and block scope) return -1 for them and write nothing;
 //   - destroy + re-create 300 times (the same slot comes back: no leak), and
 //     creating teams until GSHMEM_MAX_TEAMS is exhausted, then recovering.
 #include <algorithm>
@@ -284,6 +286,79 @@ void invalid_tests() {
   gshmem_team_destroy(t);
 }
 
+// ---- device collectives given a handle that is no team of this PE
+constexpr int kBadTeamCalls = 9;
+const char* const kBadTeamCallNames[kBadTeamCalls] = {
+    "gshmem_team_sync",        "gshmem_barrier",         "gshmem_int_broadcast",
+    "gshmem_int_fcollect",     "gshmem_int_alltoall",    "gshmem_int_sum_reduce",
+    "gshmem_int_sum_reducescatter", "gshmemx_int_max_reduce_block", "gshmemx_int_sum_reducescatter_warp"};
+
+// One block of 32 threads; rc[i * kBadTeamCalls + c]: what call c returned for teams[i].
+__global__ void k_bad_team_calls(const gshmem_team_t* teams, int nt, int* dest, const int* src, int* rc) {
+  for (int i = 0; i < nt; ++i) {
+    const gshmem_team_t t = teams[i];
+    int* r = rc + i * kBadTeamCalls;
+    if (threadIdx.x == 0) {
+      r[0] = gshmem_team_sync(t);
+      r[1] = gshmem_barrier(t);
+      r[2] = gshmem_int_broadcast(t, dest, src, 5, 0);
+      r[3] = gshmem_int_fcollect(t, dest, src, 3);
+      r[4] = gshmem_int_alltoall(t, dest, src, 3);
+      r[5] = gshmem_int_sum_reduce(t, dest, src, 7);
+      r[6] = gshmem_int_sum_reducescatter(t, dest, src, 3);
+    }
+    const int block_rc = gshmemx_int_max_reduce_block(t, dest, src, 7);
+    if (threadIdx.x == 0) r[7] = block_rc;
+    const int warp_rc = gshmemx_int_sum_reducescatter_warp(t, dest, src, 2);
+    if (threadIdx.x == 0) r[8] = warp_rc;
+  }
+}
+
+// Release build (no device checks): every team operation returns -1 at once for a
+// handle that is not a team of this PE, waits for nobody and leaves dest alone.
+void device_bad_team_tests() {
+  const int npes = gshmem_n_pes();
+  gshmem_team_t gone = GSHMEM_TEAM_INVALID;  // a slot in range, freed again
+  GT_CHECK_EQ(0, gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, npes, nullptr, 0, &gone));
+  gshmem_team_destroy(gone);
+  const std::vector<gshmem_team_t> teams = {GSHMEM_TEAM_INVALID, -7, 100000, gone};
+  constexpr size_t kInts = 64;
+  int* dest = static_cast<int*>(gshmem_malloc(kInts * sizeof(int)));
+  int* src = static_cast<int*>(gshmem_malloc(kInts * sizeof(int)));
+  GT_CHECK(dest != nullptr && src != nullptr);
+  if (!dest || !src) return;
+  fill_device(src, kInts, gshmem_my_pe(), 0x7EA3);
+  poison_device(dest, kInts * sizeof(int));
+  gshmem_team_t* dt = nullptr;
+  int* drc = nullptr;
+  const size_t nrc = teams.size() * kBadTeamCalls;
+  CUDA_CHECK(cudaMalloc(&dt, teams.size() * sizeof(gshmem_team_t)));
+  CUDA_CHECK(cudaMalloc(&drc, nrc * sizeof(int)));
+  CUDA_CHECK(cudaMemset(drc, 0, nrc * sizeof(int)));
+  CUDA_CHECK(cudaMemcpy(dt, teams.data(), teams.size() * sizeof(gshmem_team_t), cudaMemcpyHostToDevice));
+  set_context("device collectives on handles that are no team of this PE (INVALID, -7, 100000, destroyed %d)",
+              static_cast<int>(gone));
+  k_bad_team_calls<<<1, 32>>>(dt, static_cast<int>(teams.size()), dest, src, drc);
+  KERNEL_CHECK();
+  std::vector<int> rc(nrc);
+  CUDA_CHECK(cudaMemcpy(rc.data(), drc, nrc * sizeof(int), cudaMemcpyDeviceToHost));
+  for (size_t i = 0; i < teams.size(); ++i)
+    for (int c = 0; c < kBadTeamCalls; ++c) {
+      set_context("device %s on team handle %d (no team of this PE)", kBadTeamCallNames[c],
+                  static_cast<int>(teams[i]));
+      GT_CHECK_EQ(-1, rc[i * kBadTeamCalls + c]);
+    }
+  set_context("dest after device collectives on handles that are no team of this PE");
+  std::vector<unsigned char> h(kInts * sizeof(int));
+  CUDA_CHECK(cudaMemcpy(h.data(), dest, h.size(), cudaMemcpyDeviceToHost));
+  GT_VERIFY("dest after the rejected calls", h.data(), h.size(), [](size_t) { return kPoison; });
+  CUDA_CHECK(cudaFree(dt));
+  CUDA_CHECK(cudaFree(drc));
+  gshmem_barrier_all();
+  gshmem_free(dest);
+  gshmem_free(src);
+}
+
 // Slots come back: the same handle again and again; then exhaustion and recovery.
 void lifecycle_tests() {
   const int npes = gshmem_n_pes();
@@ -332,6 +407,7 @@ int main() {
   split_2d_tests();
   config_tests();
   invalid_tests();
+  device_bad_team_tests();
   lifecycle_tests();
   return test_main_epilogue("team");
 }

@@ -81,7 +81,7 @@ Status run(const char* call, gshmem_team_t team, const Request& q, int mode, cud
   const gshmemi_team* t = team::require(call, team);
   if (!t) return GSHMEM_ERROR_INVALID_VALUE;
   const bool blocking = mode == GSHMEMI_COLL_BLOCKING;
-  cudaStream_t stream = blocking ? rt().stream : user_stream;
+  cudaStream_t stream = blocking ? internal_stream() : user_stream;
   Status st = check_arguments(call, *t, q);
   if (config::get().debug_checks) st = check_agreement(call, team, *t, q, st, stream);
   if (st != GSHMEM_SUCCESS) return st;

@@ -194,6 +194,7 @@ void teardown(Runtime& r) {
   if (r.d_peer_base) cudaFree(r.d_peer_base);
   team::teardown(r);
   r.stream = nullptr;
+  r.stream_maybe_busy.store(false, std::memory_order_relaxed);
   r.d_peer_base = nullptr;
   r.heap.reset();
   r.alloc = mem::Allocator();

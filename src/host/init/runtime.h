@@ -6,6 +6,7 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -44,11 +45,26 @@ struct Runtime {
   char* team_region = nullptr;
   uint64_t team_slot_bytes = 0;
   std::vector<gshmem_team_config_t> team_configs;
-  cudaStream_t stream = nullptr;  // internal stream: host RMA and host-side barriers
+  // Internal stream: host RMA, host AMOs, signals and waits, and host-side
+  // collectives. Work is enqueued on it through internal_stream().
+  cudaStream_t stream = nullptr;
   cudaEvent_t stream_done = nullptr;  // recorded on `stream` for other streams to wait on
+  // Whether work may still be in flight on `stream`: set by internal_stream(),
+  // cleared by gshmem_quiet and by an on-stream barrier that found the stream
+  // idle (sync/barrier.cu). Host calls are serialised (GSHMEM_THREAD_SERIALIZED
+  // at most), so relaxed accesses suffice.
+  std::atomic<bool> stream_maybe_busy{false};
 };
 
 Runtime& rt();
+
+// The internal stream, for host operations that enqueue work on it; notes that
+// work may be in flight there, which barriers on other streams must wait for.
+inline cudaStream_t internal_stream() {
+  Runtime& r = rt();
+  r.stream_maybe_busy.store(true, std::memory_order_relaxed);
+  return r.stream;
+}
 
 // Returns GSHMEM_ERROR_NOT_INITIALIZED with a log line naming `call` if gshmem
 // is not initialised.

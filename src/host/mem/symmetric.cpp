@@ -124,7 +124,7 @@ void* allocate(const char* call, uint64_t size, uint64_t align, bool zero) {
   }
   char* p = static_cast<char*>(place(call, size, align));
   if (p && zero) {
-    cudaError_t e = cudaMemsetAsync(p, 0, size, r.stream);
+    cudaError_t e = cudaMemsetAsync(p, 0, size, internal_stream());
     if (e == cudaSuccess) e = cudaStreamSynchronize(r.stream);
     if (e != cudaSuccess) GSHMEM_LOG_ERROR("%s: zeroing failed: %s", call, cudaGetErrorString(e));
     // Nobody may write into the new block before every PE has zeroed its copy.
@@ -149,7 +149,7 @@ void* reallocate(void* ptr, uint64_t size) {
   char* p = static_cast<char*>(place(call, size, 0));
   if (!p) return nullptr;
   char* old = r.heap->base() + off;  // after place(): growing the heap keeps offsets
-  cudaError_t e = cudaMemcpyAsync(p, old, size < old_size ? size : old_size, cudaMemcpyDeviceToDevice, r.stream);
+  cudaError_t e = cudaMemcpyAsync(p, old, size < old_size ? size : old_size, cudaMemcpyDeviceToDevice, internal_stream());
   if (e == cudaSuccess) e = cudaStreamSynchronize(r.stream);
   if (e != cudaSuccess) {
     GSHMEM_LOG_ERROR("%s: copying the block failed: %s", call, cudaGetErrorString(e));

@@ -44,7 +44,7 @@ void run(const char* call, int op, void* dest, const void* value, const void* co
   T v = T(), c = T();
   if (value) memcpy(&v, value, sizeof(T));
   if (cond) memcpy(&c, cond, sizeof(T));
-  const cudaStream_t s = rt().stream;
+  const cudaStream_t s = internal_stream();
   StreamScratch scratch(call, fetch ? sizeof(T) : 0, s);
   if (!scratch.ok()) return;
   T* result = scratch.at<T>(0);

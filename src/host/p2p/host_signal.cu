@@ -33,7 +33,7 @@ __global__ void signal_wait_kernel(uint64_t* sig_addr, int cmp, uint64_t value, 
   if (out) *out = v;
 }
 
-cudaStream_t stream_of(int mode, cudaStream_t user) { return mode == GSHMEMI_MODE_STREAM ? user : rt().stream; }
+cudaStream_t stream_of(int mode, cudaStream_t user) { return mode == GSHMEMI_MODE_STREAM ? user : internal_stream(); }
 
 // The signal update after everything already on `s` (checked arguments).
 bool enqueue_update(const char* call, cudaStream_t s, uint64_t* sig_addr, uint64_t* remote_sig, uint64_t signal,
@@ -89,7 +89,7 @@ GSHMEM_API void gshmemi_host_signal_op(const char* call, uint64_t* sig_addr, uin
 
 GSHMEM_API uint64_t gshmemi_host_signal_fetch(const char* call, const uint64_t* sig_addr) {
   if (!check_init(call) || !check_local(call, sig_addr, sizeof(uint64_t))) return 0;
-  const cudaStream_t s = gshmem::rt().stream;
+  const cudaStream_t s = gshmem::internal_stream();
   StreamScratch scratch(call, sizeof(uint64_t), s);
   if (!scratch.ok()) return 0;
   signal_fetch_kernel<<<1, 1, 0, s>>>(sig_addr, scratch.at<uint64_t>(0));
@@ -104,7 +104,7 @@ GSHMEM_API uint64_t gshmemi_host_signal_fetch(const char* call, const uint64_t* 
 GSHMEM_API uint64_t gshmemi_host_signal_wait_until(const char* call, uint64_t* sig_addr, int cmp,
                                                    uint64_t cmp_value) {
   if (!check_init(call) || !check_cmp(call, cmp) || !check_local(call, sig_addr, sizeof(uint64_t))) return 0;
-  const cudaStream_t s = gshmem::rt().stream;
+  const cudaStream_t s = gshmem::internal_stream();
   StreamScratch scratch(call, sizeof(uint64_t), s);
   if (!scratch.ok()) return 0;
   signal_wait_kernel<<<1, 1, 0, s>>>(sig_addr, cmp, cmp_value, scratch.at<uint64_t>(0));

@@ -65,7 +65,7 @@ size_t run(const char* call, int op, T* ivars, size_t n, size_t* indices, const 
   const size_t off_status = off_idx + (some ? align16(n * sizeof(size_t)) : 0);
   const size_t off_values = off_status + (status ? align16(n * sizeof(int)) : 0);
   const size_t total = off_values + (cmp_values ? n * sizeof(T) : 0);
-  const cudaStream_t s = rt().stream;
+  const cudaStream_t s = internal_stream();
   StreamScratch scratch(call, total, s);
   if (!scratch.ok()) return failed;
   if (status && n && !cuda_ok(call, "copy of the status array", cudaMemcpyAsync(scratch.at<int>(off_status), status,

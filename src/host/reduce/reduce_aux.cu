@@ -59,7 +59,7 @@ __global__ void team_sync_kernel(int team) {
 }
 
 Status team_sync(const Call& c) {
-  team_sync_kernel<<<1, 32, 0, rt().stream>>>(c.team);
+  team_sync_kernel<<<1, 32, 0, internal_stream()>>>(c.team);
   GSHMEM_CUDA_TRY(c.call, cudaGetLastError());
   GSHMEM_CUDA_TRY(c.call, cudaStreamSynchronize(rt().stream));
   return GSHMEM_SUCCESS;
@@ -141,13 +141,13 @@ Status cpu_reduce(const Call& c) {
     }
     const char* src = peer + (static_cast<const char*>(c.source) - r.heap->base());
     T* buf = j == 0 ? acc.data() : in.data();
-    GSHMEM_CUDA_TRY(c.call, cudaMemcpyAsync(buf, src, bytes, cudaMemcpyDefault, r.stream));
+    GSHMEM_CUDA_TRY(c.call, cudaMemcpyAsync(buf, src, bytes, cudaMemcpyDefault, internal_stream()));
     GSHMEM_CUDA_TRY(c.call, cudaStreamSynchronize(r.stream));
     if (j > 0)
       for (size_t i = 0; i < c.n; ++i) acc[i] = combine(c.op, acc[i], in[i]);
   }
   GSHMEM_TRY(team_sync(c));  // nobody reads any source any more: dest (maybe == source) may change
-  GSHMEM_CUDA_TRY(c.call, cudaMemcpyAsync(c.dest, acc.data(), bytes, cudaMemcpyDefault, r.stream));
+  GSHMEM_CUDA_TRY(c.call, cudaMemcpyAsync(c.dest, acc.data(), bytes, cudaMemcpyDefault, internal_stream()));
   GSHMEM_CUDA_TRY(c.call, cudaStreamSynchronize(r.stream));
   return GSHMEM_SUCCESS;
 }

@@ -138,7 +138,7 @@ extern "C" GSHMEM_API int gshmemi_host_reduce(const char* call, int coll, int op
                        team, dest, source, nreduce};
   GSHMEM_TRY(reductions::check(c));
   const bool on_stream = mode == GSHMEMI_REDUCE_STREAM;
-  cudaStream_t st = on_stream ? stream : rt().stream;
+  cudaStream_t st = on_stream ? stream : gshmem::internal_stream();
   // The agreement check comes before the nreduce == 0 return: a member passing 0 while the
   // others do not is one of the mismatches it reports.
   if (gshmem::config::get().debug_checks && rt().teams[team].size > 1) GSHMEM_TRY(reductions::check_agreement(c, st));

@@ -28,7 +28,7 @@ GSHMEM_API void gshmemi_host_rma(const char* call, int op, void* dest, const voi
   if (!rma::resolve(req, &t)) return;
   const bool on_user_stream = mode == GSHMEMI_RMA_STREAM || mode == GSHMEMI_RMA_STREAM_WAIT;
   const bool wait = mode == GSHMEMI_RMA_BLOCKING || mode == GSHMEMI_RMA_STREAM_WAIT;
-  rma::transfer(call, t, on_user_stream ? stream : rt().stream, wait);
+  rma::transfer(call, t, on_user_stream ? stream : internal_stream(), wait);
 }
 
 GSHMEM_API void gshmemi_host_p_on_stream(const char* call, void* dest, const void* value, size_t bytes, int pe,
@@ -66,7 +66,8 @@ GSHMEM_API void gshmemi_host_getmem_on_stream(void* dest, const void* source, si
 GSHMEM_API void gshmemi_host_quiet(void) {
   if (require_init("gshmem_quiet") != GSHMEM_SUCCESS) return;
   cudaError_t e = cudaStreamSynchronize(rt().stream);
-  if (e != cudaSuccess) GSHMEM_LOG_ERROR("gshmem_quiet: %s", cudaGetErrorString(e));
+  if (e == cudaSuccess) rt().stream_maybe_busy.store(false, std::memory_order_relaxed);
+  else GSHMEM_LOG_ERROR("gshmem_quiet: %s", cudaGetErrorString(e));
 }
 
 GSHMEM_API void gshmemi_host_fence(void) {

@@ -34,7 +34,7 @@ gshmem_team_config_t effective_config(const gshmem_team_config_t* config, long m
 Status agree_on_slots(const char* call, gshmem_team_t parent, int count, int* slots) {
   std::vector<uint64_t> all;
   const std::vector<uint64_t> mine = free_slots();
-  GSHMEM_TRY(allgather_words(call, parent, mine.data(), rt().stream, &all));
+  GSHMEM_TRY(allgather_words(call, parent, mine.data(), internal_stream(), &all));
   std::vector<uint64_t> common(mine);
   for (size_t i = 0; i < all.size(); ++i) common[i % common.size()] &= all[i];
   int found = 0;
@@ -65,7 +65,7 @@ Status finish_split(const char* call, const gshmemi_team& parent, gshmem_team_t 
     const NewTeam& n = teams[i];
     if (n.my_index < 0) continue;
     st = install(call, n.slot, parent.start + n.start * parent.stride, n.stride * parent.stride, n.size,
-                 n.my_index, n.config, rt().stream);
+                 n.my_index, n.config, internal_stream());
   }
   // Every member's slot is cleared before any member may use the new team.
   const int sync = gshmemi_host_team_sync(call, parent_handle, 0, GSHMEMI_COLL_BLOCKING, nullptr);

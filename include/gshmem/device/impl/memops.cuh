@@ -15,6 +15,15 @@ template <class T>
 __device__ __forceinline__ T ld_acquire_sys(const T* p) {
   return cuda::atomic_ref<T, cuda::thread_scope_system>(*const_cast<T*>(p)).load(cuda::memory_order_acquire);
 }
+// The same for a word the caller knows to be in global memory (signal slots in
+// the symmetric heap): ld.acquire.sys.global, an LDG, where the generic form is
+// an LD that must first resolve the state space. 0.02 us of each 2- or 4-PE
+// barrier's wait on H200 (1.66 -> 1.64 us at 4 PEs, 1.47 -> 1.45 at 2).
+__device__ __forceinline__ uint64_t ld_acquire_sys_global(const uint64_t* p) {
+  uint64_t v;
+  asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(__cvta_generic_to_global(p)) : "memory");
+  return v;
+}
 template <class T>
 __device__ __forceinline__ T ld_relaxed_sys(const T* p) {
   return cuda::atomic_ref<T, cuda::thread_scope_system>(*const_cast<T*>(p)).load(cuda::memory_order_relaxed);

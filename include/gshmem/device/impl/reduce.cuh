@@ -76,8 +76,9 @@ __device__ __forceinline__ int reduce_call(const char* call, gshmem_team_t team,
   using C = typename reduce_canon<Op, T>::type;
   Scope::sync();
   GSHMEMI_REDUCE_CHECK_ARGS(Scope, call, team, dest, source, nreduce, sizeof(T), scatter);
+  gshmemi_team t;
+  if (!team_entry(team, &t)) return -1;  // not a team of this PE (debug builds reported it above)
   if (nreduce == 0) return 0;
-  const gshmemi_team t = team_entry(team);  // checked above (debug builds)
   if (t.size == 1) {  // the result is the source (reducescatter: its only chunk)
     if (static_cast<const void*>(dest) != static_cast<const void*>(source))
       scoped_copy<Scope>(dest, source, nreduce * sizeof(T));

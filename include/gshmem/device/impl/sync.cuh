@@ -48,13 +48,13 @@ __device__ __forceinline__ void wait_for(Ready ready, const char* what, int peer
 // Waits until the counted signal slot *flag is non-zero (acquire), then takes
 // one signal back (sync_members).
 __device__ __forceinline__ void take_signal(uint64_t* flag, const char* what, int peer) {
-  wait_for([flag] { return ld_acquire_sys(flag) != 0; }, what, peer);
+  wait_for([flag] { return ld_acquire_sys_global(flag) != 0; }, what, peer);
   red_add_relaxed_sys(flag, ~uint64_t{0});  // -1
 }
 
 // Spin until *flag >= target (acquire).
 __device__ __forceinline__ void wait_epoch(const uint64_t* flag, uint64_t target, const char* what, int peer) {
-  wait_for([flag, target] { return ld_acquire_sys(flag) >= target; }, what, peer);
+  wait_for([flag, target] { return ld_acquire_sys_global(flag) >= target; }, what, peer);
 }
 
 // Teams up to this size synchronise all-to-all (one round trip, the scope's

@@ -30,12 +30,16 @@
 namespace gshmem {
 namespace detail {
 
+// Whether a team table entry is a team this PE belongs to (a free slot has size
+// 0; a member's my_pe is its team PE number, a non-member's -1).
+__device__ __forceinline__ bool is_team_of_this_pe(const gshmemi_team& t) { return t.size > 0 && t.my_pe >= 0; }
+
 // `team` if it is a valid team this PE belongs to, else nullptr.
 __device__ __forceinline__ const gshmemi_team* team_lookup(gshmem_team_t team) {
   const gshmemi_device_state& s = state();
   if (team < 0 || team >= s.max_teams || s.teams == nullptr) return nullptr;
   const gshmemi_team* t = s.teams + team;
-  return (t->size > 0 && t->my_pe >= 0) ? t : nullptr;
+  return is_team_of_this_pe(*t) ? t : nullptr;
 }
 
 // The entry of `team` by value, or false if it is not a valid team of this PE.
@@ -49,7 +53,7 @@ __device__ __forceinline__ bool team_entry(gshmem_team_t team, gshmemi_team* out
   if (team == GSHMEM_TEAM_WORLD) *out = s.world;
   else if (team > 0 && team < s.max_teams && s.teams != nullptr) *out = s.teams[team];
   else return false;
-  return out->size > 0 && out->my_pe >= 0;
+  return is_team_of_this_pe(*out);
 }
 // The same for a team the caller has already checked (host-launched kernels).
 __device__ __forceinline__ gshmemi_team team_entry(gshmem_team_t team) {

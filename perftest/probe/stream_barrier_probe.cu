@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// stream_barrier_probe: how a barrier on a CUDA stream is best launched. The same
+// one-block barrier kernel (gshmem::barrier_all<block_scope>, 32 threads) launched
+//   plain          <<<>>>, ordered after the previous kernel by the stream;
+//   early (PDL)    cudaLaunchKernelEx with programmatic stream serialisation: the
+//                  block may start before the previous kernel has finished and
+//                  waits for it in griddepcontrol.wait;
+//   library        gshmemx_barrier_all_on_stream, as built;
+// each 1000 times back to back and 1000 times after an empty user kernel, on a
+// stream and captured into a CUDA graph; then the host time of the CUDA calls a
+// launch may make. This chose how src/host/sync/barrier.cu launches its kernels.
+//   gshmrun -n 4 bin/gshmem-stream-barrier-probe
+// Prints on PE 0: the median over 5 repetitions of the time per barrier (events).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include <gshmem/gshmem.h>
+
+namespace {
+
+#define CHECK(x)                                                                                \
+  do {                                                                                          \
+    cudaError_t e_ = (x);                                                                       \
+    if (e_ != cudaSuccess) {                                                                    \
+      fprintf(stderr, "stream_barrier_probe: %s failed: %s\n", #x, cudaGetErrorString(e_));     \
+      exit(1);                                                                                  \
+    }                                                                                           \
+  } while (0)
+
+constexpr int kCalls = 1000, kReps = 5;
+
+__global__ void k_barrier() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");  // returns at once unless launched early
+#endif
+  gshmem::barrier_all<gshmem::block_scope>();
+}
+__global__ void k_user(int* p) {
+  if (p) ++*p;
+}
+
+enum Mode { kPlain, kEarly, kLibrary, kModes };
+const char* const kModeNames[kModes] = {"plain <<<>>>", "early (PDL)", "library call"};
+
+void launch_barrier(Mode m, cudaStream_t s) {
+  if (m == kLibrary) {
+    gshmemx_barrier_all_on_stream(s);
+    return;
+  }
+  if (m == kPlain) {
+    k_barrier<<<1, 32, 0, s>>>();
+    return;
+  }
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(1);
+  cfg.blockDim = dim3(32);
+  cfg.stream = s;
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+  CHECK(cudaLaunchKernelEx(&cfg, k_barrier));
+}
+
+void enqueue(Mode m, bool after_user, cudaStream_t s) {
+  for (int i = 0; i < kCalls; ++i) {
+    if (after_user) k_user<<<1, 32, 0, s>>>(nullptr);
+    launch_barrier(m, s);
+  }
+}
+
+// Host microseconds per call of fn, in batches of 100 calls with the stream drained between.
+template <class F>
+double host_us(cudaStream_t s, F fn) {
+  std::vector<double> v;
+  for (int rep = 0; rep < kReps; ++rep) {
+    CHECK(cudaStreamSynchronize(s));
+    gshmem_barrier_all();
+    double total = 0;
+    for (int b = 0; b < 20; ++b) {
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < 100; ++i) fn();
+      total += std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+      CHECK(cudaStreamSynchronize(s));
+    }
+    v.push_back(total / 2000);
+  }
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main() {
+  gshmem_init();
+  const int me = gshmem_my_pe(), npes = gshmem_n_pes();
+  cudaStream_t s;
+  CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  cudaEvent_t e0, e1;
+  CHECK(cudaEventCreate(&e0));
+  CHECK(cudaEventCreate(&e1));
+  for (int after_user = 0; after_user < 2; ++after_user)
+    for (int graph = 0; graph < 2; ++graph)
+      for (int m = 0; m < kModes; ++m) {
+        cudaGraphExec_t exec = nullptr;
+        if (graph) {
+          cudaGraph_t g;
+          CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+          enqueue(static_cast<Mode>(m), after_user, s);
+          CHECK(cudaStreamEndCapture(s, &g));
+          CHECK(cudaGraphInstantiate(&exec, g, 0));
+          CHECK(cudaGraphDestroy(g));
+        }
+        std::vector<double> v;
+        for (int rep = 0; rep <= kReps; ++rep) {  // rep 0 warms up
+          CHECK(cudaStreamSynchronize(s));
+          gshmem_barrier_all();
+          CHECK(cudaEventRecord(e0, s));
+          if (exec) CHECK(cudaGraphLaunch(exec, s));
+          else enqueue(static_cast<Mode>(m), after_user, s);
+          CHECK(cudaEventRecord(e1, s));
+          CHECK(cudaStreamSynchronize(s));
+          float ms = 0;
+          CHECK(cudaEventElapsedTime(&ms, e0, e1));
+          if (rep) v.push_back(ms * 1000.0 / kCalls);
+        }
+        std::sort(v.begin(), v.end());
+        if (me == 0)
+          printf("%d PEs  %-6s  %-13s  %-22s %7.3f us per barrier\n", npes, graph ? "graph" : "stream",
+                 kModeNames[m], after_user ? "after an empty kernel" : "back to back", v[v.size() / 2]);
+        if (exec) CHECK(cudaGraphExecDestroy(exec));
+      }
+  cudaStream_t idle;
+  CHECK(cudaStreamCreateWithFlags(&idle, cudaStreamNonBlocking));
+  const struct {
+    const char* what;
+    double us;
+  } host[] = {
+      {"cudaStreamIsCapturing", host_us(s, [&] {
+         cudaStreamCaptureStatus c;
+         CHECK(cudaStreamIsCapturing(s, &c));
+       })},
+      {"cudaStreamQuery (idle stream)", host_us(s, [&] { (void)cudaStreamQuery(idle); })},
+      {"<<<>>> of the barrier kernel", host_us(s, [&] { launch_barrier(kPlain, s); })},
+      {"cudaLaunchKernelEx, early", host_us(s, [&] { launch_barrier(kEarly, s); })},
+      {"gshmemx_barrier_all_on_stream", host_us(s, [&] { launch_barrier(kLibrary, s); })},
+  };
+  for (const auto& h : host)
+    if (me == 0) printf("%d PEs  host    %-38s %7.3f us per call\n", npes, h.what, h.us);
+  CHECK(cudaStreamDestroy(idle));
+  CHECK(cudaEventDestroy(e0));
+  CHECK(cudaEventDestroy(e1));
+  CHECK(cudaStreamDestroy(s));
+  gshmem_finalize();
+  return 0;
+}
