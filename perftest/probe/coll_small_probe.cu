@@ -18,16 +18,9 @@
 
 #include <gshmem/gshmem.h>
 
-namespace {
+#include "probe_check.h"
 
-#define CHECK(x)                                                                          \
-  do {                                                                                    \
-    cudaError_t e_ = (x);                                                                 \
-    if (e_ != cudaSuccess) {                                                              \
-      fprintf(stderr, "coll_small_probe: %s failed: %s\n", #x, cudaGetErrorString(e_));   \
-      exit(1);                                                                            \
-    }                                                                                     \
-  } while (0)
+namespace {
 
 constexpr int kWarm = 200, kIters = 2000, kReps = 5;
 enum Op { kAlltoall, kFcollect, kBroadcast, kReduce, kBarrier, kOps };
@@ -62,9 +55,9 @@ int main(int argc, char** argv) {
   constexpr size_t kBytes = 1 << 16;
   void* d = gshmem_malloc(kBytes);
   void* s = gshmem_malloc(kBytes);
-  CHECK(cudaMemset(s, 1, kBytes));
+  PROBE_CHECK(cudaMemset(s, 1, kBytes));
   unsigned long long* d_ns = nullptr;
-  CHECK(cudaMalloc(&d_ns, sizeof(*d_ns)));
+  PROBE_CHECK(cudaMalloc(&d_ns, sizeof(*d_ns)));
   for (int op = 0; op < kOps; ++op)
     for (size_t nb : {4, 16, 64}) {
       if (op == kBarrier && nb != 4) continue;
@@ -75,9 +68,9 @@ int main(int argc, char** argv) {
           if (sc == 0) k_calls<gshmem::thread_scope><<<1, 1>>>(op, nb, d, s, d_ns);
           else if (sc == 1) k_calls<gshmem::warp_scope><<<1, 32>>>(op, nb, d, s, d_ns);
           else k_calls<gshmem::block_scope><<<1, 128>>>(op, nb, d, s, d_ns);
-          CHECK(cudaDeviceSynchronize());
+          PROBE_CHECK(cudaDeviceSynchronize());
           unsigned long long ns = 0;
-          CHECK(cudaMemcpy(&ns, d_ns, sizeof(ns), cudaMemcpyDeviceToHost));
+          PROBE_CHECK(cudaMemcpy(&ns, d_ns, sizeof(ns), cudaMemcpyDeviceToHost));
           us.push_back(static_cast<double>(ns) / 1000.0 / kIters);
         }
         std::sort(us.begin(), us.end());
@@ -87,7 +80,7 @@ int main(int argc, char** argv) {
       }
     }
   gshmem_barrier_all();
-  CHECK(cudaFree(d_ns));
+  PROBE_CHECK(cudaFree(d_ns));
   gshmem_free(d);
   gshmem_free(s);
   gshmem_finalize();

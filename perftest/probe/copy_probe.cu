@@ -20,16 +20,9 @@
 #include <cstdlib>
 #include <vector>
 
-namespace {
+#include "probe_check.h"
 
-#define CHECK(x)                                                                      \
-  do {                                                                                \
-    cudaError_t e_ = (x);                                                             \
-    if (e_ != cudaSuccess) {                                                          \
-      fprintf(stderr, "copy_probe: %s failed: %s\n", #x, cudaGetErrorString(e_));     \
-      exit(1);                                                                        \
-    }                                                                                 \
-  } while (0)
+namespace {
 
 constexpr int kReps = 9, kWarmup = 2;
 
@@ -179,8 +172,8 @@ __global__ void k_one_cta_tma(char* dst, const char* src, int bytes, int chunk, 
 struct Timer {
   cudaEvent_t a, b;
   Timer() {
-    CHECK(cudaEventCreate(&a));
-    CHECK(cudaEventCreate(&b));
+    PROBE_CHECK(cudaEventCreate(&a));
+    PROBE_CHECK(cudaEventCreate(&b));
   }
 };
 
@@ -189,13 +182,13 @@ double best_gbps(size_t bytes, F&& launch, double* median) {
   Timer t;
   std::vector<double> g;
   for (int r = 0; r < kWarmup + kReps; ++r) {
-    CHECK(cudaEventRecord(t.a));
+    PROBE_CHECK(cudaEventRecord(t.a));
     launch();
-    CHECK(cudaEventRecord(t.b));
-    CHECK(cudaEventSynchronize(t.b));
-    CHECK(cudaGetLastError());
+    PROBE_CHECK(cudaEventRecord(t.b));
+    PROBE_CHECK(cudaEventSynchronize(t.b));
+    PROBE_CHECK(cudaGetLastError());
     float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, t.a, t.b));
+    PROBE_CHECK(cudaEventElapsedTime(&ms, t.a, t.b));
     if (r >= kWarmup) g.push_back(bytes / (ms * 1e-3) / 1e9);
   }
   std::sort(g.begin(), g.end());
@@ -205,8 +198,8 @@ double best_gbps(size_t bytes, F&& launch, double* median) {
 
 bool check(const char* dst, const char* ref, size_t bytes) {
   std::vector<char> a(bytes), b(bytes);
-  CHECK(cudaMemcpy(a.data(), dst, bytes, cudaMemcpyDefault));
-  CHECK(cudaMemcpy(b.data(), ref, bytes, cudaMemcpyDefault));
+  PROBE_CHECK(cudaMemcpy(a.data(), dst, bytes, cudaMemcpyDefault));
+  PROBE_CHECK(cudaMemcpy(b.data(), ref, bytes, cudaMemcpyDefault));
   return a == b;
 }
 
@@ -219,33 +212,33 @@ void report(const char* dir, const char* what, double best, double med, bool ok)
 
 int main(int argc, char** argv) {
   int ndev = 0;
-  CHECK(cudaGetDeviceCount(&ndev));
+  PROBE_CHECK(cudaGetDeviceCount(&ndev));
   if (ndev < 2) {
     fprintf(stderr, "copy_probe: needs 2 GPUs, found %d\n", ndev);
     return 77;
   }
   const size_t bytes = (argc > 1 ? strtoull(argv[1], nullptr, 10) : 256) << 20;
   char *loc, *loc2, *rem;
-  CHECK(cudaSetDevice(1));
-  CHECK(cudaMalloc(&rem, bytes));
-  CHECK(cudaSetDevice(0));
-  CHECK(cudaDeviceEnablePeerAccess(1, 0));
-  CHECK(cudaMalloc(&loc, bytes));
-  CHECK(cudaMalloc(&loc2, bytes));
+  PROBE_CHECK(cudaSetDevice(1));
+  PROBE_CHECK(cudaMalloc(&rem, bytes));
+  PROBE_CHECK(cudaSetDevice(0));
+  PROBE_CHECK(cudaDeviceEnablePeerAccess(1, 0));
+  PROBE_CHECK(cudaMalloc(&loc, bytes));
+  PROBE_CHECK(cudaMalloc(&loc2, bytes));
   {
     std::vector<uint32_t> h(bytes / 4);
     for (size_t i = 0; i < h.size(); ++i) h[i] = static_cast<uint32_t>(i * 2654435761u + 12345);
-    CHECK(cudaMemcpy(loc, h.data(), bytes, cudaMemcpyHostToDevice));
+    PROBE_CHECK(cudaMemcpy(loc, h.data(), bytes, cudaMemcpyHostToDevice));
   }
-  CHECK(cudaFuncSetAttribute(k_tma, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+  PROBE_CHECK(cudaFuncSetAttribute(k_tma, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
   double med, best;
-  auto poison = [&](char* p) { CHECK(cudaMemset(p, 0xA5, bytes)); CHECK(cudaDeviceSynchronize()); };
+  auto poison = [&](char* p) { PROBE_CHECK(cudaMemset(p, 0xA5, bytes)); PROBE_CHECK(cudaDeviceSynchronize()); };
 
   poison(rem);
-  best = best_gbps(bytes, [&] { CHECK(cudaMemcpyPeerAsync(rem, 1, loc, 0, bytes)); }, &med);
+  best = best_gbps(bytes, [&] { PROBE_CHECK(cudaMemcpyPeerAsync(rem, 1, loc, 0, bytes)); }, &med);
   report("put", "ce", best, med, check(rem, loc, bytes));
   poison(loc2);
-  best = best_gbps(bytes, [&] { CHECK(cudaMemcpyPeerAsync(loc2, 0, rem, 1, bytes)); }, &med);
+  best = best_gbps(bytes, [&] { PROBE_CHECK(cudaMemcpyPeerAsync(loc2, 0, rem, 1, bytes)); }, &med);
   report("get", "ce", best, med, check(loc2, rem, bytes));
 
   const size_t n4 = bytes / 16;
@@ -284,16 +277,16 @@ int main(int argc, char** argv) {
   }
   // One CTA, in-kernel timing.
   double* us = nullptr;
-  CHECK(cudaMallocManaged(&us, sizeof(double)));
-  CHECK(cudaFuncSetAttribute(k_one_cta_tma, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+  PROBE_CHECK(cudaMallocManaged(&us, sizeof(double)));
+  PROBE_CHECK(cudaFuncSetAttribute(k_one_cta_tma, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
   for (int b : {8 << 10, 64 << 10, 256 << 10, 1 << 20}) {
     k_one_cta_st<<<1, 1024>>>((uint4*)rem, (const uint4*)loc, b / 16, 200, us);
-    CHECK(cudaDeviceSynchronize());
+    PROBE_CHECK(cudaDeviceSynchronize());
     printf("put  one CTA %7d B + fence   st.v4 x 1024 %7.3f us (%5.1f GB/s)", b, *us, b / (*us * 1e3));
     for (int ch : {8 << 10, 32 << 10}) {
       if (ch > b) continue;
       k_one_cta_tma<<<1, 32, 200 * 1024>>>(rem, loc, b, ch, 200, us);
-      CHECK(cudaDeviceSynchronize());
+      PROBE_CHECK(cudaDeviceSynchronize());
       printf("   tma %2dK %7.3f us", ch >> 10, *us);
     }
     printf("\n");

@@ -17,16 +17,9 @@
 
 #include <gshmem/gshmem.h>
 
-namespace {
+#include "probe_check.h"
 
-#define CHECK(x)                                                                               \
-  do {                                                                                         \
-    cudaError_t e_ = (x);                                                                      \
-    if (e_ != cudaSuccess) {                                                                   \
-      fprintf(stderr, "ordering_probe: %s failed: %s\n", #x, cudaGetErrorString(e_));          \
-      exit(1);                                                                                 \
-    }                                                                                          \
-  } while (0)
+namespace {
 
 constexpr int kMaxPes = 8;
 constexpr int kIters = 20000, kWarmup = 1000, kReps = 7;
@@ -249,11 +242,11 @@ int main() {
   Peers peers{};
   for (int pe = 0; pe < npes; ++pe) peers.flag[pe] = static_cast<uint64_t*>(gshmem_ptr(flags, pe));
   unsigned long long* d_ns = nullptr;
-  CHECK(cudaMalloc(&d_ns, sizeof(unsigned long long)));
+  PROBE_CHECK(cudaMalloc(&d_ns, sizeof(unsigned long long)));
   auto read_ns = [&] {
     unsigned long long ns = 0;
-    CHECK(cudaDeviceSynchronize());
-    CHECK(cudaMemcpy(&ns, d_ns, sizeof(ns), cudaMemcpyDeviceToHost));
+    PROBE_CHECK(cudaDeviceSynchronize());
+    PROBE_CHECK(cudaMemcpy(&ns, d_ns, sizeof(ns), cudaMemcpyDeviceToHost));
     return static_cast<double>(ns) / kIters;
   };
   gshmem_barrier_all();
@@ -308,13 +301,13 @@ int main() {
   constexpr int kTabled[] = {6, 7, 8, 11}, kTables = 4, kBarriers = 13;
   uint64_t* d_epochs = nullptr;
   uint64_t** d_tables = nullptr;
-  CHECK(cudaMalloc(&d_epochs, kTables * sizeof(uint64_t)));
-  CHECK(cudaMemset(d_epochs, 0, kTables * sizeof(uint64_t)));
-  CHECK(cudaMalloc(&d_tables, kTables * kMaxPes * sizeof(uint64_t*)));
+  PROBE_CHECK(cudaMalloc(&d_epochs, kTables * sizeof(uint64_t)));
+  PROBE_CHECK(cudaMemset(d_epochs, 0, kTables * sizeof(uint64_t)));
+  PROBE_CHECK(cudaMalloc(&d_tables, kTables * kMaxPes * sizeof(uint64_t*)));
   for (int v = 0; v < kTables; ++v) {
     uint64_t* t[kMaxPes] = {};
     for (int pe = 0; pe < npes; ++pe) t[pe] = peers.flag[pe] + (16 + kTabled[v]) * kMaxPes + me;
-    CHECK(cudaMemcpy(d_tables + v * kMaxPes, t, sizeof(t), cudaMemcpyHostToDevice));
+    PROBE_CHECK(cudaMemcpy(d_tables + v * kMaxPes, t, sizeof(t), cudaMemcpyHostToDevice));
   }
   for (int b = 0; b < kBarriers; ++b) {
     std::vector<double> us;
@@ -328,10 +321,10 @@ int main() {
     }
     if (me == 0) printf("barrier %d PEs     %d: %-63s %7.3f us\n", npes, b, barrier_names[b], median(us));
   }
-  CHECK(cudaFree(d_epochs));
-  CHECK(cudaFree(d_tables));
+  PROBE_CHECK(cudaFree(d_epochs));
+  PROBE_CHECK(cudaFree(d_tables));
   gshmem_barrier_all();
-  CHECK(cudaFree(d_ns));
+  PROBE_CHECK(cudaFree(d_ns));
   gshmem_free(flags);
   gshmem_finalize();
   return 0;

@@ -21,16 +21,9 @@
 
 #include <gshmem/gshmem.h>
 
-namespace {
+#include "probe_check.h"
 
-#define CHECK(x)                                                                                \
-  do {                                                                                          \
-    cudaError_t e_ = (x);                                                                       \
-    if (e_ != cudaSuccess) {                                                                    \
-      fprintf(stderr, "stream_barrier_probe: %s failed: %s\n", #x, cudaGetErrorString(e_));     \
-      exit(1);                                                                                  \
-    }                                                                                           \
-  } while (0)
+namespace {
 
 constexpr int kCalls = 1000, kReps = 5;
 
@@ -65,7 +58,7 @@ void launch_barrier(Mode m, cudaStream_t s) {
   cfg.stream = s;
   cfg.attrs = &attr;
   cfg.numAttrs = 1;
-  CHECK(cudaLaunchKernelEx(&cfg, k_barrier));
+  PROBE_CHECK(cudaLaunchKernelEx(&cfg, k_barrier));
 }
 
 void enqueue(Mode m, bool after_user, cudaStream_t s) {
@@ -80,14 +73,14 @@ template <class F>
 double host_us(cudaStream_t s, F fn) {
   std::vector<double> v;
   for (int rep = 0; rep < kReps; ++rep) {
-    CHECK(cudaStreamSynchronize(s));
+    PROBE_CHECK(cudaStreamSynchronize(s));
     gshmem_barrier_all();
     double total = 0;
     for (int b = 0; b < 20; ++b) {
       const auto t0 = std::chrono::steady_clock::now();
       for (int i = 0; i < 100; ++i) fn();
       total += std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
-      CHECK(cudaStreamSynchronize(s));
+      PROBE_CHECK(cudaStreamSynchronize(s));
     }
     v.push_back(total / 2000);
   }
@@ -101,50 +94,50 @@ int main() {
   gshmem_init();
   const int me = gshmem_my_pe(), npes = gshmem_n_pes();
   cudaStream_t s;
-  CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  PROBE_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   cudaEvent_t e0, e1;
-  CHECK(cudaEventCreate(&e0));
-  CHECK(cudaEventCreate(&e1));
+  PROBE_CHECK(cudaEventCreate(&e0));
+  PROBE_CHECK(cudaEventCreate(&e1));
   for (int after_user = 0; after_user < 2; ++after_user)
     for (int graph = 0; graph < 2; ++graph)
       for (int m = 0; m < kModes; ++m) {
         cudaGraphExec_t exec = nullptr;
         if (graph) {
           cudaGraph_t g;
-          CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+          PROBE_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
           enqueue(static_cast<Mode>(m), after_user, s);
-          CHECK(cudaStreamEndCapture(s, &g));
-          CHECK(cudaGraphInstantiate(&exec, g, 0));
-          CHECK(cudaGraphDestroy(g));
+          PROBE_CHECK(cudaStreamEndCapture(s, &g));
+          PROBE_CHECK(cudaGraphInstantiate(&exec, g, 0));
+          PROBE_CHECK(cudaGraphDestroy(g));
         }
         std::vector<double> v;
         for (int rep = 0; rep <= kReps; ++rep) {  // rep 0 warms up
-          CHECK(cudaStreamSynchronize(s));
+          PROBE_CHECK(cudaStreamSynchronize(s));
           gshmem_barrier_all();
-          CHECK(cudaEventRecord(e0, s));
-          if (exec) CHECK(cudaGraphLaunch(exec, s));
+          PROBE_CHECK(cudaEventRecord(e0, s));
+          if (exec) PROBE_CHECK(cudaGraphLaunch(exec, s));
           else enqueue(static_cast<Mode>(m), after_user, s);
-          CHECK(cudaEventRecord(e1, s));
-          CHECK(cudaStreamSynchronize(s));
+          PROBE_CHECK(cudaEventRecord(e1, s));
+          PROBE_CHECK(cudaStreamSynchronize(s));
           float ms = 0;
-          CHECK(cudaEventElapsedTime(&ms, e0, e1));
+          PROBE_CHECK(cudaEventElapsedTime(&ms, e0, e1));
           if (rep) v.push_back(ms * 1000.0 / kCalls);
         }
         std::sort(v.begin(), v.end());
         if (me == 0)
           printf("%d PEs  %-6s  %-13s  %-22s %7.3f us per barrier\n", npes, graph ? "graph" : "stream",
                  kModeNames[m], after_user ? "after an empty kernel" : "back to back", v[v.size() / 2]);
-        if (exec) CHECK(cudaGraphExecDestroy(exec));
+        if (exec) PROBE_CHECK(cudaGraphExecDestroy(exec));
       }
   cudaStream_t idle;
-  CHECK(cudaStreamCreateWithFlags(&idle, cudaStreamNonBlocking));
+  PROBE_CHECK(cudaStreamCreateWithFlags(&idle, cudaStreamNonBlocking));
   const struct {
     const char* what;
     double us;
   } host[] = {
       {"cudaStreamIsCapturing", host_us(s, [&] {
          cudaStreamCaptureStatus c;
-         CHECK(cudaStreamIsCapturing(s, &c));
+         PROBE_CHECK(cudaStreamIsCapturing(s, &c));
        })},
       {"cudaStreamQuery (idle stream)", host_us(s, [&] { (void)cudaStreamQuery(idle); })},
       {"<<<>>> of the barrier kernel", host_us(s, [&] { launch_barrier(kPlain, s); })},
@@ -153,10 +146,10 @@ int main() {
   };
   for (const auto& h : host)
     if (me == 0) printf("%d PEs  host    %-38s %7.3f us per call\n", npes, h.what, h.us);
-  CHECK(cudaStreamDestroy(idle));
-  CHECK(cudaEventDestroy(e0));
-  CHECK(cudaEventDestroy(e1));
-  CHECK(cudaStreamDestroy(s));
+  PROBE_CHECK(cudaStreamDestroy(idle));
+  PROBE_CHECK(cudaEventDestroy(e0));
+  PROBE_CHECK(cudaEventDestroy(e1));
+  PROBE_CHECK(cudaStreamDestroy(s));
   gshmem_finalize();
   return 0;
 }

@@ -289,9 +289,9 @@ void invalid_tests() {
 // ---- device collectives given a handle that is no team of this PE
 constexpr int kBadTeamCalls = 9;
 const char* const kBadTeamCallNames[kBadTeamCalls] = {
-    "gshmem_team_sync",        "gshmem_barrier",         "gshmem_int_broadcast",
-    "gshmem_int_fcollect",     "gshmem_int_alltoall",    "gshmem_int_sum_reduce",
-    "gshmem_int_sum_reducescatter", "gshmemx_int_max_reduce_block", "gshmemx_int_sum_reducescatter_warp"};
+    "gshmem_team_sync", "gshmem_barrier", "gshmem_int_broadcast", "gshmem_int_fcollect", "gshmem_int_alltoall",
+    "gshmem_int_sum_reduce", "gshmem_int_sum_reducescatter", "gshmemx_int_max_reduce_block",
+    "gshmemx_int_sum_reducescatter_warp"};
 
 // One block of 32 threads; rc[i * kBadTeamCalls + c]: what call c returned for teams[i].
 __global__ void k_bad_team_calls(const gshmem_team_t* teams, int nt, int* dest, const int* src, int* rc) {

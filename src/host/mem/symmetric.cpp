@@ -149,7 +149,8 @@ void* reallocate(void* ptr, uint64_t size) {
   char* p = static_cast<char*>(place(call, size, 0));
   if (!p) return nullptr;
   char* old = r.heap->base() + off;  // after place(): growing the heap keeps offsets
-  cudaError_t e = cudaMemcpyAsync(p, old, size < old_size ? size : old_size, cudaMemcpyDeviceToDevice, internal_stream());
+  cudaError_t e =
+      cudaMemcpyAsync(p, old, size < old_size ? size : old_size, cudaMemcpyDeviceToDevice, internal_stream());
   if (e == cudaSuccess) e = cudaStreamSynchronize(r.stream);
   if (e != cudaSuccess) {
     GSHMEM_LOG_ERROR("%s: copying the block failed: %s", call, cudaGetErrorString(e));
