@@ -18,7 +18,7 @@
 
 #include <gshmem/gshmem.h>
 
-#include "probe_check.h"
+#include "probe_util.h"
 
 namespace {
 
@@ -73,10 +73,9 @@ int main(int argc, char** argv) {
           PROBE_CHECK(cudaMemcpy(&ns, d_ns, sizeof(ns), cudaMemcpyDeviceToHost));
           us.push_back(static_cast<double>(ns) / 1000.0 / kIters);
         }
-        std::sort(us.begin(), us.end());
         if (me == 0)
           printf("%s %d PEs %-12s %3zu B/msg %-6s %7.3f us\n", label, npes, kNames[op], nb,
-                 sc == 0 ? "thread" : sc == 1 ? "warp" : "block", us[kReps / 2]);
+                 sc == 0 ? "thread" : sc == 1 ? "warp" : "block", probe_median(us));
       }
     }
   gshmem_barrier_all();

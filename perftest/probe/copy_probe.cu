@@ -20,7 +20,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "probe_check.h"
+#include "probe_util.h"
 
 namespace {
 

@@ -17,7 +17,7 @@
 
 #include <gshmem/gshmem.h>
 
-#include "probe_check.h"
+#include "probe_util.h"
 
 namespace {
 
@@ -222,11 +222,6 @@ __global__ void k_barrier(Peers peers, uint64_t* mine, int me, int npes, int var
   if (i == 0) *ns = now_ns() - t0;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 }  // namespace
 
 int main() {
@@ -266,7 +261,7 @@ int main() {
         us.push_back(read_ns() / 2 / 1000);  // one way
       }
       if (me == 0)
-        printf("pingpong one-way  %-26s / %-40s %7.3f us\n", store_names[c[0]], wait_names[c[1]], median(us));
+        printf("pingpong one-way  %-26s / %-40s %7.3f us\n", store_names[c[0]], wait_names[c[1]], probe_median(us));
       ++v;
     }
     static const char* fence_names[] = {"fence.acq_rel.sys", "fence.sc.sys", "remote st + fence.acq_rel.sys",
@@ -278,7 +273,7 @@ int main() {
         k_fences<<<1, 1>>>(peers, flags + 100, me, f, d_ns);
         us.push_back(read_ns() / 1000);
       }
-      if (me == 0) printf("per iteration     %-67s %7.3f us\n", fence_names[f], median(us));
+      if (me == 0) printf("per iteration     %-67s %7.3f us\n", fence_names[f], probe_median(us));
     }
   }
   gshmem_barrier_all();
@@ -319,7 +314,7 @@ int main() {
       k_barrier<<<1, 128>>>(peers, flags, me, npes, b, 16 + b, base, d_tables + v * kMaxPes, d_epochs + v, d_ns);
       us.push_back(read_ns() / 1000);
     }
-    if (me == 0) printf("barrier %d PEs     %d: %-63s %7.3f us\n", npes, b, barrier_names[b], median(us));
+    if (me == 0) printf("barrier %d PEs     %d: %-63s %7.3f us\n", npes, b, barrier_names[b], probe_median(us));
   }
   PROBE_CHECK(cudaFree(d_epochs));
   PROBE_CHECK(cudaFree(d_tables));

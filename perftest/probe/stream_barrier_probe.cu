@@ -21,7 +21,7 @@
 
 #include <gshmem/gshmem.h>
 
-#include "probe_check.h"
+#include "probe_util.h"
 
 namespace {
 
@@ -84,8 +84,7 @@ double host_us(cudaStream_t s, F fn) {
     }
     v.push_back(total / 2000);
   }
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
+  return probe_median(v);
 }
 
 }  // namespace
@@ -123,10 +122,9 @@ int main() {
           PROBE_CHECK(cudaEventElapsedTime(&ms, e0, e1));
           if (rep) v.push_back(ms * 1000.0 / kCalls);
         }
-        std::sort(v.begin(), v.end());
         if (me == 0)
           printf("%d PEs  %-6s  %-13s  %-22s %7.3f us per barrier\n", npes, graph ? "graph" : "stream",
-                 kModeNames[m], after_user ? "after an empty kernel" : "back to back", v[v.size() / 2]);
+                 kModeNames[m], after_user ? "after an empty kernel" : "back to back", probe_median(v));
         if (exec) PROBE_CHECK(cudaGraphExecDestroy(exec));
       }
   cudaStream_t idle;

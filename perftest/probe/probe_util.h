@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The probes' error check: a failed CUDA call prints where and why, then ends the probe.
+// What the probes share: the CUDA error check (a failed call prints where and why, then ends
+// the probe) and the median of repeated measurements.
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 #define PROBE_CHECK(x)                                                                                \
   do {                                                                                                \
@@ -15,3 +18,9 @@
       exit(1);                                                                                        \
     }                                                                                                 \
   } while (0)
+
+// The median (upper middle element) of repeated measurements.
+inline double probe_median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
