@@ -8,10 +8,11 @@
 //      phases that use different barriers - device (thread / warp / block scope,
 //      C names and C++ templates, in long kernels started with
 //      gshmemx_collective_launch), host gshmem_barrier_all / gshmem_sync_all and
-//      gshmemx_barrier_all_on_stream / sync_all_on_stream (behind kernels that
-//      put late, and behind host putmem / putmem_nbi still in flight on the
-//      library's internal stream) - interleaved in one run: they share one
-//      sequence, so the mix must neither hang nor run ahead.
+//      gshmemx_barrier_all_on_stream / quiet_on_stream + sync_all_on_stream
+//      (behind kernels that put late or leave their puts to them to complete,
+//      and behind host putmem / putmem_nbi still in flight on the library's
+//      internal stream) - interleaved in one run: they share one sequence, so
+//      the mix must neither hang nor run ahead.
 //   2. Message passing: putmem, gshmem_fence, gshmem_int_p(flag) to the next PE;
 //      the receiver waits (gshmem_int_wait_until EQ / gshmem_int_test) and checks
 //      the data; 10000 messages of varying length. A block-scope variant uses
@@ -59,9 +60,10 @@ __global__ void k_rounds(uint64_t* slots, long it0, long it1, int use_barrier, i
 }
 
 // Stream phase pieces: one round's puts (after `delay_ns` of spinning, so that a
-// barrier behind it on the stream that started early would run ahead of them),
-// and one round's check.
-__global__ void k_round_put(uint64_t* slots, long it, unsigned long long delay_ns) {
+// barrier behind it on the stream that started early would run ahead of them;
+// with `quiet` 0 the kernel leaves its puts to the stream-ordered quiet or barrier
+// after it to complete), and one round's check.
+__global__ void k_round_put(uint64_t* slots, long it, unsigned long long delay_ns, int quiet) {
   const int me = gshmem_my_pe(), npes = gshmem_n_pes();
   if (delay_ns) {
     unsigned long long t0, t;
@@ -70,7 +72,7 @@ __global__ void k_round_put(uint64_t* slots, long it, unsigned long long delay_n
   }
   uint64_t* slot = slots + (it & 1) * npes;
   for (int pe = threadIdx.x; pe < npes; pe += blockDim.x) gshmem_uint64_p(&slot[me], stamp(me, it), pe);
-  gshmem_quiet();
+  if (quiet) gshmem_quiet();
 }
 __global__ void k_round_check(const uint64_t* slots, long it, DevErrors* err) {
   const int npes = gshmem_n_pes();
@@ -129,7 +131,7 @@ void stream_phase(Rounds& R, long count, bool barrier) {
               barrier ? "gshmemx_barrier_all_on_stream" : "gshmemx_sync_all_on_stream");
   R.err.reset();
   for (long end = R.it + count; R.it < end; ++R.it) {
-    k_round_put<<<1, 32, 0, R.stream>>>(R.slots, R.it, R.it % 4 == 1 ? 40000ull : 0ull);
+    k_round_put<<<1, 32, 0, R.stream>>>(R.slots, R.it, R.it % 4 == 1 ? 40000ull : 0ull, R.it % 3 == 0 ? 1 : 0);
     CUDA_CHECK(cudaGetLastError());
     if (barrier) {
       gshmemx_barrier_all_on_stream(R.stream);
