@@ -58,15 +58,25 @@ static __device__ __noinline__ inline void trap_after_report(bool reporter) {
   __trap();
 }
 
+// The heap of `pe` as mapped here, from the peer table in global memory: PEs outside the
+// flat window. Out of line, so the common path below has no load from memory on it.
+static __device__ __noinline__ inline char* peer_base_from_table(int pe) { return state().peer_base[pe]; }
+
 // Symmetric address on this PE -> address of the same object on `pe` in this
 // GPU's address space (nullptr if `pe` is not reachable by loads/stores).
+// The flat window's PEs (a node's VMM heap) take constants only. Written as a
+// select, the table's load was predicated, not skipped, and its scoreboard held
+// every put's first store: 0.09 us of a putmem_block + quiet
+// (perftest/probe/put_block_probe.cu, variants 8 and 11).
 template <class T>
 __device__ __forceinline__ T* peer_address(T* sym, int pe) {
   const gshmemi_device_state& s = state();
   const unsigned k = static_cast<unsigned>(pe - s.flat_first);
-  char* base = k < static_cast<unsigned>(s.flat_count) ? s.flat_base + k * s.flat_stride : s.peer_base[pe];
-  if (base == nullptr) return nullptr;
-  return reinterpret_cast<T*>(base + (reinterpret_cast<const char*>(sym) - s.heap_base));
+  const size_t off = static_cast<size_t>(reinterpret_cast<const char*>(sym) - s.heap_base);
+  if (__builtin_expect(k < static_cast<unsigned>(s.flat_count), 1))
+    return reinterpret_cast<T*>(s.flat_base + k * s.flat_stride + off);
+  char* base = peer_base_from_table(pe);
+  return base ? reinterpret_cast<T*>(base + off) : nullptr;
 }
 
 // ---- debug checks (compiled in with -DGSHMEM_DEBUG_CHECKS=1) ----------------
