@@ -67,7 +67,7 @@ static __device__ __noinline__ inline char* peer_base_from_table(int pe) { retur
 // The flat window's PEs (a node's VMM heap) take constants only. Written as a
 // select, the table's load was predicated, not skipped, and its scoreboard held
 // every put's first store: 0.09 us of a putmem_block + quiet
-// (perftest/probe/put_block_probe.cu, variants 8 and 11).
+// (perftest/probe/put_block_probe.cu, variants 4 and 5).
 template <class T>
 __device__ __forceinline__ T* peer_address(T* sym, int pe) {
   const gshmemi_device_state& s = state();
