@@ -19,6 +19,7 @@
 
 #include <gshmem/gshmem.h>
 
+#include "../common/devclock.cuh"  // read_clock, read_globaltimer: the suite's timers
 #include "probe_util.h"
 
 namespace {
@@ -55,16 +56,6 @@ const char* const kNames[v_count] = {"thread 0 alone: ld, st, fence.sc.sys",
                                      "library putmem<block> + quiet<block>",
                                      "L1 prefetch, putmem_nbi<block> + quiet<block>"};
 
-__device__ __forceinline__ long long clk() {
-  long long t;
-  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
-  return t;
-}
-__device__ __forceinline__ unsigned long long gtime() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
-  return t;
-}
 __device__ __forceinline__ void fence_sc_sys() { asm volatile("fence.sc.sys;" ::: "memory"); }
 
 // The copy of copy_probe's one-CTA put: 16-byte units, 4 loads in flight per thread;
@@ -181,16 +172,16 @@ __global__ void __launch_bounds__(kThreads)
   const bool rec = threadIdx.x == 0;
   for (int i = 0; i < kWarmup + kIters; ++i) {
     if (rec && i == kWarmup) {
-      cal[0] = gtime();
-      cal[1] = static_cast<unsigned long long>(clk());
+      cal[0] = perf::read_globaltimer();
+      cal[1] = static_cast<unsigned long long>(perf::read_clock());
     }
-    const long long t0 = PerIter ? clk() : 0;
+    const long long t0 = PerIter ? perf::read_clock() : 0;
     one_put<V>(sym, peer_sym, src, bytes);
-    if (PerIter && rec && i >= kWarmup) cycles[i - kWarmup] = clk() - t0;
+    if (PerIter && rec && i >= kWarmup) cycles[i - kWarmup] = perf::read_clock() - t0;
   }
   if (rec) {
-    cal[3] = static_cast<unsigned long long>(clk());
-    cal[2] = gtime();
+    cal[3] = static_cast<unsigned long long>(perf::read_clock());
+    cal[2] = perf::read_globaltimer();
   }
 }
 
