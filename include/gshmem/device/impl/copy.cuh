@@ -69,10 +69,16 @@ __device__ __forceinline__ void copy_units(const D& d, const char* src_c, size_t
       for (int k = 0; k < kCopyUnroll; ++k) dst[i + k * stride] = v[k];
     }
   }
-  // At most kCopyUnroll - 1 units are left per thread: not unrolled, so no trip count
-  // (a division by the stride) is worked out for it.
-#pragma unroll 1
-  for (; i < n; i += stride) store_all(d, at + i * sizeof(U), src[i]);
+  // At most kCopyUnroll - 1 units are left per thread: all loaded, then all stored, so
+  // a get waits one round trip for them, not one each; predicated, so no trip count
+  // (a division by the stride) is worked out for them.
+  U v[kCopyUnroll - 1];
+#pragma unroll
+  for (int k = 0; k < kCopyUnroll - 1; ++k)
+    if (i + k * stride < n) v[k] = src[i + k * stride];
+#pragma unroll
+  for (int k = 0; k < kCopyUnroll - 1; ++k)
+    if (i + k * stride < n) store_all(d, at + (i + k * stride) * sizeof(U), v[k]);
 }
 
 // n units of 2^lg bytes (lg <= 4) at byte offset `at`.
@@ -180,7 +186,13 @@ __device__ __forceinline__ void scoped_strided_copy(T* dst, ptrdiff_t ds, const 
 #pragma unroll
     for (int k = 0; k < kCopyUnroll; ++k) dst[static_cast<ptrdiff_t>(i + k * stride) * ds] = v[k];
   }
-  for (; i < n; i += stride) dst[static_cast<ptrdiff_t>(i) * ds] = src[static_cast<ptrdiff_t>(i) * ss];
+  T v[kCopyUnroll - 1];  // the rest, as in copy_units
+#pragma unroll
+  for (int k = 0; k < kCopyUnroll - 1; ++k)
+    if (i + k * stride < n) v[k] = src[static_cast<ptrdiff_t>(i + k * stride) * ss];
+#pragma unroll
+  for (int k = 0; k < kCopyUnroll - 1; ++k)
+    if (i + k * stride < n) dst[static_cast<ptrdiff_t>(i + k * stride) * ds] = v[k];
 }
 
 }  // namespace detail
