@@ -49,6 +49,33 @@ __device__ __forceinline__ void store_all(const D& d, size_t at, U v) {
   }
 }
 
+// The units a thread has left after its groups of kCopyUnroll (at most three: i, i +
+// stride, i + 2 stride, those below n): loaded together, then stored, so a get waits one
+// round trip for them, not one each. ld(j) loads unit j, st(j, v) stores it. A thread with
+// none leaves after one comparison (in a block copying a few KiB, most have none). One
+// branch per count rather than loads predicated on the count: with predicated loads ptxas
+// kept the global memory descriptor in general registers and moved it to uniform ones
+// (R2UR) before every load of the main loop too (48 registers instead of 40 in a bare copy
+// kernel), and block-scope gets of 1-256 KiB took 0.03-0.26 us longer
+// (bench/results/2026-11-22_h200_7c94086/).
+template <class T, class Ld, class St>
+__device__ __forceinline__ void copy_rest(size_t i, size_t stride, size_t n, const Ld& ld, const St& st) {
+  static_assert(kCopyUnroll == 4, "one branch per count of units left: 1, 2 or 3");
+  if (i >= n) return;
+  if (i + 2 * stride < n) {
+    const T a = ld(i), b = ld(i + stride), c = ld(i + 2 * stride);
+    st(i, a);
+    st(i + stride, b);
+    st(i + 2 * stride, c);
+  } else if (i + stride < n) {
+    const T a = ld(i), b = ld(i + stride);
+    st(i, a);
+    st(i + stride, b);
+  } else {
+    st(i, ld(i));
+  }
+}
+
 // Copies n units of U at byte offset `at` (src + at -> each destination + at).
 template <class Scope, class U, class D>
 __device__ __forceinline__ void copy_units(const D& d, const char* src_c, size_t at, size_t n) {
@@ -69,19 +96,9 @@ __device__ __forceinline__ void copy_units(const D& d, const char* src_c, size_t
       for (int k = 0; k < kCopyUnroll; ++k) dst[i + k * stride] = v[k];
     }
   }
-  // At most kCopyUnroll - 1 units are left per thread: all loaded, then all stored, so
-  // a get waits one round trip for them, not one each; predicated, so no trip count
-  // (a division by the stride) is worked out for them. A thread with none leaves after
-  // one comparison: in a block copying a few KiB, most threads have none, and working
-  // out their predicates too cost 0.1-0.2 us of a putmem/getmem<block_scope> of 0.5-16 KiB.
-  if (i >= n) return;
-  U v[kCopyUnroll - 1];
-#pragma unroll
-  for (int k = 0; k < kCopyUnroll - 1; ++k)
-    if (k == 0 || i + k * stride < n) v[k] = src[i + k * stride];
-#pragma unroll
-  for (int k = 0; k < kCopyUnroll - 1; ++k)
-    if (k == 0 || i + k * stride < n) store_all(d, at + (i + k * stride) * sizeof(U), v[k]);
+  copy_rest<U>(
+      i, stride, n, [&](size_t j) { return src[j]; },
+      [&](size_t j, const U& v) { store_all(d, at + j * sizeof(U), v); });
 }
 
 // n units of 2^lg bytes (lg <= 4) at byte offset `at`.
@@ -189,14 +206,9 @@ __device__ __forceinline__ void scoped_strided_copy(T* dst, ptrdiff_t ds, const 
 #pragma unroll
     for (int k = 0; k < kCopyUnroll; ++k) dst[static_cast<ptrdiff_t>(i + k * stride) * ds] = v[k];
   }
-  if (i >= n) return;  // the rest, as in copy_units
-  T v[kCopyUnroll - 1];
-#pragma unroll
-  for (int k = 0; k < kCopyUnroll - 1; ++k)
-    if (k == 0 || i + k * stride < n) v[k] = src[static_cast<ptrdiff_t>(i + k * stride) * ss];
-#pragma unroll
-  for (int k = 0; k < kCopyUnroll - 1; ++k)
-    if (k == 0 || i + k * stride < n) dst[static_cast<ptrdiff_t>(i + k * stride) * ds] = v[k];
+  copy_rest<T>(
+      i, stride, n, [&](size_t j) { return src[static_cast<ptrdiff_t>(j) * ss]; },
+      [&](size_t j, const T& v) { dst[static_cast<ptrdiff_t>(j) * ds] = v; });
 }
 
 }  // namespace detail
