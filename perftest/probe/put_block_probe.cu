@@ -89,9 +89,9 @@ __device__ __forceinline__ T* launder(T* p) {
 // An alternative to the library's copy loop: each thread's units in one loop whose loads
 // and stores are predicated on the count (no remainder loop), for sizes that are multiples
 // of 16 or 8 bytes. In the a33a2c9 runs it was 0.01 us faster at 8 B and 0.15 us faster at
-// 256 KiB than the library's loop. Since 7c94086 the library predicates its remainder the
-// same way (its groups of four stay unpredicated), and the two are within 0.01-0.02 us
-// (bench/results/2026-11-22_h200_7c94086/put-block-probe-2pe.txt).
+// 256 KiB than the library's loop. A predicated remainder in the library (7c94086) and one
+// branch per remainder count (794beab) were measured and not kept: bench/results/README.md,
+// the 7c94086 run.
 template <class Scope, class U>
 __device__ __forceinline__ void copy_units_pred(char* d, const char* s, size_t n) {
   const U* __restrict__ src = reinterpret_cast<const U*>(s);

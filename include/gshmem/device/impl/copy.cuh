@@ -49,33 +49,6 @@ __device__ __forceinline__ void store_all(const D& d, size_t at, U v) {
   }
 }
 
-// The units a thread has left after its groups of kCopyUnroll (at most three: i, i +
-// stride, i + 2 stride, those below n): loaded together, then stored, so a get waits one
-// round trip for them, not one each. ld(j) loads unit j, st(j, v) stores it. A thread with
-// none leaves after one comparison (in a block copying a few KiB, most have none). One
-// branch per count rather than loads predicated on the count: with predicated loads ptxas
-// kept the global memory descriptor in general registers and moved it to uniform ones
-// (R2UR) before every load of the main loop too (48 registers instead of 40 in a bare copy
-// kernel), and block-scope gets of 1-256 KiB took 0.03-0.26 us longer
-// (bench/results/2026-11-22_h200_7c94086/).
-template <class T, class Ld, class St>
-__device__ __forceinline__ void copy_rest(size_t i, size_t stride, size_t n, const Ld& ld, const St& st) {
-  static_assert(kCopyUnroll == 4, "one branch per count of units left: 1, 2 or 3");
-  if (i >= n) return;
-  if (i + 2 * stride < n) {
-    const T a = ld(i), b = ld(i + stride), c = ld(i + 2 * stride);
-    st(i, a);
-    st(i + stride, b);
-    st(i + 2 * stride, c);
-  } else if (i + stride < n) {
-    const T a = ld(i), b = ld(i + stride);
-    st(i, a);
-    st(i + stride, b);
-  } else {
-    st(i, ld(i));
-  }
-}
-
 // Copies n units of U at byte offset `at` (src + at -> each destination + at).
 template <class Scope, class U, class D>
 __device__ __forceinline__ void copy_units(const D& d, const char* src_c, size_t at, size_t n) {
@@ -96,9 +69,10 @@ __device__ __forceinline__ void copy_units(const D& d, const char* src_c, size_t
       for (int k = 0; k < kCopyUnroll; ++k) dst[i + k * stride] = v[k];
     }
   }
-  copy_rest<U>(
-      i, stride, n, [&](size_t j) { return src[j]; },
-      [&](size_t j, const U& v) { store_all(d, at + j * sizeof(U), v); });
+  // At most kCopyUnroll - 1 units are left per thread: not unrolled, so no trip count
+  // (a division by the stride) is worked out for it.
+#pragma unroll 1
+  for (; i < n; i += stride) store_all(d, at + i * sizeof(U), src[i]);
 }
 
 // n units of 2^lg bytes (lg <= 4) at byte offset `at`.
@@ -206,9 +180,7 @@ __device__ __forceinline__ void scoped_strided_copy(T* dst, ptrdiff_t ds, const 
 #pragma unroll
     for (int k = 0; k < kCopyUnroll; ++k) dst[static_cast<ptrdiff_t>(i + k * stride) * ds] = v[k];
   }
-  copy_rest<T>(
-      i, stride, n, [&](size_t j) { return src[static_cast<ptrdiff_t>(j) * ss]; },
-      [&](size_t j, const T& v) { dst[static_cast<ptrdiff_t>(j) * ds] = v; });
+  for (; i < n; i += stride) dst[static_cast<ptrdiff_t>(i) * ds] = src[static_cast<ptrdiff_t>(i) * ss];
 }
 
 }  // namespace detail
