@@ -10,6 +10,10 @@
 #   suite.json      how the suite was run (command, git revision, GPUs, driver)
 #   machine.txt     nvidia-smi and topology; logs/<step>.log  each step's output
 #   summary.txt     the summary table (also printed last)
+# Where NVIDIA NVSHMEM is installed and the build made gshmem-perf-nvshmem (the same
+# benchmark sources built against NVSHMEM: perftest/nvshmem), every step runs a
+# second time with it, into the same results.jsonl ("lib": "nvshmem"; NCCL is not
+# timed again), and the summary puts the two side by side. NVSHMEM=0 skips that.
 # The build dir's paths are those of the machine that built it; BUILD_ROOT
 # (default /work/main) is linked to this checkout so that they resolve.
 set -uo pipefail
@@ -22,6 +26,7 @@ if [[ $here != "$root" && ! -e $root ]]; then
 fi
 [[ $build = /* ]] || build=$here/$build
 perf=$build/bin/gshmem-perf
+perf_nvshmem=$build/bin/gshmem-perf-nvshmem
 gshmrun=$build/bin/gshmrun
 for f in "$perf" "$gshmrun"; do
   [[ -x $f ]] || { echo "run_suite: $f not found (build it: cmake --build $build --target gshmem-perf gshmrun)"; exit 1; }
@@ -41,6 +46,15 @@ if [[ -z ${NCCL_LIB:-} ]] && ! ldconfig -p 2>/dev/null | grep -q 'libnccl.so.2 '
   [[ -n $d && -e $d/lib/libnccl.so.2 ]] && export NCCL_LIB=$d/lib/libnccl.so.2
 fi
 
+# NVSHMEM's libraries: the machine's nvidia-nvshmem wheel (what PyTorch installs).
+nvshmem_lib=
+if [[ ${NVSHMEM:-1} != 0 && -x $perf_nvshmem ]]; then
+  d=$(python3 -c "import nvidia.nvshmem as m; print(list(m.__path__)[0])" 2>/dev/null)
+  if [[ -n $d && -e $d/lib/libnvshmem_host.so.3 ]]; then nvshmem_lib=$d/lib
+  else echo "run_suite: gshmem-perf-nvshmem built, but no NVSHMEM library here (nvidia.nvshmem): NVSHMEM not timed"
+  fi
+fi
+
 {
   nvidia-smi --query-gpu=index,name,driver_version,memory.total,clocks.max.sm --format=csv
   nvidia-smi topo -m
@@ -49,15 +63,20 @@ gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -1)
 rev=${GSHMEM_GIT_REV:-$(git -C "$here" rev-parse HEAD 2>/dev/null || echo unknown)}
 dirty=$(git -C "$here" status --porcelain 2>/dev/null | grep -q . && echo true || echo false)
-printf '{"type":"suite","cmd":"%s","npes":%d,"gpu":"%s","driver":"%s","git":"%s","dirty":%s,"date":"%s","nccl_lib":"%s"}\n' \
+printf '{"type":"suite","cmd":"%s","npes":%d,"gpu":"%s","driver":"%s","git":"%s","dirty":%s,"date":"%s","nccl_lib":"%s","nvshmem_lib":"%s"}\n' \
   "perftest/run_suite.sh $*" "$npes" "$gpu" "$driver" "$rev" "$dirty" "$(date -u +%FT%TZ)" "${NCCL_LIB:-default loader path}" \
-  >"$out/suite.json"
+  "${nvshmem_lib:-none}" >"$out/suite.json"
 
 failed=()
+nv_failed=()  # NVSHMEM's steps: reported, but they do not fail gshmem's suite
 ran=0
-# step <name> <pes> <gshmem-perf arguments...>
+# step <name> <pes> <gshmem-perf arguments...>; runs $bin (gshmem-perf, or the NVSHMEM
+# build in the second pass) with $extra after the arguments.
+bin=$perf
+prefix=
+extra=()
 step() {
-  local name=$1 n=$2
+  local name=$prefix$1 n=$2
   shift 2
   local left=$((budget - ($(date +%s) - suite_start)))
   if ((left < 10)); then
@@ -67,32 +86,47 @@ step() {
   fi
   local t=$((left < 120 ? left : 120))
   local t0=$(date +%s)
-  timeout -k 5 "$t" "$gshmrun" -n "$n" --timeout "$((t - 2))" -- "$perf" "$@" --json "$results" >"$out/logs/$name.log" 2>&1
+  timeout -k 5 "$t" "$gshmrun" -n "$n" --timeout "$((t - 2))" -- "$bin" "$@" "${extra[@]}" --json "$results" \
+    >"$out/logs/$name.log" 2>&1
   local rc=$?
   printf 'run_suite: %-22s %2d PEs  %3d s  rc=%d\n' "$name" "$n" $(($(date +%s) - t0)) "$rc"
   ((rc == 77)) || ran=$((ran + 1))
-  ((rc == 0 || rc == 77)) || failed+=("$name(rc=$rc)")
+  if ((rc != 0 && rc != 77)); then
+    if [[ -n $prefix ]]; then nv_failed+=("$name(rc=$rc)"); else failed+=("$name(rc=$rc)"); fi
+  fi
 }
 
-# ---- point to point (2 PEs)
-step p2p_bw 2 put_bw get_bw
-step p2p_bw_bidir 2 put_bw get_bw --bidir
-step p2p_latency 2 put_latency get_latency pingpong_put pingpong_put_signal -s block
-# One thread / one warp moving large buffers is slow by nature: smaller sizes, fewer iterations.
-step p2p_latency_tw 2 put_latency get_latency pingpong_put pingpong_put_signal -s thread,warp -e 64K -n 200 -w 20
-step p2p_small 2 p_latency g_latency p_bw pingpong_p pingpong_signal pingpong_atomic atomic_latency atomic_bw
-step host_rma 2 host_put_bw host_get_bw host_put_latency host_get_latency
-# ---- collectives (NPES)
-step dev_sync "$npes" barrier sync barrier_team sync_team -s all
-step dev_coll "$npes" broadcast fcollect alltoall reduction reducescatter
-step dev_coll_tw "$npes" broadcast fcollect alltoall reduction reducescatter -s thread,warp -e 16K -n 50 -w 5
-step stream_sync "$npes" barrier_on_stream sync_on_stream barrier_team_on_stream sync_team_on_stream
-step stream_sync_graph "$npes" barrier_on_stream sync_on_stream barrier_team_on_stream sync_team_on_stream --graph
-step stream_coll "$npes" broadcast_on_stream fcollect_on_stream alltoall_on_stream reduction_on_stream \
-  reducescatter_on_stream -n 10 -r 5
-step stream_coll_graph "$npes" broadcast_on_stream fcollect_on_stream alltoall_on_stream reduction_on_stream \
-  reducescatter_on_stream -e 1M --graph
-step malloc "$npes" malloc -e 1G -f 4 -n 5
+steps() {
+  # ---- point to point (2 PEs)
+  step p2p_bw 2 put_bw get_bw
+  step p2p_bw_bidir 2 put_bw get_bw --bidir
+  step p2p_latency 2 put_latency get_latency pingpong_put pingpong_put_signal -s block
+  # One thread / one warp moving large buffers is slow by nature: smaller sizes, fewer iterations.
+  step p2p_latency_tw 2 put_latency get_latency pingpong_put pingpong_put_signal -s thread,warp -e 64K -n 200 -w 20
+  step p2p_small 2 p_latency g_latency p_bw pingpong_p pingpong_signal pingpong_atomic atomic_latency atomic_bw
+  step host_rma 2 host_put_bw host_get_bw host_put_latency host_get_latency
+  # ---- collectives (NPES)
+  step dev_sync "$npes" barrier sync barrier_team sync_team -s all
+  step dev_coll "$npes" broadcast fcollect alltoall reduction reducescatter
+  step dev_coll_tw "$npes" broadcast fcollect alltoall reduction reducescatter -s thread,warp -e 16K -n 50 -w 5
+  step stream_sync "$npes" barrier_on_stream sync_on_stream barrier_team_on_stream sync_team_on_stream
+  step stream_sync_graph "$npes" barrier_on_stream sync_on_stream barrier_team_on_stream sync_team_on_stream --graph
+  step stream_coll "$npes" broadcast_on_stream fcollect_on_stream alltoall_on_stream reduction_on_stream \
+    reducescatter_on_stream -n 10 -r 5
+  step stream_coll_graph "$npes" broadcast_on_stream fcollect_on_stream alltoall_on_stream reduction_on_stream \
+    reducescatter_on_stream -e 1M --graph
+  step malloc "$npes" malloc -e 1G -f 4 -n 5
+}
+
+steps
+if [[ -n $nvshmem_lib ]]; then
+  # The same steps timing NVSHMEM (its heap sized for the largest buffers; NCCL was timed above).
+  budget=$((budget + ${NVSHMEM_BUDGET_S:-240}))
+  bin=$perf_nvshmem prefix=nvshmem_ extra=(--no-nccl)
+  export LD_LIBRARY_PATH=$nvshmem_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  export NVSHMEM_SYMMETRIC_SIZE=${NVSHMEM_SYMMETRIC_SIZE:-8G}
+  steps
+fi
 
 echo "run_suite: $(($(date +%s) - suite_start)) s in all; results in $results"
 if ((ran == 0)); then
@@ -104,6 +138,9 @@ if command -v python3 >/dev/null; then
   ((PIPESTATUS[0] == 0)) || failed+=("summary(unverified results)")
 else
   grep -h '^{"type":"result"' "$results" | head -50
+fi
+if ((${#nv_failed[@]})); then
+  echo "run_suite: NVSHMEM steps that failed: ${nv_failed[*]} (logs in $out/logs; not counted against gshmem)"
 fi
 if ((${#failed[@]})); then
   echo "run_suite: FAILED steps: ${failed[*]} (logs in $out/logs)"

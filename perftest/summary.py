@@ -2,6 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Summary of gshmem-perf JSON lines: key sizes of every series, the issue's targets
 (shared/guide/targets.md) with PASS / MISS, and every result that did not verify.
+Lines of gshmem-perf-nvshmem ("lib": "nvshmem": the same benchmarks built against
+NVIDIA NVSHMEM) are set beside gshmem's: a side-by-side table and an NVSHMEM column
+in the targets.
 
 usage: summary.py results.jsonl [more.jsonl ...]
 """
@@ -44,6 +47,18 @@ def size_str(b):
     return str(b)
 
 
+def key_rows(rs):
+    """The first, last and key sizes of one series."""
+    sizes = [r["size"] for r in rs]
+    keep = {sizes[0], sizes[-1]} | (KEY_SIZES & set(sizes))
+    return [r for r in rs if r["size"] in keep]
+
+
+def cfg_str(r):
+    return "/".join(x for x in (r.get("scope"), r.get("dtype"), r.get("op"), "bidir" if r.get("bidir") else None,
+                                "graph" if r.get("graph") else None) if x)
+
+
 def print_series(rows):
     groups = {}
     for r in rows:
@@ -51,14 +66,8 @@ def print_series(rows):
     print(f"{'bench':<24} {'pes':>3} {'config':<26} {'size':>6} {'lat_med_us':>10} {'lat_p99_us':>10} "
           f"{'busbw':>8} {'nccl_busbw':>10} {'ratio':>6} {'extra':>10}  check")
     for key in sorted(groups, key=lambda k: tuple(str(x) for x in k)):
-        rs = sorted(groups[key], key=lambda r: r["size"])
-        sizes = [r["size"] for r in rs]
-        keep = {sizes[0], sizes[-1]} | (KEY_SIZES & set(sizes))
-        bench, pes, scope, dtype, op, bidir, graph, ctas, threads = key
-        cfg = "/".join(x for x in (scope, dtype, op, "bidir" if bidir else None, "graph" if graph else None) if x)
-        for r in rs:
-            if r["size"] not in keep:
-                continue
+        for r in key_rows(sorted(groups[key], key=lambda r: r["size"])):
+            bench, pes, cfg = r["bench"], r["pes"], cfg_str(r)
             extra = ""
             if r.get("ceiling_GBps"):
                 extra = f"ceil {r['ceiling_GBps']:.0f}"
@@ -68,6 +77,25 @@ def print_series(rows):
             print(f"{bench:<24} {pes:>3} {cfg:<26} {size_str(r['size']):>6} {fmt(r.get('lat_us_median'), '{:.3f}'):>10} "
                   f"{fmt(r.get('lat_us_p99'), '{:.3f}'):>10} {fmt(r.get('busbw_GBps')):>8} "
                   f"{fmt(r.get('nccl_busbw_GBps')):>10} {fmt(r.get('ratio')):>6} {extra:>10}  {ok}")
+
+
+def print_vs_nvshmem(rows, nv):
+    """gshmem beside NVSHMEM at every key size both measured."""
+    mine = {(series_key(r), r["size"]): r for r in rows}
+    groups = {}
+    for r in nv:
+        groups.setdefault(series_key(r), []).append(r)
+    print(f"{'bench':<24} {'pes':>3} {'config':<26} {'size':>6} {'gshmem_us':>10} {'nvshmem_us':>10} "
+          f"{'gshmem_bw':>9} {'nvshmem_bw':>10} {'ratio':>6}")
+    for key in sorted(groups, key=lambda k: tuple(str(x) for x in k)):
+        for n in key_rows(sorted(groups[key], key=lambda r: r["size"])):
+            g = mine.get((key, n["size"]))
+            gl, nl = (g or {}).get("lat_us_median"), n.get("lat_us_median")
+            ratio = nl / gl if gl and nl else None
+            bw = "busbw_GBps" if n.get("busbw_GBps") is not None else "algbw_GBps"
+            print(f"{n['bench']:<24} {n['pes']:>3} {cfg_str(n):<26} {size_str(n['size']):>6} "
+                  f"{fmt(gl, '{:.3f}'):>10} {fmt(nl, '{:.3f}'):>10} {fmt((g or {}).get(bw)):>9} "
+                  f"{fmt(n.get(bw)):>10} {fmt(ratio):>6}")
 
 
 def find(rows, bench, pes=None, size=None, **kv):
@@ -139,14 +167,23 @@ def main(argv):
     if len(argv) < 2:
         print(__doc__)
         return 2
-    rows = load(argv[1:])
+    every = load(argv[1:])
+    rows = [r for r in every if r.get("lib", "gshmem") == "gshmem"]
+    nv = [r for r in every if r.get("lib") == "nvshmem"]
     if not rows:
-        print("summary: no results")
+        print("summary: no gshmem results")
         return 1
     print("== results (key sizes of every series; ratio = NCCL time / gshmem time, > 1: gshmem faster)")
     print_series(rows)
     print()
-    print("== targets (shared/guide/targets.md)")
+    if nv:
+        print("== gshmem beside NVSHMEM, same run and benchmark sources (ratio = NVSHMEM time / gshmem time, "
+              "> 1: gshmem faster)")
+        print_vs_nvshmem(rows, nv)
+        print()
+    nv_targets = {t[0]: t for t in targets(nv)} if nv else {}
+    nv_by_key = {(series_key(r), r["size"]): r for r in nv}
+    print("== targets (shared/guide/targets.md)" + ("; NVSHMEM: the same measurement of NVSHMEM" if nv else ""))
     for label, value, unit, cmp, limit, r in targets(rows):
         if value is None:
             print(f"  {'n/a':<5} {label:<52} not measured")
@@ -156,9 +193,16 @@ def main(argv):
         if r is not None:
             cfg = f"  [{r['bench']} pes={r['pes']} size={size_str(r['size'])} {r.get('scope') or ''}" \
                   f"{' graph' if r.get('graph') else ''}]"
-        print(f"  {'PASS' if ok else 'MISS':<5} {label:<52} {value:9.3f} {unit} (target {cmp} {limit}){cfg}")
-    bad = [r for r in rows if not r.get("verified")]
+        other = ""
+        if nv:
+            v = nv_targets.get(label, (None, None))[1]
+            if unit == "x NCCL":  # NVSHMEM against the NCCL time of gshmem's row (NCCL is timed once)
+                n = nv_by_key.get((series_key(r), r["size"])) if r else None
+                v = r["nccl_lat_us_median"] / n["lat_us_median"] if n and r.get("nccl_lat_us_median") else None
+            other = f"  NVSHMEM {v:9.3f}" if v is not None else "  NVSHMEM       n/a"
+        print(f"  {'PASS' if ok else 'MISS':<5} {label:<52} {value:9.3f} {unit} (target {cmp} {limit}){other}{cfg}")
     print()
+    bad = [r for r in rows if not r.get("verified")]
     if bad:
         print(f"== {len(bad)} result(s) did NOT verify:")
         for r in bad:
@@ -166,6 +210,11 @@ def main(argv):
                   f"op={r.get('op')} note={r.get('note', '')}")
     else:
         print(f"== all {len(rows)} results verified")
+    if nv:
+        nv_bad = [r for r in nv if not r.get("verified")]
+        print(f"== NVSHMEM: {len(nv) - len(nv_bad)} of {len(nv)} results verified" +
+              ("; not verified: " + ", ".join(f"{r['bench']}/{cfg_str(r)}/{size_str(r['size'])}" for r in nv_bad[:20])
+               if nv_bad else ""))
     return 1 if bad else 0
 
 

@@ -9,9 +9,10 @@ usage: plot.py [-o OUTDIR] RESULTS [RESULTS ...]
 Writes, per benchmark with a size sweep, <bench>.png: median latency (log-log) and
 bandwidth (bus bandwidth as nccl-tests defines it) against size, one line per
 configuration (PE count, scope, datatype, op, bidir, graph), NCCL dashed in the
-same colour, the copy-engine ceiling dotted. Size-less benchmarks (barriers, p/g,
+same colour, NVSHMEM (lines of gshmem-perf-nvshmem, "lib": "nvshmem") dash-dotted with
+triangles, the copy-engine ceiling dotted. Size-less benchmarks (barriers, p/g,
 atomics, ping-pong without data) go into latency_summary.png (median, p99 as the
-whisker). overview.png puts the headline comparisons on one page.
+whisker; NVSHMEM's bar below gshmem's). overview.png puts the headline comparisons on one page.
 Needs matplotlib (pip install matplotlib).
 """
 import argparse
@@ -108,9 +109,10 @@ def fmt_size(b):
     return str(b)
 
 
-def plot_sweep(ax_lat, ax_bw, rows, title):
+def plot_sweep(ax_lat, ax_bw, rows, title, nv_rows=()):
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     bwf = bw_field(rows)
+    nv = series(nv_rows)
     for i, (name, rs) in enumerate(sorted(series(rows).items())):
         c = colors[i % len(colors)]
         x = [r["size"] for r in rs]
@@ -119,11 +121,18 @@ def plot_sweep(ax_lat, ax_bw, rows, title):
         if nccl:
             ax_lat.plot([r["size"] for r in nccl], [r["nccl_lat_us_median"] for r in nccl], "s--", color=c, ms=3,
                         label=f"NCCL {name}")
+        other = nv.get(name, [])
+        if other:
+            ax_lat.plot([r["size"] for r in other], [r["lat_us_median"] for r in other], "^-.", color=c, ms=3,
+                        label=f"NVSHMEM {name}")
         if ax_bw is not None and bwf:
             ax_bw.plot(x, [r.get(bwf) or 0 for r in rs], "o-", color=c, ms=3, label=f"gshmem {name}")
             if nccl:
                 ax_bw.plot([r["size"] for r in nccl], [r.get("nccl_busbw_GBps") or 0 for r in nccl], "s--", color=c,
                            ms=3, label=f"NCCL {name}")
+            if other:
+                ax_bw.plot([r["size"] for r in other], [r.get(bwf) or 0 for r in other], "^-.", color=c, ms=3,
+                           label=f"NVSHMEM {name}")
             ceil = [r for r in rs if r.get("ceiling_GBps")]
             if ceil:
                 ax_bw.plot([r["size"] for r in ceil], [r["ceiling_GBps"] for r in ceil], ":", color=c,
@@ -142,10 +151,10 @@ def plot_sweep(ax_lat, ax_bw, rows, title):
         ax_bw.legend(fontsize=6)
 
 
-def plot_bench(bench, rows, outdir, subtitle):
+def plot_bench(bench, rows, outdir, subtitle, nv_rows=()):
     has_bw = bw_field(rows) is not None
     fig, axes = plt.subplots(1, 2 if has_bw else 1, figsize=(13 if has_bw else 7, 4.8), squeeze=False)
-    plot_sweep(axes[0][0], axes[0][1] if has_bw else None, rows, f"{bench}  ({subtitle})")
+    plot_sweep(axes[0][0], axes[0][1] if has_bw else None, rows, f"{bench}  ({subtitle})", nv_rows)
     fig.tight_layout()
     path = os.path.join(outdir, f"{bench}.png")
     fig.savefig(path, dpi=110)
@@ -153,17 +162,30 @@ def plot_bench(bench, rows, outdir, subtitle):
     return path
 
 
-def plot_sizeless(rows, outdir, subtitle):
+def plot_sizeless(rows, outdir, subtitle, nv_rows=()):
     rows = [r for r in rows if r.get("lat_us_median") is not None]
     if not rows:
         return None
     rows.sort(key=lambda r: (r["bench"], r["pes"], str(r.get("scope")), str(r.get("op"))))
     names = [label(r, with_bench=True) for r in rows]
+    nv = {label(r, with_bench=True): r for r in nv_rows if r.get("lat_us_median") is not None}
+
+    def whisker(r):
+        return max(0.0, (r.get("lat_us_p99") or r["lat_us_median"]) - r["lat_us_median"])
+
     med = [r["lat_us_median"] for r in rows]
-    p99 = [max(0.0, (r.get("lat_us_p99") or r["lat_us_median"]) - r["lat_us_median"]) for r in rows]
-    fig, ax = plt.subplots(figsize=(9, max(3, 0.22 * len(rows) + 1)))
-    ax.barh(range(len(rows)), med, xerr=[[0] * len(rows), p99], color="tab:blue", alpha=0.8)
-    ax.set_yticks(range(len(rows)))
+    p99 = [whisker(r) for r in rows]
+    fig, ax = plt.subplots(figsize=(9, max(3, (0.36 if nv else 0.22) * len(rows) + 1)))
+    h = 0.4 if nv else 0.8
+    ax.barh(range(len(rows)), med, height=h, xerr=[[0] * len(rows), p99], color="tab:blue", alpha=0.8,
+            label="gshmem")
+    if nv:
+        idx = [i for i, n in enumerate(names) if n in nv]
+        ax.barh([i + h for i in idx], [nv[names[i]]["lat_us_median"] for i in idx], height=h,
+                xerr=[[0] * len(idx), [whisker(nv[names[i]]) for i in idx]], color="tab:green", alpha=0.8,
+                label="NVSHMEM")
+        ax.legend(fontsize=7)
+    ax.set_yticks([i + (h / 2 if nv else 0) for i in range(len(rows))])
     ax.set_yticklabels(names, fontsize=6)
     ax.invert_yaxis()
     ax.set_xlabel("median latency (us); whisker: p99")
@@ -176,7 +198,7 @@ def plot_sizeless(rows, outdir, subtitle):
     return path
 
 
-def plot_overview(by_bench, outdir, subtitle):
+def plot_overview(by_bench, outdir, subtitle, nv_by_bench=None):
     present = [(b, t) for b, t in OVERVIEW if b in by_bench]
     if not present:
         return None
@@ -194,6 +216,10 @@ def plot_overview(by_bench, outdir, subtitle):
             if nccl:
                 ax.plot([r["size"] for r in nccl], [r["nccl_busbw_GBps"] for r in nccl], "s--", color=c, ms=3,
                         label=f"NCCL {name}")
+            other = series((nv_by_bench or {}).get(b, [])).get(name, [])
+            if other and bwf:
+                ax.plot([r["size"] for r in other], [r.get(bwf) or 0 for r in other], "^-.", color=c, ms=3,
+                        label=f"NVSHMEM {name}")
         ax.set_title(t, fontsize=9)
         ax.set_ylabel("bus bandwidth (GB/s)")
         size_axis(ax)
@@ -201,7 +227,7 @@ def plot_overview(by_bench, outdir, subtitle):
         ax.legend(fontsize=6)
     for ax in [a for row in axes for a in row][len(present):]:
         ax.axis("off")
-    fig.suptitle(f"gshmem vs NCCL ({subtitle})", fontsize=10)
+    fig.suptitle(f"gshmem vs NCCL{' and NVSHMEM' if nv_by_bench else ''} ({subtitle})", fontsize=10)
     fig.tight_layout()
     path = os.path.join(outdir, "overview.png")
     fig.savefig(path, dpi=110)
@@ -221,20 +247,23 @@ def main(argv):
     first = a.results[0]
     outdir = a.outdir or os.path.join(first if os.path.isdir(first) else os.path.dirname(first) or ".", "plots")
     os.makedirs(outdir, exist_ok=True)
+    headers = [x for x in headers if x.get("lib", "gshmem") == "gshmem"] or headers
     h = headers[0] if headers else {}
     subtitle = ", ".join(x for x in (h.get("gpu"), f"driver {h['driver']}" if h.get("driver") else None,
                                       h.get("date", "")[:10]) if x) or "gshmem-perf"
-    by_bench = {}
+    by_bench, nv_by_bench = {}, {}
     for r in rows:
-        by_bench.setdefault(r["bench"], []).append(r)
+        (nv_by_bench if r.get("lib") == "nvshmem" else by_bench).setdefault(r["bench"], []).append(r)
     written = []
-    sizeless = []
+    sizeless, nv_sizeless = [], []
     for bench, rs in sorted(by_bench.items()):
         if len({r["size"] for r in rs}) > 1:
-            written.append(plot_bench(bench, rs, outdir, subtitle))
+            written.append(plot_bench(bench, rs, outdir, subtitle, nv_by_bench.get(bench, [])))
         else:
             sizeless.extend(rs)
-    for p in (plot_sizeless(sizeless, outdir, subtitle), plot_overview(by_bench, outdir, subtitle)):
+            nv_sizeless.extend(nv_by_bench.get(bench, []))
+    for p in (plot_sizeless(sizeless, outdir, subtitle, nv_sizeless),
+              plot_overview(by_bench, outdir, subtitle, nv_by_bench)):
         if p:
             written.append(p)
     for p in written:

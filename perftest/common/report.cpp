@@ -90,6 +90,22 @@ std::string driver_version() {
   return line;
 }
 
+// The library a run timed: gshmem, or what perftest/nvshmem's shim defines.
+#ifndef GSHMEM_PERF_LIB
+#define GSHMEM_PERF_LIB "gshmem"
+#endif
+std::string lib_version() {
+#ifdef GSHMEM_PERF_LIB_VERSION
+  int maj = 0, min = 0, patch = 0;
+  GSHMEM_PERF_LIB_VERSION(&maj, &min, &patch);
+  return std::to_string(maj) + "." + std::to_string(min) + "." + std::to_string(patch);
+#else
+  int maj = 0, min = 0;
+  gshmem_info_get_version(&maj, &min);
+  return std::to_string(maj) + "." + std::to_string(min);
+#endif
+}
+
 std::string fmt(const char* f, double v) {
   char b[64];
   snprintf(b, sizeof(b), f, v);
@@ -163,10 +179,9 @@ Row aggregate(const Bench& b, const Case& c, const std::vector<PeSummary>& pes, 
 }
 
 std::string header_json(const Ctx& ctx) {
-  int drv = 0, rtv = 0, maj = 0, min = 0;
+  int drv = 0, rtv = 0;
   cudaDriverGetVersion(&drv);
   cudaRuntimeGetVersion(&rtv);
-  gshmem_info_get_version(&maj, &min);
   char host[256] = "";
   gethostname(host, sizeof(host) - 1);
   char date[64];
@@ -179,7 +194,7 @@ std::string header_json(const Ctx& ctx) {
   Json j;
   j.str("type", "header").str("cmd", ctx.opt.command).num("pes", ctx.npes).str("gpu", ctx.gpu_name);
   j.num("gpus_visible", ngpus).str("driver", driver_version()).num("cuda_driver", drv).num("cuda_runtime", rtv);
-  j.str("gshmem", std::to_string(maj) + "." + std::to_string(min)).str("host", host).str("date", date);
+  j.str("lib", GSHMEM_PERF_LIB).str("lib_version", lib_version()).str("host", host).str("date", date);
   for (const char* v : {"NCCL_LIB", "NCCL_NVLS_ENABLE", "GSHMEM_SYMMETRIC_SIZE", "GSHMEM_DISABLE_VMM",
                         "CUDA_VISIBLE_DEVICES"}) {
     const char* e = getenv(v);
@@ -229,7 +244,7 @@ std::string table_row(const Bench& b, const Case& c, const Row& r) {
 
 std::string result_json(const Ctx& ctx, const Bench& b, const Case& c, const Result& r0, const Row& r) {
   Json j;
-  j.str("type", "result").str("bench", b.name).str("kind", b.kind == Kind::device ? "device" : "host");
+  j.str("type", "result").str("lib", GSHMEM_PERF_LIB).str("bench", b.name).str("kind", b.kind == Kind::device ? "device" : "host");
   j.num("pes", ctx.npes).u64("size", r.size);
   if (b.kind == Kind::device) j.str("scope", name_of(c.scope));
   else j.null("scope");

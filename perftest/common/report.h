@@ -3,10 +3,11 @@
 // table row and one JSON line. A collective's time is the slowest PE's (max over
 // the PEs that timed it) for gshmem and NCCL alike.
 //
-// JSON lines (one object per line; plot.py and summary.py read them):
+// JSON lines (one object per line; plot.py and summary.py read them). "lib" is
+// "gshmem", or "nvshmem" in gshmem-perf-nvshmem (perftest/nvshmem):
 //   {"type":"header", "cmd", "pes", "gpu", "driver", "cuda_driver", "cuda_runtime",
-//    "gshmem", "host", "date"}                                 once per process
-//   {"type":"result", "bench", "kind", "pes", "size", "scope", "dtype", "op", "ctas",
+//    "lib", "lib_version", "host", "date"}                     once per process
+//   {"type":"result", "lib", "bench", "kind", "pes", "size", "scope", "dtype", "op", "ctas",
 //    "threads", "iters", "warmup", "reps", "bidir", "graph", "timer",
 //    "lat_us_median", "lat_us_p99", "algbw_GBps", "busbw_GBps",
 //    ["nccl_lat_us_median", "nccl_lat_us_p99", "nccl_algbw_GBps", "nccl_busbw_GBps",

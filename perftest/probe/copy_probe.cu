@@ -7,11 +7,13 @@
 // Variants:
 //   ce            cudaMemcpyPeerAsync (the copy engines)
 //   st.v4 c x t   16-byte loads/stores, 4 in flight per thread (gshmem's copy loop)
+//   split c x t x k  the same, each CTA's part copied as k contiguous pieces at once
 //   tma c S B     one thread per CTA drives the TMA: bulk loads into S shared-memory
 //                 stages of B bytes, bulk stores from them (cp.async.bulk, sm_90)
 //   one CTA     a 8 KiB - 1 MiB put from one CTA + fence.sc.sys (putmem_block + quiet):
 //               1024 threads' 16-byte stores against TMA bulk stores, timed in the kernel
 // "put" writes GPU 1's memory from a kernel on GPU 0, "get" reads it into GPU 0.
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -50,6 +52,56 @@ __global__ void k_st_v4(uint4* dst, const uint4* src, size_t n) {
 __global__ void k_st_v4_chunked(uint4* dst, const uint4* src, size_t n) {
   const size_t per = n / gridDim.x;
   copy_v4(dst + blockIdx.x * per, src + blockIdx.x * per, per, threadIdx.x, blockDim.x);
+}
+
+// Block-chunked, and the CTA's part split again into `streams` contiguous pieces, each
+// copied by blockDim.x / streams threads (streams = 32 at 1024 threads: one piece a warp).
+// More pieces: more separate address streams in flight at the peer's memory at once.
+__global__ void k_st_v4_split(uint4* dst, const uint4* src, size_t n, int streams) {
+  const size_t per = n / gridDim.x;
+  const int group = blockDim.x / streams, g = threadIdx.x / group;
+  const size_t piece = per / streams;
+  const size_t at = blockIdx.x * per + g * piece;
+  copy_v4(dst + at, src + at, piece, threadIdx.x % group, group);
+}
+
+// Put-loop variants at the put bandwidth target's shape (block-chunked): U loads in
+// flight per thread; the store instruction (kind K: 0 plain C++, 1 st.global, 2 .cg,
+// 3 .cs, 4 .wt, 5 st.relaxed.sys, 6 .L1::no_allocate); CONTIG: each thread's U units
+// side by side (a warp's store covers 32 x 16 B spread U x 16 B apart) instead of
+// blockDim apart (a warp's store covers 512 B in a row).
+template <int K>
+__device__ __forceinline__ void store_v4(uint4* p, uint4 v) {
+  if constexpr (K == 0) *p = v;
+  else if constexpr (K == 1)
+    asm volatile("st.global.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
+  else if constexpr (K == 2)
+    asm volatile("st.global.cg.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
+  else if constexpr (K == 3)
+    asm volatile("st.global.cs.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
+  else if constexpr (K == 4)
+    asm volatile("st.global.wt.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
+  else if constexpr (K == 5)
+    asm volatile("st.relaxed.sys.global.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
+                 : "memory");
+  else
+    asm volatile("st.global.L1::no_allocate.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z),
+                 "r"(v.w)
+                 : "memory");
+}
+template <int U, int K, bool CONTIG>
+__global__ void k_put_variant(uint4* __restrict__ dst, const uint4* __restrict__ src, size_t n) {
+  const size_t per = n / gridDim.x;
+  dst += blockIdx.x * per;
+  src += blockIdx.x * per;
+  const size_t t = blockDim.x;
+  for (size_t i = CONTIG ? threadIdx.x * U : threadIdx.x; i < per; i += U * t) {
+    uint4 v[U];
+#pragma unroll
+    for (int k = 0; k < U; ++k) v[k] = src[CONTIG ? i + k : i + k * t];
+#pragma unroll
+    for (int k = 0; k < U; ++k) store_v4<K>(dst + (CONTIG ? i + k : i + k * t), v[k]);
+  }
 }
 
 __device__ __forceinline__ uint32_t smem_addr(const void* p) {
@@ -169,6 +221,32 @@ __global__ void k_one_cta_tma(char* dst, const char* src, int bytes, int chunk, 
   *us = (globaltimer() - t0) / 1e3 / iters;
 }
 
+// `bytes` of GPU `dev`'s memory through the VMM API (cuMemCreate + cuMemMap), its
+// virtual range aligned to `align`, readable and writable from GPUs 0 and 1: the
+// driver picks larger pages for larger aligned ranges.
+char* vmm_alloc(int dev, size_t bytes, size_t align) {
+  CUmemAllocationProp prop = {};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = dev;
+  size_t gran = 0;
+  if (cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED) != CUDA_SUCCESS) return nullptr;
+  bytes = (bytes + align - 1) / align * align;
+  CUdeviceptr va = 0;
+  CUmemGenericAllocationHandle h;
+  if (cuMemAddressReserve(&va, bytes, align, 0, 0) != CUDA_SUCCESS) return nullptr;
+  if (cuMemCreate(&h, bytes, &prop, 0) != CUDA_SUCCESS) return nullptr;
+  if (cuMemMap(va, bytes, 0, h, 0) != CUDA_SUCCESS) return nullptr;
+  CUmemAccessDesc a[2] = {};
+  for (int d = 0; d < 2; ++d) {
+    a[d].location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    a[d].location.id = d;
+    a[d].flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  }
+  if (cuMemSetAccess(va, bytes, a, 2) != CUDA_SUCCESS) return nullptr;
+  return reinterpret_cast<char*>(va);
+}
+
 struct Timer {
   cudaEvent_t a, b;
   Timer() {
@@ -260,6 +338,71 @@ int main(int argc, char** argv) {
     poison(rem);
     best = best_gbps(bytes, [&] { k_st_v4_chunked<<<c, 1024>>>((uint4*)rem, (const uint4*)loc, n4); }, &med);
     report("put", what, best, med, check(rem, loc, bytes));
+  }
+  // The put bandwidth target's shape (32 CTAs x 1024, one part a CTA) with the CTA's part
+  // copied as 1 (the library's loop), 2, 4, 8 or 32 separate streams.
+  for (int c : {32, 64}) {
+    for (int st : {1, 2, 4, 8, 32}) {
+      char what[64];
+      snprintf(what, sizeof what, "st.v4 split %d x 1024 x %d", c, st);
+      poison(rem);
+      best = best_gbps(bytes, [&] { k_st_v4_split<<<c, 1024>>>((uint4*)rem, (const uint4*)loc, n4, st); }, &med);
+      report("put", what, best, med, check(rem, loc, bytes));
+      poison(loc2);
+      best = best_gbps(bytes, [&] { k_st_v4_split<<<c, 1024>>>((uint4*)loc2, (const uint4*)rem, n4, st); }, &med);
+      report("get", what, best, med, check(loc2, rem, bytes));
+    }
+  }
+  // Put-loop variants at 32 CTAs x 1024 (k_put_variant): unroll, store instruction, layout.
+  {
+    auto put_variant = [&](const char* what, void (*k)(uint4*, const uint4*, size_t)) {
+      poison(rem);
+      best = best_gbps(bytes, [&] { k<<<32, 1024>>>((uint4*)rem, (const uint4*)loc, n4); }, &med);
+      report("put", what, best, med, check(rem, loc, bytes));
+    };
+    put_variant("var U4 plain", k_put_variant<4, 0, false>);
+    put_variant("var U8 plain", k_put_variant<8, 0, false>);
+    put_variant("var U16 plain", k_put_variant<16, 0, false>);
+    put_variant("var U2 plain", k_put_variant<2, 0, false>);
+    put_variant("var U1 plain", k_put_variant<1, 0, false>);
+    put_variant("var U4 st.global", k_put_variant<4, 1, false>);
+    put_variant("var U4 st.cg", k_put_variant<4, 2, false>);
+    put_variant("var U4 st.cs", k_put_variant<4, 3, false>);
+    put_variant("var U4 st.wt", k_put_variant<4, 4, false>);
+    put_variant("var U4 st.relaxed.sys", k_put_variant<4, 5, false>);
+    put_variant("var U4 st.L1::no_allocate", k_put_variant<4, 6, false>);
+    put_variant("var U4 plain contig", k_put_variant<4, 0, true>);
+    put_variant("var U8 plain contig", k_put_variant<8, 0, true>);
+    put_variant("var U2 plain contig", k_put_variant<2, 0, true>);
+    put_variant("var U8 st.cs", k_put_variant<8, 3, false>);
+    put_variant("var U8 st.wt", k_put_variant<8, 4, false>);
+    // 120 KiB of (unused) shared memory a CTA: one CTA an SM, whatever the registers allow.
+    PROBE_CHECK(cudaFuncSetAttribute(k_put_variant<4, 0, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     120 * 1024));
+    poison(rem);
+    best = best_gbps(bytes, [&] { k_put_variant<4, 0, false><<<32, 1024, 120 * 1024>>>((uint4*)rem, (const uint4*)loc, n4); },
+                     &med);
+    report("put", "var U4 plain 1 CTA/SM", best, med, check(rem, loc, bytes));
+  }
+  // The destination allocated through the VMM API with its virtual range aligned to 2 MiB,
+  // 512 MiB or 1 GiB (page size), puts and gets at 32 CTAs x 1024.
+  for (size_t align : {size_t{2} << 20, size_t{512} << 20, size_t{1} << 30}) {
+    char* v = vmm_alloc(1, bytes, align);
+    char what[64];
+    if (!v) {
+      printf("vmm_alloc with alignment %zu MiB failed\n", align >> 20);
+      continue;
+    }
+    for (int c : {32, 64}) {  // k_st_v4_chunked needs a CTA count that divides the units
+      snprintf(what, sizeof what, "vmm %zuM st.v4 chunked %d", align >> 20, c);
+      poison(v);
+      best = best_gbps(bytes, [&] { k_st_v4_chunked<<<c, 1024>>>((uint4*)v, (const uint4*)loc, n4); }, &med);
+      report("put", what, best, med, check(v, loc, bytes));
+      PROBE_CHECK(cudaMemcpy(v, loc, bytes, cudaMemcpyDefault));
+      poison(loc2);
+      best = best_gbps(bytes, [&] { k_st_v4_chunked<<<c, 1024>>>((uint4*)loc2, (const uint4*)v, n4); }, &med);
+      report("get", what, best, med, check(loc2, v, bytes));
+    }
   }
   struct Tma { int c, s, b; };
   for (Tma v : std::vector<Tma>{{32, 4, 32768}, {32, 6, 32768}, {64, 4, 32768}, {64, 3, 65536},
