@@ -244,7 +244,8 @@ std::string table_row(const Bench& b, const Case& c, const Row& r) {
 
 std::string result_json(const Ctx& ctx, const Bench& b, const Case& c, const Result& r0, const Row& r) {
   Json j;
-  j.str("type", "result").str("lib", GSHMEM_PERF_LIB).str("bench", b.name).str("kind", b.kind == Kind::device ? "device" : "host");
+  j.str("type", "result").str("lib", GSHMEM_PERF_LIB).str("bench", b.name);
+  j.str("kind", b.kind == Kind::device ? "device" : "host");
   j.num("pes", ctx.npes).u64("size", r.size);
   if (b.kind == Kind::device) j.str("scope", name_of(c.scope));
   else j.null("scope");

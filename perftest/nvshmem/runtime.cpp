@@ -4,7 +4,6 @@
 // through a file named after the job.
 #include <gshmem/gshmem.h>
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <string>
 
 namespace {

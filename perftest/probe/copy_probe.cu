@@ -70,25 +70,19 @@ __global__ void k_st_v4_split(uint4* dst, const uint4* src, size_t n, int stream
 // 3 .cs, 4 .wt, 5 st.relaxed.sys, 6 .L1::no_allocate); CONTIG: each thread's U units
 // side by side (a warp's store covers 32 x 16 B spread U x 16 B apart) instead of
 // blockDim apart (a warp's store covers 512 B in a row).
+#define PROBE_ST_V4(OP) \
+  asm volatile(OP " [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory")
 template <int K>
 __device__ __forceinline__ void store_v4(uint4* p, uint4 v) {
   if constexpr (K == 0) *p = v;
-  else if constexpr (K == 1)
-    asm volatile("st.global.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
-  else if constexpr (K == 2)
-    asm volatile("st.global.cg.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
-  else if constexpr (K == 3)
-    asm volatile("st.global.cs.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
-  else if constexpr (K == 4)
-    asm volatile("st.global.wt.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
-  else if constexpr (K == 5)
-    asm volatile("st.relaxed.sys.global.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
-                 : "memory");
-  else
-    asm volatile("st.global.L1::no_allocate.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z),
-                 "r"(v.w)
-                 : "memory");
+  else if constexpr (K == 1) PROBE_ST_V4("st.global.v4.u32");
+  else if constexpr (K == 2) PROBE_ST_V4("st.global.cg.v4.u32");
+  else if constexpr (K == 3) PROBE_ST_V4("st.global.cs.v4.u32");
+  else if constexpr (K == 4) PROBE_ST_V4("st.global.wt.v4.u32");
+  else if constexpr (K == 5) PROBE_ST_V4("st.relaxed.sys.global.v4.u32");
+  else PROBE_ST_V4("st.global.L1::no_allocate.v4.u32");
 }
+#undef PROBE_ST_V4
 template <int U, int K, bool CONTIG>
 __global__ void k_put_variant(uint4* __restrict__ dst, const uint4* __restrict__ src, size_t n) {
   const size_t per = n / gridDim.x;
@@ -380,8 +374,9 @@ int main(int argc, char** argv) {
     PROBE_CHECK(cudaFuncSetAttribute(k_put_variant<4, 0, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      120 * 1024));
     poison(rem);
-    best = best_gbps(bytes, [&] { k_put_variant<4, 0, false><<<32, 1024, 120 * 1024>>>((uint4*)rem, (const uint4*)loc, n4); },
-                     &med);
+    best = best_gbps(
+        bytes, [&] { k_put_variant<4, 0, false><<<32, 1024, 120 * 1024>>>((uint4*)rem, (const uint4*)loc, n4); },
+        &med);
     report("put", "var U4 plain 1 CTA/SM", best, med, check(rem, loc, bytes));
   }
   // The destination allocated through the VMM API with its virtual range aligned to 2 MiB,

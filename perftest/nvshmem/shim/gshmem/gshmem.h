@@ -348,13 +348,21 @@ template <class T> __device__ __forceinline__ T atomic_compare_swap(T* d, T c, T
 template <class T> __device__ __forceinline__ void atomic_inc(T* d, int pe) { amo<T>::inc(d, pe); }
 template <class T> __device__ __forceinline__ T atomic_fetch_inc(T* d, int pe) { return amo<T>::fetch_inc(d, pe); }
 template <class T> __device__ __forceinline__ void atomic_add(T* d, T v, int pe) { amo<T>::add(d, v, pe); }
-template <class T> __device__ __forceinline__ T atomic_fetch_add(T* d, T v, int pe) { return amo<T>::fetch_add(d, v, pe); }
+template <class T> __device__ __forceinline__ T atomic_fetch_add(T* d, T v, int pe) {
+  return amo<T>::fetch_add(d, v, pe);
+}
 template <class T> __device__ __forceinline__ void atomic_and(T* d, T v, int pe) { amo<T>::and_(d, v, pe); }
-template <class T> __device__ __forceinline__ T atomic_fetch_and(T* d, T v, int pe) { return amo<T>::fetch_and(d, v, pe); }
+template <class T> __device__ __forceinline__ T atomic_fetch_and(T* d, T v, int pe) {
+  return amo<T>::fetch_and(d, v, pe);
+}
 template <class T> __device__ __forceinline__ void atomic_or(T* d, T v, int pe) { amo<T>::or_(d, v, pe); }
-template <class T> __device__ __forceinline__ T atomic_fetch_or(T* d, T v, int pe) { return amo<T>::fetch_or(d, v, pe); }
+template <class T> __device__ __forceinline__ T atomic_fetch_or(T* d, T v, int pe) {
+  return amo<T>::fetch_or(d, v, pe);
+}
 template <class T> __device__ __forceinline__ void atomic_xor(T* d, T v, int pe) { amo<T>::xor_(d, v, pe); }
-template <class T> __device__ __forceinline__ T atomic_fetch_xor(T* d, T v, int pe) { return amo<T>::fetch_xor(d, v, pe); }
+template <class T> __device__ __forceinline__ T atomic_fetch_xor(T* d, T v, int pe) {
+  return amo<T>::fetch_xor(d, v, pe);
+}
 // clang-format on
 
 }  // namespace gshmem
