@@ -66,7 +66,9 @@ inline void destroy_test_teams(std::vector<TestTeam>& v) {
 }
 
 // ---------------------------------------------------------------- forms
-enum class Form { thread_c, warp_c, block_c, thread_cpp, warp_cpp, block_cpp, warp20, block1000, host, stream };
+// mixed: on-stream on even world PEs, a device block of 256 on odd ones (the
+// library's multi-CTA kernels and the device API in one call, which must agree).
+enum class Form { thread_c, warp_c, block_c, thread_cpp, warp_cpp, block_cpp, warp20, block1000, host, stream, mixed };
 constexpr Form kAllForms[] = {Form::thread_c,  Form::warp_c, Form::block_c,   Form::thread_cpp, Form::warp_cpp,
                               Form::block_cpp, Form::warp20, Form::block1000, Form::host,       Form::stream};
 // The forms through the C names only (typed sweeps).
@@ -84,6 +86,7 @@ inline const char* form_name(Form f) {
     case Form::block1000: return "device block of 1000 (C)";
     case Form::host: return "host";
     case Form::stream: return "on-stream";
+    case Form::mixed: return "on-stream (even PEs) with device block (odd PEs)";
   }
   return "?";
 }
@@ -127,6 +130,7 @@ inline int run_form(Form f, Dev dev, Host host, Stream on_stream) {
       CUDA_CHECK(cudaStreamSynchronize(test_stream()));
       return r;
     }
+    case Form::mixed: return run_form(gshmem_my_pe() % 2 ? Form::block_c : Form::stream, dev, host, on_stream);
   }
   return -1;
 }

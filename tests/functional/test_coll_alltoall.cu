@@ -2,7 +2,8 @@
 // alltoall and alltoalls on teams (WORLD, tail 1..N-1, evens, 2D rows and columns):
 //   - gshmem_alltoallmem in every form (device thread / warp / partial warp /
 //     block / 1000-thread block through the C names and the C++ template, host,
-//     on-stream), 0 .. 262147 bytes per pair (multi-lane, many CTAs);
+//     on-stream), 0 .. 262147 bytes per pair (multi-lane, many CTAs), the
+//     largest also with on-stream and device block calls mixed (Form::mixed);
 //   - gshmem_alltoallsmem and typed alltoalls with dst, sst in {1, 2, 3}: every
 //     element lands at its strided place and the holes between keep the poison;
 //   - every typed C name of both, long double on the host.
@@ -167,7 +168,8 @@ void mem_tests(Bufs& b, const std::vector<TestTeam>& teams) {
   for (const TestTeam& t : teams) {
     for (size_t n : {0, 1, 7, 16, 1000, 65539})  // up to 16: the LL path
       for (Form f : kAllForms) a2a_case<ty_bytes>(b, t, f, n, 1, 1, false, false);
-    for (Form f : {Form::thread_c, Form::warp_cpp, Form::block_c, Form::block1000, Form::host, Form::stream})
+    for (Form f : {Form::thread_c, Form::warp_cpp, Form::block_c, Form::block1000, Form::host, Form::stream,
+                   Form::mixed})
       a2a_case<ty_bytes>(b, t, f, 262147, 1, 1, false, false);
     for (ptrdiff_t dst : {1, 2, 3})
       for (ptrdiff_t sst : {1, 2, 3})
@@ -175,7 +177,8 @@ void mem_tests(Bufs& b, const std::vector<TestTeam>& teams) {
           for (Form f : {Form::thread_c, Form::warp_c, Form::block_cpp, Form::host, Form::stream})
             a2a_case<ty_bytes>(b, t, f, n, dst, sst, true, false);
   }
-  for (Form f : {Form::block_c, Form::host, Form::stream}) a2a_case<ty_bytes>(b, teams[0], f, 65536 + 5, 3, 2, true, false);
+  for (Form f : {Form::block_c, Form::host, Form::stream, Form::mixed})
+    a2a_case<ty_bytes>(b, teams[0], f, 65536 + 5, 3, 2, true, false);
 }
 
 void typed_tests(Bufs& b, const std::vector<TestTeam>& teams) {

@@ -7,6 +7,8 @@
 //     source, in place on the root (source == dest);
 //   - 4 MiB + 13 bytes from the last team PE: the relay algorithm at >= 3 PEs,
 //     32 lanes / CTAs on the host and stream forms;
+//   - the multi-lane sizes also with on-stream calls on even PEs and device
+//     block calls on odd ones in the same broadcast (Form::mixed);
 //   - every typed C name (gshmem_TYPE_broadcast, _warp, _block, _on_stream, and
 //     long double on the host) with several counts.
 // Destinations are poisoned with guard zones; every member checks every byte
@@ -134,9 +136,11 @@ void mem_tests(Bufs& b, const std::vector<TestTeam>& teams) {
         mem_case(b, t, f, n, 0, 0, true);
   // Multi-lane sizes; at >= 3 PEs the relay through the non-roots.
   for (const TestTeam& t : {teams[0], teams[1]})
-    for (Form f : {Form::thread_c, Form::warp_cpp, Form::block_c, Form::block1000, Form::host, Form::stream})
+    for (Form f : {Form::thread_c, Form::warp_cpp, Form::block_c, Form::block1000, Form::host, Form::stream,
+                   Form::mixed})
       for (int root : {0, last_pe(t)}) mem_case(b, t, f, 1000003, root, 0, false);
-  for (Form f : {Form::block_c, Form::host, Form::stream}) mem_case(b, teams[0], f, (4u << 20) + 13, npes - 1, 3, false);
+  for (Form f : {Form::block_c, Form::host, Form::stream, Form::mixed})
+    mem_case(b, teams[0], f, (4u << 20) + 13, npes - 1, 3, false);
   mem_case(b, teams[0], Form::stream, (4u << 20) + 13, 1 % npes, 0, true);
 }
 

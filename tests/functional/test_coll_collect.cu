@@ -2,7 +2,8 @@
 // fcollect and collect on teams (WORLD, tail 1..N-1, evens, 2D rows and columns):
 //   - gshmem_fcollectmem in every form (device thread / warp / partial warp /
 //     block / 1000-thread block through the C names and the C++ template, host,
-//     on-stream), 0 .. 262147 bytes per PE (multi-lane, many CTAs);
+//     on-stream), 0 .. 262147 bytes per PE (multi-lane, many CTAs), the
+//     multi-lane cases also with on-stream and device block calls mixed;
 //   - gshmem_collectmem with per-PE sizes that differ (zeros included, one PE
 //     contributing alone, 200000 + 1001 i bytes), offsets from the exclusive
 //     scan over the team;
@@ -167,7 +168,8 @@ void mem_tests(Bufs& b, const std::vector<TestTeam>& teams) {
       gather_case<ty_bytes>(b, t, f, 0, 5, false);
       gather_case<ty_bytes>(b, t, f, 1, 1000, false);
     }
-    for (Form f : {Form::thread_c, Form::warp_cpp, Form::block_c, Form::block1000, Form::host, Form::stream}) {
+    for (Form f : {Form::thread_c, Form::warp_cpp, Form::block_c, Form::block1000, Form::host, Form::stream,
+                   Form::mixed}) {
       gather_case<ty_bytes>(b, t, f, -1, 262147, false);
       gather_case<ty_bytes>(b, t, f, 2, 200000, false);
       gather_case<ty_bytes>(b, t, f, 1, 262147, false);

@@ -31,50 +31,89 @@ struct Args {
   int elem_bytes;
   ptrdiff_t dst, sst;
   int root;
+  int parts;  // pieces per lane (grid.cuh)
 };
 
 // Names in device-side messages (wait timeouts) must live in device memory.
 __global__ void __launch_bounds__(kThreads) k_broadcast(Args a) {
   const gshmemi_team t = detail::team_entry(a.team);
-  detail::bcast_op op("gshmem broadcast (host/stream)", a.dest, a.source, a.nelems * a.elem_bytes, a.root, t);
-  run_grid(t, op, false);
+  const char* call = "gshmem broadcast (host/stream)";
+  const uint64_t nbytes = a.nelems * a.elem_bytes;
+  const detail::bcast_plan p = detail::plan_broadcast(nbytes, t.size);
+  if (p.relay) {
+    detail::bcast_relay_op op(call, a.dest, a.source, nbytes, a.root, p);
+    run_grid(t, op, 1);
+  } else {
+    detail::bcast_op op(call, a.dest, a.source, nbytes, a.root, t, p);
+    run_grid(t, op, a.parts);
+  }
 }
 __global__ void __launch_bounds__(kThreads) k_fcollect(Args a) {
   const gshmemi_team t = detail::team_entry(a.team);
   detail::fcollect_op op("gshmem fcollect (host/stream)", a.dest, a.source, a.nelems * a.elem_bytes, t);
-  run_grid(t, op, false);
+  run_grid(t, op, a.parts);
 }
 __global__ void __launch_bounds__(kThreads) k_collect(Args a) {
   const gshmemi_team t = detail::team_entry(a.team);
   detail::collect_op op("gshmem collect (host/stream)", a.dest, a.source, a.nelems * a.elem_bytes);
-  run_grid(t, op, true);
+  run_grid(t, op, a.parts);
 }
 __global__ void __launch_bounds__(kThreads) k_alltoall(Args a) {
   const gshmemi_team t = detail::team_entry(a.team);
   detail::alltoall_op op("gshmem alltoall (host/stream)", a.dest, a.source, a.nelems * a.elem_bytes, t);
-  run_grid(t, op, false);
+  run_grid(t, op, a.parts);
 }
 __global__ void __launch_bounds__(kThreads) k_alltoalls(Args a) {
   const gshmemi_team t = detail::team_entry(a.team);
   detail::alltoalls_op op("gshmem alltoalls (host/stream)", a.dest, a.source, a.dst, a.sst, a.nelems, a.elem_bytes,
                           t.size);
-  run_grid(t, op, false);
+  run_grid(t, op, a.parts);
 }
 
-// The kernel of `op` and its lane count (the CTA count follows from it; collect
-// decides its lanes on the device, so the host guesses from its own part).
-const void* kernel_for(const Request& q, int team_size, int* lanes) {
+// A split collective's pieces (grid.cuh): one CTA per kCtaBytes this PE pushes,
+// at least one per lane, at most kMaxCtas in all (half an H200's SMs; the
+// bandwidth of 64 MiB messages needs 32-64). A lane of 128 KiB pushed by one SM
+// takes 4-7 us, more than the call's fixed cost; by 8 SMs, under 1 us.
+constexpr uint64_t kCtaBytes = 16u << 10;
+constexpr int kMaxCtas = 64;
+
+int parts_for(uint64_t pushed, int lanes) {
+  const uint64_t want = (pushed / static_cast<uint64_t>(lanes) + kCtaBytes - 1) / kCtaBytes;
+  const int most = kMaxCtas / lanes;
+  return want <= 1 || most <= 1 ? 1 : (want < static_cast<uint64_t>(most) ? static_cast<int>(want) : most);
+}
+
+// The kernel of a collective and its shape: lanes (as every member plans them;
+// collect decides its lanes on the device, so the host guesses from its own
+// part), pieces per lane and the CTAs wanted.
+struct Shape {
+  const void* kernel;
+  int parts = 1, ctas = 1;
+};
+
+Shape shape_for(const Request& q, const gshmemi_team& t) {
   const uint64_t nbytes = static_cast<uint64_t>(q.nelems) * q.elem_bytes;
-  const uint64_t all = nbytes * static_cast<uint64_t>(team_size);
+  const uint64_t all = nbytes * static_cast<uint64_t>(t.size);
+  Shape sh;
+  int lanes = detail::coll_lanes(all);
   switch (q.op) {
-    case GSHMEMI_COLL_BROADCAST:
-      *lanes = detail::plan_broadcast(nbytes, team_size).lanes;
-      return reinterpret_cast<const void*>(k_broadcast);
-    case GSHMEMI_COLL_FCOLLECT: *lanes = detail::coll_lanes(all); return reinterpret_cast<const void*>(k_fcollect);
-    case GSHMEMI_COLL_COLLECT: *lanes = detail::coll_lanes(all); return reinterpret_cast<const void*>(k_collect);
-    case GSHMEMI_COLL_ALLTOALL: *lanes = detail::coll_lanes(all); return reinterpret_cast<const void*>(k_alltoall);
-    default: *lanes = detail::coll_lanes(all); return reinterpret_cast<const void*>(k_alltoalls);
+    case GSHMEMI_COLL_BROADCAST: {
+      sh.kernel = reinterpret_cast<const void*>(k_broadcast);
+      const detail::bcast_plan p = detail::plan_broadcast(nbytes, t.size);
+      lanes = p.lanes;
+      if (p.relay) break;
+      if (t.my_pe != q.root) return sh;  // pushes nothing: one CTA waits for every lane
+      sh.parts = parts_for(nbytes * static_cast<uint64_t>(t.size > 1 ? t.size - 1 : 1), lanes);
+      break;
+    }
+    case GSHMEMI_COLL_FCOLLECT: sh.kernel = reinterpret_cast<const void*>(k_fcollect); break;
+    case GSHMEMI_COLL_COLLECT: sh.kernel = reinterpret_cast<const void*>(k_collect); break;
+    case GSHMEMI_COLL_ALLTOALL: sh.kernel = reinterpret_cast<const void*>(k_alltoall); break;
+    default: sh.kernel = reinterpret_cast<const void*>(k_alltoalls); break;
   }
+  if (q.op != GSHMEMI_COLL_BROADCAST) sh.parts = parts_for(all, lanes);
+  sh.ctas = lanes * sh.parts;
+  return sh;
 }
 
 Status run(const char* call, gshmem_team_t team, const Request& q, int mode, cudaStream_t user_stream) {
@@ -86,12 +125,12 @@ Status run(const char* call, gshmem_team_t team, const Request& q, int mode, cud
   if (config::get().debug_checks) st = check_agreement(call, team, *t, q, st, stream);
   if (st != GSHMEM_SUCCESS) return st;
 
-  int lanes = 1, ctas = 1;
-  const void* kernel = kernel_for(q, t->size, &lanes);
-  GSHMEM_TRY(grid_for(call, kernel, lanes, kThreads, 0, &ctas));
-  Args a{team, q.dest, q.source, q.nelems, static_cast<int>(q.elem_bytes), q.dst, q.sst, q.root};
+  const Shape sh = shape_for(q, *t);
+  int ctas = 1;
+  GSHMEM_TRY(grid_for(call, sh.kernel, sh.ctas, kThreads, 0, &ctas));
+  Args a{team, q.dest, q.source, q.nelems, static_cast<int>(q.elem_bytes), q.dst, q.sst, q.root, sh.parts};
   void* args[] = {&a};
-  GSHMEM_TRY(launch(call, kernel, ctas, kThreads, args, 0, stream));
+  GSHMEM_TRY(launch(call, sh.kernel, ctas, kThreads, args, 0, stream));
   if (blocking) GSHMEM_CUDA_TRY(call, cudaStreamSynchronize(stream));
   return GSHMEM_SUCCESS;
 }

@@ -51,10 +51,10 @@ Status capacity(const char* call, const void* kernel, int threads, size_t smem, 
 
 }  // namespace
 
-Status grid_for(const char* call, const void* kernel, int lanes, int threads, size_t smem, int* ctas) {
+Status grid_for(const char* call, const void* kernel, int wanted, int threads, size_t smem, int* ctas) {
   int cap = 0;
   GSHMEM_TRY(capacity(call, kernel, threads, smem, &cap));
-  *ctas = lanes < 1 ? 1 : (lanes < cap ? lanes : cap);
+  *ctas = wanted < 1 ? 1 : (wanted < cap ? wanted : cap);
   return GSHMEM_SUCCESS;
 }
 

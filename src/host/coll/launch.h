@@ -3,16 +3,15 @@
 // collective: data movement here, reductions elsewhere).
 //
 //   int ctas = 0;
-//   GSHMEM_TRY(coll::grid_for(call, (const void*)my_kernel, lanes, coll::kThreads, 0, &ctas));
+//   GSHMEM_TRY(coll::grid_for(call, (const void*)my_kernel, wanted, coll::kThreads, 0, &ctas));
 //   void* args[] = {&a, &b};
 //   GSHMEM_TRY(coll::launch(call, (const void*)my_kernel, ctas, coll::kThreads, args, 0, stream));
 //
-// grid_for: as many CTAs as the work has independent lanes (see
-// device/impl/coll_plan.cuh: coll_lanes(bytes) gives one lane per 128 KiB, at
-// most GSHMEMI_COLL_MAX_LANES), never more than fit on the GPU at once.
+// grid_for: the CTAs the caller wants (the data-movement collectives: lanes
+// times pieces per lane, coll.cu), never more than fit on the GPU at once.
 // launch: cooperative launch, so every CTA is resident together (CTAs spin on
-// flags other PEs' CTAs set, and may use cooperative_groups grid sync); a grid
-// that cannot be resident fails with a message instead of hanging.
+// flags other PEs' CTAs set); a grid that cannot be resident fails with a
+// message instead of hanging.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -26,8 +25,8 @@ namespace gshmem::coll {
 // Threads per CTA of the library's collective kernels.
 constexpr int kThreads = 1024;
 
-// *ctas = min(lanes, CTAs of `kernel` co-resident on this GPU), >= 1.
-Status grid_for(const char* call, const void* kernel, int lanes, int threads, size_t smem, int* ctas);
+// *ctas = min(wanted, CTAs of `kernel` co-resident on this GPU), >= 1.
+Status grid_for(const char* call, const void* kernel, int wanted, int threads, size_t smem, int* ctas);
 
 // Cooperative launch of `kernel` (a __global__ function of libgshmem) on `stream`.
 Status launch(const char* call, const void* kernel, int ctas, int threads, void** args, size_t smem,

@@ -29,7 +29,7 @@ __device__ __forceinline__ void push_flat_units(const gshmemi_team& t, char* to,
 }
 
 struct alltoall_op {
-  static constexpr bool kLL = true;
+  static constexpr bool kLL = true, kSplit = true;
   char* dest;
   const char* source;
   uint64_t nbytes;  // per pair
@@ -63,9 +63,9 @@ struct alltoall_op {
   static constexpr uint64_t kFlatMaxBytes = 1024;
 
   template <class Scope>
-  __device__ void lane(const gshmemi_team& t, uint64_t base, int s) {
+  __device__ void push(const gshmemi_team& t, int s, int part, int parts) {
     uint64_t lo, hi;
-    coll_slice(nbytes, lanes, s, kSliceAlign, &lo, &hi);
+    coll_piece(nbytes, lanes, s, part, parts, kSliceAlign, &lo, &hi);
     char* to = dest + static_cast<uint64_t>(t.my_pe) * nbytes + lo;
     if (hi - lo <= kFlatMaxBytes) {
       push_flat<Scope>(t, to, lo, hi - lo);
@@ -75,9 +75,11 @@ struct alltoall_op {
         scoped_copy<Scope>(team_peer(t, to, j), source + static_cast<uint64_t>(j) * nbytes + lo, hi - lo);
       }
     }
-    Scope::sync();
-    lane_signal_all<Scope>(t, s, base + 1);
-    lane_wait_all<Scope>(t, s, base + 1, call);
+  }
+
+  template <class Scope>
+  __device__ void finish(const gshmemi_team& t, uint64_t base) {
+    exchange_finish<Scope>(t, lanes, base + 1, call);
   }
 };
 
@@ -90,7 +92,7 @@ template <> struct elem_of<8> { using type = uint64_t; };
 template <> struct elem_of<16> { using type = bits128; };
 
 struct alltoalls_op {
-  static constexpr bool kLL = false;
+  static constexpr bool kLL = false, kSplit = true;
   char* dest;
   const char* source;
   ptrdiff_t dst, sst;  // element strides
@@ -109,7 +111,7 @@ struct alltoalls_op {
   __device__ void prepare(const gshmemi_team&, uint64_t, bool) {}
 
   template <class Scope, int Bytes>
-  __device__ void push(const gshmemi_team& t, uint64_t lo, uint64_t hi) {
+  __device__ void push_elems(const gshmemi_team& t, uint64_t lo, uint64_t hi) {
     using E = typename elem_of<Bytes>::type;
     E* to = reinterpret_cast<E*>(dest) + static_cast<ptrdiff_t>(t.my_pe * nelems + lo) * dst;
     for (int k = 1; k <= t.size; ++k) {
@@ -120,19 +122,22 @@ struct alltoalls_op {
   }
 
   template <class Scope>
-  __device__ void lane(const gshmemi_team& t, uint64_t base, int s) {
+  __device__ void push(const gshmemi_team& t, int s, int part, int parts) {
     uint64_t lo, hi;
-    coll_slice(nelems, lanes, s, 1, &lo, &hi);
+    coll_piece(nelems, lanes, s, part, parts, 1, &lo, &hi);
+    if (hi == lo) return;
     switch (esz) {
-      case 1: push<Scope, 1>(t, lo, hi); break;
-      case 2: push<Scope, 2>(t, lo, hi); break;
-      case 4: push<Scope, 4>(t, lo, hi); break;
-      case 8: push<Scope, 8>(t, lo, hi); break;
-      default: push<Scope, 16>(t, lo, hi); break;
+      case 1: push_elems<Scope, 1>(t, lo, hi); break;
+      case 2: push_elems<Scope, 2>(t, lo, hi); break;
+      case 4: push_elems<Scope, 4>(t, lo, hi); break;
+      case 8: push_elems<Scope, 8>(t, lo, hi); break;
+      default: push_elems<Scope, 16>(t, lo, hi); break;
     }
-    Scope::sync();
-    lane_signal_all<Scope>(t, s, base + 1);
-    lane_wait_all<Scope>(t, s, base + 1, call);
+  }
+
+  template <class Scope>
+  __device__ void finish(const gshmemi_team& t, uint64_t base) {
+    exchange_finish<Scope>(t, lanes, base + 1, call);
   }
 };
 

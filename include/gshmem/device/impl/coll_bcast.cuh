@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Broadcast (contract: device/coll.cuh). Two algorithms, chosen by
 // plan_broadcast() from the byte count and team size alone:
-//   direct  the root pushes each lane's slice into every member's dest (one
+//   direct  (bcast_op) the root pushes each lane's slice into every member's dest (one
 //           pass over the source for up to kMaxFanout members) and signals it
 //           (value base+1); members wait for the root.
-//   relay   (>= 3 PEs, large messages) the root sends each chunk of a lane only
+//   relay   (bcast_relay_op; >= 3 PEs, large messages) the root sends each chunk of a lane only
 //           once, to one non-root "owner", and the owner forwards it to the
 //           other non-roots. Chunk k of lane s belongs to owner (k + s) mod
 //           (N-1): the owners rotate with the lane, so at every moment the
@@ -24,29 +24,23 @@
 namespace gshmem {
 namespace detail {
 
+// The direct algorithm (and the LL path).
 struct bcast_op {
-  static constexpr bool kLL = true;
+  static constexpr bool kLL = true, kSplit = true;
   char* dest;
   const char* source;
   uint64_t nbytes;
   int root;
   int lanes;
-  bool relay;
-  uint64_t chunk;
-  uint64_t span;
+  uint64_t span = 1;
   const char* call;
   ll_area ll;  // non-empty: the LL path (messages of at most kLLBytes)
   bool is_root;
 
-  __device__ bcast_op(const char* c, void* d, const void* s, uint64_t n, int r, const gshmemi_team& t)
-      : dest(static_cast<char*>(d)), source(static_cast<const char*>(s)), nbytes(n), root(r), call(c),
-        ll(ll_plan(t, n)), is_root(t.my_pe == r) {
-    const bcast_plan p = plan_broadcast(n, t.size);
-    lanes = p.lanes;
-    relay = p.relay;
-    chunk = p.chunk;
-    span = p.span;
-  }
+  __device__ bcast_op(const char* c, void* d, const void* s, uint64_t n, int r, const gshmemi_team& t,
+                      const bcast_plan& p)
+      : dest(static_cast<char*>(d)), source(static_cast<const char*>(s)), nbytes(n), root(r), lanes(p.lanes),
+        call(c), ll(ll_plan(t, n)), is_root(t.my_pe == r) {}
 
   // LL route: the root's source to every member, into dest; the others send and
   // receive tag-only words among themselves (coll_ll.cuh says why).
@@ -56,19 +50,40 @@ struct bcast_op {
   template <class Scope>
   __device__ void prepare(const gshmemi_team&, uint64_t, bool) {}
 
+  // The root's stores (its local copy rides along unless dest == source).
   template <class Scope>
-  __device__ void lane(const gshmemi_team& t, uint64_t base, int s) {
+  __device__ void push(const gshmemi_team& t, int s, int part, int parts) {
+    if (!is_root) return;
     uint64_t lo, hi;
-    coll_slice(nbytes, lanes, s, kSliceAlign, &lo, &hi);
-    if (relay) {
-      relay_lane<Scope>(t, base, s, lo, hi);
-    } else if (t.my_pe == root) {
-      push_to_all<Scope>(t, dest + lo, source + lo, hi - lo, dest == source);
-      lane_signal_all<Scope>(t, s, base + 1);
-    } else {
-      lane_wait_one<Scope>(t, s, root, base + 1, call);
-    }
+    coll_piece(nbytes, lanes, s, part, parts, kSliceAlign, &lo, &hi);
+    push_to_all<Scope>(t, dest + lo, source + lo, hi - lo, dest == source);
   }
+
+  template <class Scope>
+  __device__ void finish(const gshmemi_team& t, uint64_t base) {
+    if (is_root) lanes_signal<Scope>(t, 0, lanes, base + 1);
+    else lanes_wait<Scope>(t, 0, lanes, root, base + 1, call);
+  }
+};
+
+// The relay algorithm.
+struct bcast_relay_op {
+  static constexpr bool kLL = false, kSplit = false;
+  char* dest;
+  const char* source;
+  uint64_t nbytes;
+  int root;
+  int lanes;
+  uint64_t chunk;
+  uint64_t span;
+  const char* call;
+
+  __device__ bcast_relay_op(const char* c, void* d, const void* s, uint64_t n, int r, const bcast_plan& p)
+      : dest(static_cast<char*>(d)), source(static_cast<const char*>(s)), nbytes(n), root(r), lanes(p.lanes),
+        chunk(p.chunk), span(p.span), call(c) {}
+
+  template <class Scope>
+  __device__ void prepare(const gshmemi_team&, uint64_t, bool) {}
 
   // Team PE of owner o, and owner number of team PE p (p != root).
   __device__ int owner_pe(const gshmemi_team& t, int o) const { return (root + 1 + o) % t.size; }
@@ -79,7 +94,9 @@ struct bcast_op {
   __device__ static uint64_t first_chunk(int s, int o, int owners) { return ((o - s) % owners + owners) % owners; }
 
   template <class Scope>
-  __device__ void relay_lane(const gshmemi_team& t, uint64_t base, int s, uint64_t lo, uint64_t hi) {
+  __device__ void lane(const gshmemi_team& t, uint64_t base, int s) {
+    uint64_t lo, hi;
+    coll_slice(nbytes, lanes, s, kSliceAlign, &lo, &hi);
     const int owners = t.size - 1;
     const uint64_t chunks = (hi - lo + chunk - 1) / chunk;
     if (t.my_pe == root) {
@@ -98,7 +115,7 @@ struct bcast_op {
     const int me_o = owner_of(t, t.my_pe);
     for (uint64_t k = first_chunk(s, me_o, owners), j = 0; k < chunks; k += owners, ++j) {  // mine: wait, forward
       const uint64_t a = lo + k * chunk, n = (hi - a < chunk ? hi - a : chunk);
-      lane_wait_one<Scope>(t, s, root, base + 1 + j, call);
+      lanes_wait<Scope>(t, s, 1, root, base + 1 + j, call);
       fanout d;
       for (int x = 1; x < owners; ++x) {
         d.add(team_peer(t, dest + a, owner_pe(t, (me_o + x) % owners)));
@@ -131,7 +148,12 @@ __device__ inline int broadcastmem(const char* call, gshmem_team_t team, void* d
   if (root < 0 || root >= t.size) fail_coll<Scope>(call, coll_bad::root, nullptr, root, nullptr, t.size);
 #endif
   check_coll<Scope>(call, dest, nbytes, source, t.my_pe == root ? nbytes : 0, true);
-  bcast_op op(call, dest, source, nbytes, root, t);
+  const bcast_plan p = plan_broadcast(nbytes, t.size);
+  if (p.relay) {
+    bcast_relay_op op(call, dest, source, nbytes, root, p);
+    return run_collective<Scope>(t, op);
+  }
+  bcast_op op(call, dest, source, nbytes, root, t, p);
   return run_collective<Scope>(t, op);
 }
 

@@ -17,7 +17,7 @@ namespace gshmem {
 namespace detail {
 
 struct fcollect_op {
-  static constexpr bool kLL = true;
+  static constexpr bool kLL = true, kSplit = true;
   char* dest;
   const char* source;
   uint64_t nbytes;  // per PE
@@ -38,17 +38,20 @@ struct fcollect_op {
   __device__ void prepare(const gshmemi_team&, uint64_t, bool) {}
 
   template <class Scope>
-  __device__ void lane(const gshmemi_team& t, uint64_t base, int s) {
+  __device__ void push(const gshmemi_team& t, int s, int part, int parts) {
     uint64_t lo, hi;
-    coll_slice(nbytes, lanes, s, kSliceAlign, &lo, &hi);
+    coll_piece(nbytes, lanes, s, part, parts, kSliceAlign, &lo, &hi);
     push_to_all<Scope>(t, dest + static_cast<uint64_t>(t.my_pe) * nbytes + lo, source + lo, hi - lo, false);
-    lane_signal_all<Scope>(t, s, base + 1);
-    lane_wait_all<Scope>(t, s, base + 1, call);
+  }
+
+  template <class Scope>
+  __device__ void finish(const gshmemi_team& t, uint64_t base) {
+    exchange_finish<Scope>(t, lanes, base + 1, call);
   }
 };
 
 struct collect_op {
-  static constexpr bool kLL = false;
+  static constexpr bool kLL = false, kSplit = true;
   char* dest;
   const char* source;
   uint64_t nbytes;  // this PE's contribution
@@ -69,9 +72,9 @@ struct collect_op {
       for (int i = Scope::rank(); i < t.size; i += Scope::size())
         if (i != t.my_pe) st_volatile(team_peer(t, counts + t.my_pe, i), nbytes);
       Scope::sync();
-      lane_signal_all<Scope>(t, 0, base + 1);
+      lanes_signal<Scope>(t, 0, 1, base + 1);
     }
-    lane_wait_all<Scope>(t, 0, base + 1, call);
+    lanes_wait<Scope>(t, 0, 1, -1, base + 1, call);
     total = nbytes;
     offset = 0;
     for (int i = 0; i < t.size; ++i) {
@@ -86,12 +89,15 @@ struct collect_op {
   }
 
   template <class Scope>
-  __device__ void lane(const gshmemi_team& t, uint64_t base, int s) {
+  __device__ void push(const gshmemi_team& t, int s, int part, int parts) {
     uint64_t lo, hi;
-    coll_slice(nbytes, lanes, s, kSliceAlign, &lo, &hi);
+    coll_piece(nbytes, lanes, s, part, parts, kSliceAlign, &lo, &hi);
     push_to_all<Scope>(t, dest + offset + lo, source + lo, hi - lo, false);
-    lane_signal_all<Scope>(t, s, base + 2);
-    lane_wait_all<Scope>(t, s, base + 2, call);
+  }
+
+  template <class Scope>
+  __device__ void finish(const gshmemi_team& t, uint64_t base) {
+    exchange_finish<Scope>(t, lanes, base + 2, call);
   }
 };
 

@@ -19,7 +19,9 @@
 // Memory ordering. Data stores by the threads of a scope, then Scope::sync()
 // (bar.sync / bar.warp.sync order them before the signalling thread's release
 // pattern: the release is cumulative), then fence.acq_rel.sys and a relaxed
-// store of the flag. The
+// store of the flag. In a multi-CTA kernel the CTAs' stores reach the signalling
+// CTA through a count: each CTA fences (fence.acq_rel.sys) before it counts
+// itself in, and the last one, acquiring the count, signals (grid.cuh). The
 // waiter's ld_acquire_sys, then Scope::sync(), orders every thread's later
 // reads (or forwarding loads) after the data.
 #pragma once
@@ -46,44 +48,57 @@ __device__ __forceinline__ T* team_peer(const gshmemi_team& t, T* p, int j) {
   return j == t.my_pe ? p : peer_address(p, team_world_pe(t, j));
 }
 
-// Stores `value` into lanes[s][me] of every other member (threads share them).
-// Release: one fence.acq_rel.sys per signalling thread, then relaxed stores
-// (a thread signalling several members pays for the fence once).
-template <class Scope>
-__device__ __forceinline__ void lane_signal_all(const gshmemi_team& t, int s, uint64_t value) {
-  uint64_t* mine = lane_flag(t, s, t.my_pe);
-  bool fenced = false;
-  for (int i = Scope::rank(); i < t.size; i += Scope::size()) {
-    if (i == t.my_pe) continue;
-    if (!fenced) fence_acq_rel_sys();
-    fenced = true;
-    st_relaxed_sys(peer_address(mine, team_world_pe(t, i)), value);
+// f(s, j) for every pair of a lane s in [s0, s0 + n) and a member j: every member
+// but me (only < 0) or `only`, spread over the threads of Scope.
+template <class Scope, class F>
+__device__ __forceinline__ void for_lane_members(const gshmemi_team& t, int s0, int n, int only, F f) {
+  const int per = only >= 0 ? 1 : t.size - 1;
+  for (int i = Scope::rank(); i < n * per; i += Scope::size()) {
+    const int s = s0 + i / per;
+    f(s, only >= 0 ? only : (t.my_pe + 1 + i % per) % t.size);
   }
 }
 
-// Waits until lanes[s][i] >= value for every other member i; then syncs the scope.
+// Stores `value` into lanes[s][me] of every other member, for the lanes s in
+// [s0, s0 + n). Release: one fence.acq_rel.sys per signalling thread, then
+// relaxed stores (a thread with several flags to set pays for the fence once).
 template <class Scope>
-__device__ __forceinline__ void lane_wait_all(const gshmemi_team& t, int s, uint64_t value, const char* call) {
-  for (int i = Scope::rank(); i < t.size; i += Scope::size())
-    if (i != t.my_pe) wait_epoch(lane_flag(t, s, i), value, call, team_world_pe(t, i));
+__device__ __forceinline__ void lanes_signal(const gshmemi_team& t, int s0, int n, uint64_t value) {
+  bool fenced = false;
+  for_lane_members<Scope>(t, s0, n, -1, [&](int s, int j) {
+    if (!fenced) fence_acq_rel_sys();
+    fenced = true;
+    st_relaxed_sys(peer_address(lane_flag(t, s, t.my_pe), team_world_pe(t, j)), value);
+  });
+}
+
+// Waits until lanes[s][j] >= value for the lanes s in [s0, s0 + n) and every other
+// member j (from < 0) or j = from; then syncs the scope.
+template <class Scope>
+__device__ __forceinline__ void lanes_wait(const gshmemi_team& t, int s0, int n, int from, uint64_t value,
+                                           const char* call) {
+  for_lane_members<Scope>(t, s0, n, from, [&](int s, int j) {
+    wait_epoch(lane_flag(t, s, j), value, call, team_world_pe(t, j));
+  });
   Scope::sync();
 }
 
-// Waits until lanes[s][from] >= value (one thread), then syncs the scope.
+// The end of a collective in which every member pushes to every other: `value`
+// into every lane's flags of every other member, then the same awaited from each.
 template <class Scope>
-__device__ __forceinline__ void lane_wait_one(const gshmemi_team& t, int s, int from, uint64_t value,
-                                              const char* call) {
-  if (Scope::rank() == 0) wait_epoch(lane_flag(t, s, from), value, call, team_world_pe(t, from));
-  Scope::sync();
+__device__ __forceinline__ void exchange_finish(const gshmemi_team& t, int lanes, uint64_t value, const char* call) {
+  lanes_signal<Scope>(t, 0, lanes, value);
+  lanes_wait<Scope>(t, 0, lanes, -1, value, call);
 }
 
 // Pushes `bytes` from local `src` to symmetric `dst` on every member (team PE
 // order starting after me, so members do not all hit the same peer first; me
-// last, skipped when `skip_self`), then makes the stores ready for release.
-// Up to kMaxFanout members per pass over `src` (scoped_copy_fanout).
+// last, skipped when `skip_self`). Up to kMaxFanout members per pass over `src`
+// (scoped_copy_fanout). Does not synchronise the scope.
 template <class Scope>
 __device__ __forceinline__ void push_to_all(const gshmemi_team& t, char* dst, const char* src, size_t bytes,
                                             bool skip_self) {
+  if (bytes == 0) return;
   fanout d;
   for (int k = 1; k <= t.size; ++k) {
     const int j = (t.my_pe + k) % t.size;
@@ -95,14 +110,21 @@ __device__ __forceinline__ void push_to_all(const gshmemi_team& t, char* dst, co
     }
   }
   if (d.n > 0) scoped_copy_fanout<Scope>(d, src, bytes);
-  Scope::sync();
 }
 
-// One collective call by one thread / warp / block (the device API): every lane
-// in turn. Op provides `lanes`, `span`, prepare<Scope>(t, base, true) (may set
-// lanes and span) and lane<Scope>(t, base, s), and kLL: whether it has an LL form.
-// An Op with one provides `ll` (non-empty: this call takes it, see ll_plan), `nbytes`
-// (per message) and the route of ll_exchange (from, to).
+// One collective call by one thread / warp / block (the device API). Every Op
+// provides `lanes`, `span`, prepare<Scope>(t, base, true) (may set lanes and
+// span), kLL (whether it has an LL form) and kSplit, and then either
+//   kSplit:  push<Scope>(t, s, part, parts), the stores of piece `part` of `parts`
+//            of lane s and nothing else, and finish<Scope>(t, base), every lane's
+//            signals and waits once all pushes are ordered before them; the
+//            device API pushes every lane, syncs and finishes (one fence for the
+//            call, not one per lane), the multi-CTA kernels (src/host/coll/grid.cuh)
+//            spread the pieces over CTAs and let the last CTA finish;
+//   or not:  lane<Scope>(t, base, s), lane s from start to end (its own signals
+//            and waits: the broadcast relay, whose lanes forward what they await).
+// An Op with an LL form provides `ll` (non-empty: this call takes it, see ll_plan),
+// `nbytes` (per message) and the route of ll_exchange (from, to).
 // `t` is the caller's copy of the team entry (team_entry), not the table's: its
 // fields stay in registers across the collective's fences.
 template <class Scope, class Op>
@@ -116,7 +138,13 @@ __device__ __forceinline__ int run_collective(const gshmemi_team& t, Op& op) {
   }
   const uint64_t base = ld_volatile(move_counter(t));
   op.template prepare<Scope>(t, base, true);
-  for (int s = 0; s < op.lanes; ++s) op.template lane<Scope>(t, base, s);
+  if constexpr (Op::kSplit) {
+    for (int s = 0; s < op.lanes; ++s) op.template push<Scope>(t, s, 0, 1);
+    Scope::sync();
+    op.template finish<Scope>(t, base);
+  } else {
+    for (int s = 0; s < op.lanes; ++s) op.template lane<Scope>(t, base, s);
+  }
   Scope::sync();
   if (Scope::rank() == 0) st_volatile(move_counter(t), base + op.span);
   Scope::sync();

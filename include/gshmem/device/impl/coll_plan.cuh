@@ -60,6 +60,18 @@ __host__ __device__ inline void coll_slice(uint64_t total, int lanes, int s, uin
   *hi = total - *lo < per ? total : *lo + per;
 }
 
+// [*lo, *hi) = piece `part` of `parts` of slice s (coll_slice), its pieces cut
+// the same way: how the library's multi-CTA kernels spread one lane over
+// several CTAs. parts == 1: the whole slice.
+__host__ __device__ inline void coll_piece(uint64_t total, int lanes, int s, int part, int parts, uint64_t align,
+                                           uint64_t* lo, uint64_t* hi) {
+  uint64_t a, b, x, y;
+  coll_slice(total, lanes, s, align, &a, &b);
+  coll_slice(b - a, parts, part, align, &x, &y);
+  *lo = a + x;
+  *hi = a + y;
+}
+
 struct bcast_plan {
   int lanes;
   bool relay;
