@@ -72,8 +72,9 @@ __global__ void __launch_bounds__(kThreads) k_alltoalls(Args a) {
 
 // A split collective's pieces (grid.cuh): one CTA per kCtaBytes this PE pushes,
 // at least one per lane, at most kMaxCtas in all (half an H200's SMs; the
-// bandwidth of 64 MiB messages needs 32-64). A lane of 128 KiB pushed by one SM
-// takes 4-7 us, more than the call's fixed cost; by 8 SMs, under 1 us.
+// bandwidth of 64 MiB messages needs 32-64). With one CTA per 128 KiB lane a
+// 2-PE broadcast of 256 KiB in a CUDA graph took 11.6 us on H200, with 16 CTAs
+// 8.1 us (bench/results/README.md, 7263df2).
 constexpr uint64_t kCtaBytes = 16u << 10;
 constexpr int kMaxCtas = 64;
 

@@ -21,8 +21,9 @@ namespace detail {
 constexpr int kCopyUnroll = 4;
 
 // Loads each thread of Scope keeps in flight. A thread copying alone waits one
-// load latency per batch (local HBM, about 0.6 us): with 4 a thread-scope 2 KiB
-// alltoall took 41 us, so a lone thread keeps 8 going.
+// load latency per batch, so a lone thread keeps 8 going (with the single fence
+// per collective, thread-scope broadcasts of 1-16 KiB ran 1.35-1.62 x faster on
+// H200: bench/results/README.md, 7263df2).
 template <class Scope>
 constexpr int copy_unroll = std::is_same_v<Scope, thread_scope> ? 2 * kCopyUnroll : kCopyUnroll;
 constexpr int kMaxFanout = 4;
