@@ -9,6 +9,7 @@
 #pragma once
 
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "common.cuh"
@@ -233,6 +234,15 @@ struct cty_longdouble {  // no device forms
   GT_COLL_TY_HOST(longdouble, long double)
   static constexpr bool device = false;
 };
+
+// The typed sweeps run the C++ templates (Form::*_cpp) on these two types and
+// the C names on every type. The typed kernels compile their C++ call only for
+// these: each call inlines a whole collective, and a C++ call for all 23 types
+// doubled the build of the collective tests. A C++ form asked of another type
+// returns kNoCppForm, which fails the call's check.
+template <class Ty>
+constexpr bool kCppTyped = std::is_same_v<Ty, cty_int> || std::is_same_v<Ty, cty_double>;
+constexpr int kNoCppForm = -998;
 
 // Calls f(Ty{}) for every type tag.
 template <class F>

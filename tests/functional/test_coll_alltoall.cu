@@ -48,10 +48,10 @@ __global__ void __launch_bounds__(1024) k_typed(Args a) {
   using T = typename Ty::T;
   T* d = static_cast<T*>(a.dest);
   const T* s = static_cast<const T*>(a.src);
-  int r;
+  int r = kNoCppForm;
   if (a.api == 0)
     r = a.strided ? Ty::template alltoalls<S>(a.team, d, s, a.dst, a.sst, a.n) : Ty::template alltoall<S>(a.team, d, s, a.n);
-  else
+  else if constexpr (kCppTyped<Ty>)
     r = a.strided ? gshmem::alltoalls<S>(a.team, d, s, a.dst, a.sst, a.n) : gshmem::alltoall<S>(a.team, d, s, a.n);
   if (S::rank() == 0) *a.ret = r;
 }
@@ -166,7 +166,7 @@ void a2a_case(Bufs& b, const TestTeam& t, Form f, size_t n, ptrdiff_t dst, ptrdi
 
 void mem_tests(Bufs& b, const std::vector<TestTeam>& teams) {
   for (const TestTeam& t : teams) {
-    for (size_t n : {0, 1, 7, 16, 1000, 65539})  // up to 16: the LL path
+    for (size_t n : {0, 1, 7, 16, 29, 32, 33, 1000, 65539})  // up to 32: the LL path
       for (Form f : kAllForms) a2a_case<ty_bytes>(b, t, f, n, 1, 1, false, false);
     for (Form f : {Form::thread_c, Form::warp_cpp, Form::block_c, Form::block1000, Form::host, Form::stream,
                    Form::mixed})

@@ -43,10 +43,11 @@ __global__ void __launch_bounds__(1024) k_bcastmem(Args a) {
 template <class Ty, class S>
 __global__ void __launch_bounds__(1024) k_bcast_typed(Args a) {
   using T = typename Ty::T;
-  const int r = a.api == 0 ? Ty::template broadcast<S>(a.team, static_cast<T*>(a.dest), static_cast<const T*>(a.src),
-                                                        a.n, a.root)
-                           : gshmem::broadcast<S>(a.team, static_cast<T*>(a.dest), static_cast<const T*>(a.src), a.n,
-                                                  a.root);
+  T* d = static_cast<T*>(a.dest);
+  const T* s = static_cast<const T*>(a.src);
+  int r = kNoCppForm;
+  if (a.api == 0) r = Ty::template broadcast<S>(a.team, d, s, a.n, a.root);
+  else if constexpr (kCppTyped<Ty>) r = gshmem::broadcast<S>(a.team, d, s, a.n, a.root);
   if (S::rank() == 0) *a.ret = r;
 }
 
@@ -119,7 +120,7 @@ void mem_case(Bufs& b, const TestTeam& t, Form f, size_t n, int root, size_t sof
 
 void mem_tests(Bufs& b, const std::vector<TestTeam>& teams) {
   const int npes = gshmem_n_pes();
-  const size_t small[] = {0, 1, 7, 16, 1000, 65539};  // up to 16: the LL path
+  const size_t small[] = {0, 1, 7, 16, 29, 32, 33, 1000, 65539};  // up to 32: the LL path
   for (const TestTeam& t : teams)
     for (size_t n : small)
       for (Form f : kAllForms)
@@ -144,7 +145,7 @@ void mem_tests(Bufs& b, const std::vector<TestTeam>& teams) {
   mem_case(b, teams[0], Form::stream, (4u << 20) + 13, 1 % npes, 0, true);
 }
 
-// Typed C names (and the C++ template through Form::*_cpp for int).
+// Typed C names (and the C++ template through Form::*_cpp for int and double).
 template <class Ty>
 void typed_case(Bufs& b, const TestTeam& t, Form f, size_t n, int root) {
   using T = typename Ty::T;

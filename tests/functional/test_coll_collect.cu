@@ -48,10 +48,10 @@ __global__ void __launch_bounds__(1024) k_typed(Args a) {
   using T = typename Ty::T;
   T* d = static_cast<T*>(a.dest);
   const T* s = static_cast<const T*>(a.src);
-  int r;
+  int r = kNoCppForm;
   if (a.api == 0)
     r = a.collect ? Ty::template collect<S>(a.team, d, s, a.n) : Ty::template fcollect<S>(a.team, d, s, a.n);
-  else
+  else if constexpr (kCppTyped<Ty>)
     r = a.collect ? gshmem::collect<S>(a.team, d, s, a.n) : gshmem::fcollect<S>(a.team, d, s, a.n);
   if (S::rank() == 0) *a.ret = r;
 }
@@ -162,7 +162,7 @@ void gather_case(Bufs& b, const TestTeam& t, Form f, int pattern, size_t base, b
 
 void mem_tests(Bufs& b, const std::vector<TestTeam>& teams) {
   for (const TestTeam& t : teams) {
-    for (size_t n : {0, 1, 7, 16, 1000, 65539})  // up to 16: the LL path
+    for (size_t n : {0, 1, 7, 16, 29, 32, 33, 1000, 65539})  // up to 32: the LL path (fcollect)
       for (Form f : kAllForms) gather_case<ty_bytes>(b, t, f, -1, n, false);
     for (Form f : kAllForms) {
       gather_case<ty_bytes>(b, t, f, 0, 5, false);

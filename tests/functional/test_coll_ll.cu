@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The LL path of the tiny collectives (device/impl/coll_ll.cuh) under reuse pressure.
 // Every member makes thousands of calls on one team back to back, with no barrier in
-// between: alltoall, fcollect and broadcast (rotating root) of 1..16 bytes and sum
+// between: alltoall, fcollect and broadcast (rotating root) of 1..32 bytes (the LL
+// message size of these teams; every other round of them at most 16 bytes) and sum
 // reductions of 4..16 bytes (int, double), which all share the team's two LL buffers,
 // with a push-path alltoall or reduction every sixth call. Members are skewed by
 // PE-dependent sleeps and run in different forms at once: device thread / warp / block
@@ -25,21 +26,29 @@ struct Call {
   int root;        // broadcast
 };
 
-// Call i on a team of n members. Every sixth takes the push path (over kLLBytes).
+constexpr uint64_t kLLMax = gshmem::detail::kLLMaxBytes;        // 32
+constexpr uint64_t kLLReduceMax = gshmem::detail::kLLReduceBytes;  // 16
+
+// Message bytes of LL call i: 1..16 in even rounds, 17..kLLMax in odd ones.
+GT_HD inline uint64_t ll_bytes(uint64_t i, uint64_t mul) {
+  return (i / 6) % 2 ? 17 + (i * mul) % (kLLMax - 16) : 1 + (i * mul) % 16;
+}
+
+// Call i on a team of n members. Every sixth takes the push path (over the LL sizes).
 GT_HD inline Call call_of(uint64_t i, int n) {
   const uint64_t r = i / 6;
   switch (i % 6) {
-    case 0: return Call{kAlltoall, 1 + (i * 7) % 16, 0};
-    case 1: return Call{kFcollect, 1 + (i * 5) % 16, 0};
-    case 2: return Call{kBroadcast, 1 + (i * 3) % 16, static_cast<int>(r % static_cast<uint64_t>(n))};
-    case 3: return Call{kIntSum, 4 * (1 + r % 4), 0};
-    case 4: return Call{kDoubleSum, 8 * (1 + r % 2), 0};
-    default: return r % 2 ? Call{kAlltoall, 40 + r % 9, 0} : Call{kIntSum, 4 * 9, 0};
+    case 0: return Call{kAlltoall, ll_bytes(i, 7), 0};
+    case 1: return Call{kFcollect, ll_bytes(i, 37), 0};
+    case 2: return Call{kBroadcast, ll_bytes(i, 3), static_cast<int>(r % static_cast<uint64_t>(n))};
+    case 3: return Call{kIntSum, 4 * (1 + r % (kLLReduceMax / 4)), 0};
+    case 4: return Call{kDoubleSum, 8 * (1 + r % (kLLReduceMax / 8)), 0};
+    default: return r % 2 ? Call{kAlltoall, kLLMax + 1 + r % 9, 0} : Call{kIntSum, kLLReduceMax + 4 * (1 + r % 5), 0};
   }
 }
 
-// Bytes of one slot (the largest dest: a push-path alltoall of 48 bytes a pair).
-uint64_t slot_bytes(int n) { return 64ull * static_cast<uint64_t>(n); }
+// Bytes of one slot (the largest dest: a push-path alltoall of kLLMax + 9 bytes a pair).
+uint64_t slot_bytes(int n) { return (kLLMax + 16) * static_cast<uint64_t>(n); }
 
 // Skew: some calls start late on some members (up to 6 us).
 __device__ inline void skew(uint64_t i, int me) {

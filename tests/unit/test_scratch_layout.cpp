@@ -20,8 +20,9 @@
 
 namespace {
 
-using gshmem::detail::kLLBytes;
-using gshmem::detail::kLLWords;
+using gshmem::detail::kLLMaxWords;
+using gshmem::detail::kLLMinWords;
+using gshmem::detail::kLLReduceBytes;
 using gshmem::detail::kReduceHostCheckWords;
 using gshmem::detail::kReducePushSlots;
 using gshmem::detail::ll_area;
@@ -35,7 +36,7 @@ using gshmem::detail::reduce_region_of;
 char* const kBase = reinterpret_cast<char*>(uintptr_t{1} << 36);
 
 const char* end_of_ll(const ll_area& a) {
-  return reinterpret_cast<const char*>(a.words + 2ull * static_cast<uint64_t>(a.n) * kLLWords);
+  return reinterpret_cast<const char*>(a.words + 2ull * static_cast<uint64_t>(a.n) * static_cast<uint64_t>(a.w));
 }
 
 TEST(ScratchLayout, AreasAreAlignedDisjointAndInside) {
@@ -51,7 +52,13 @@ TEST(ScratchLayout, AreasAreAlignedDisjointAndInside) {
         EXPECT_EQ(reinterpret_cast<uintptr_t>(ll.count) % 256, 0u);
         EXPECT_EQ(ll.words, ll.count + 1);
         EXPECT_LE(end_of_ll(ll), end);
-        EXPECT_EQ(ll.buf(1, n - 1) + kLLWords, ll.words + 2ull * n * kLLWords);  // the last sender's words
+        EXPECT_EQ(ll.buf(1, n - 1) + ll.w, ll.words + 2ull * n * ll.w);  // the last sender's words
+        EXPECT_GE(ll.w, kLLMinWords);
+        EXPECT_LE(ll.w, kLLMaxWords);
+        EXPECT_EQ(ll.w & (ll.w - 1), 0) << "a power of two";
+        EXPECT_EQ(ll.max_bytes(), 4ull * ll.w);
+        // More than the fewest words only while the area takes at most a quarter of the upper half.
+        if (ll.w > kLLMinWords) EXPECT_LE(4 * (end_of_ll(ll) - reinterpret_cast<const char*>(ll.count)), end - upper);
       }
       if (r.nslots == 0) continue;
       ASSERT_NE(ll.count, nullptr) << "a reduction region without the LL area it follows";
@@ -76,13 +83,28 @@ TEST(ScratchLayout, TooSmallLeavesAreasEmpty) {
   EXPECT_EQ(ll_area_of(kBase, 1 << 20, 0).count, nullptr);
 }
 
+TEST(ScratchLayout, LLMessagesShrinkWithTheTeamNotBelow16Bytes) {
+  // The default scratch (1 MiB): 32-byte messages up to 1023 members (a quarter of
+  // the 512 KiB upper half); 1024, 2048 and 4096 members keep 16 bytes.
+  const uint64_t mib = uint64_t{1} << 20;
+  for (int n : {2, 3, 4, 8, 64, 1000, 1023}) EXPECT_EQ(ll_area_of(kBase, mib, n).max_bytes(), 32u) << n << " members";
+  EXPECT_EQ(ll_area_of(kBase, mib, 1024).max_bytes(), 16u);
+  // A smaller scratch halves first: 64 KiB (32 KiB upper half, a quarter 8 KiB).
+  EXPECT_EQ(ll_area_of(kBase, uint64_t{1} << 16, 63).max_bytes(), 32u);
+  EXPECT_EQ(ll_area_of(kBase, uint64_t{1} << 16, 64).max_bytes(), 16u);
+  EXPECT_EQ(ll_area_of(kBase, mib, 2048).max_bytes(), 16u);
+  EXPECT_EQ(ll_area_of(kBase, mib, 4096).max_bytes(), 16u);
+  // The reductions' region past the area, as with 16-byte messages for every team.
+  for (int n : {2, 4, 64, 1000, 2048}) EXPECT_GT(reduce_region_of(kBase, mib, n).nslots, 0) << n << " members";
+}
+
 TEST(ScratchLayout, ReductionPlanTakesLLForTinyArraysOnly) {
   const reduce_region r = reduce_region_of(kBase, uint64_t{1} << 20, 4);
   ASSERT_GT(r.nslots, 0);
   for (uint32_t esize : {1u, 2u, 4u, 8u, 16u})
     for (uint64_t n : {1u, 2u, 3u, 4u, 5u, 100u}) {
       const reduce_plan p = reduce_plan_of(n, esize, false, r);
-      const bool want = (esize == 4 || esize == 8) && n * esize <= kLLBytes;
+      const bool want = (esize == 4 || esize == 8) && n * esize <= kLLReduceBytes;
       EXPECT_EQ(p.ll, want) << n << " elements of " << esize << " bytes";
       if (p.ll) EXPECT_TRUE(p.push && p.slots == 1);
     }

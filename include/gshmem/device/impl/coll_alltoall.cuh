@@ -2,9 +2,11 @@
 // alltoall and alltoalls (contract: device/coll.cuh). Every member pushes block
 // j of its source into member j's dest at block me, lane by lane (each lane a
 // slice of every block), and signals (base+1). alltoalls does the same with
-// element strides. alltoall blocks of at most kLLBytes go by the LL path
-// (coll_ll.cuh) instead: through the team's LL area, no signals.
+// element strides. alltoall blocks of LL size (ll_plan: up to 32 bytes) go by
+// the LL path (coll_ll.cuh) instead: through the team's LL area, no signals.
 #pragma once
+
+#include <type_traits>
 
 #include "coll_common.cuh"
 #include "rma.cuh"
@@ -36,7 +38,7 @@ struct alltoall_op {
   int lanes;
   uint64_t span;
   const char* call;
-  ll_area ll;  // non-empty: the LL path (blocks of at most kLLBytes)
+  ll_area ll;  // non-empty: the LL path (blocks of LL size, ll_plan)
 
   __device__ alltoall_op(const char* c, void* d, const void* s, uint64_t n, const gshmemi_team& t)
       : dest(static_cast<char*>(d)), source(static_cast<const char*>(s)), nbytes(n),
@@ -59,7 +61,10 @@ struct alltoall_op {
     else push_flat_units<Scope, uint8_t>(t, to, source, nbytes, lo, len);
   }
 
-  // Blocks of at most this many bytes per member move as one flat index space.
+  // Blocks of at most this many bytes per member move as one flat index space,
+  // except at thread scope: one thread walking the flat loop waits for each
+  // load in turn (2 KiB per PE at 2 PEs took 42 us, 7263df2), while
+  // scoped_copy keeps copy_unroll loads in flight.
   static constexpr uint64_t kFlatMaxBytes = 1024;
 
   template <class Scope>
@@ -67,7 +72,7 @@ struct alltoall_op {
     uint64_t lo, hi;
     coll_piece(nbytes, lanes, s, part, parts, kSliceAlign, &lo, &hi);
     char* to = dest + static_cast<uint64_t>(t.my_pe) * nbytes + lo;
-    if (hi - lo <= kFlatMaxBytes) {
+    if (!std::is_same_v<Scope, thread_scope> && hi - lo <= kFlatMaxBytes) {
       push_flat<Scope>(t, to, lo, hi - lo);
     } else {
       for (int k = 1; k <= t.size; ++k) {

@@ -16,7 +16,7 @@
 //           with base+1+j in lanes[s][o] of the others. The root's outgoing
 //           traffic is the message once instead of N-1 times; chunks pipeline
 //           (root -> owner -> others).
-// Messages of at most kLLBytes go by the LL path (coll_ll.cuh) instead.
+// Messages of LL size (ll_plan: up to 32 bytes) go by the LL path (coll_ll.cuh) instead.
 #pragma once
 
 #include "coll_common.cuh"
@@ -34,7 +34,7 @@ struct bcast_op {
   int lanes;
   uint64_t span = 1;
   const char* call;
-  ll_area ll;  // non-empty: the LL path (messages of at most kLLBytes)
+  ll_area ll;  // non-empty: the LL path (messages of LL size, ll_plan)
   bool is_root;
 
   __device__ bcast_op(const char* c, void* d, const void* s, uint64_t n, int r, const gshmemi_team& t,

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // fcollect and collect (contract: device/coll.cuh). Every member pushes its
 // contribution into every member's dest at its offset, lane by lane, and
-// signals; one phase of values (fcollect: base+1). Contributions of at most
-// kLLBytes go by the LL path (coll_ll.cuh) instead.
+// signals; one phase of values (fcollect: base+1). fcollect contributions of
+// LL size (ll_plan: up to 32 bytes) go by the LL path (coll_ll.cuh) instead.
 // collect first exchanges the byte counts (counts[me] of every member, then
 // lanes[0] = base+1), computes its offset as the sum of the counts of lower team
 // PEs and the lanes from the total (the same on every member), then pushes
@@ -24,7 +24,7 @@ struct fcollect_op {
   int lanes;
   uint64_t span;
   const char* call;
-  ll_area ll;  // non-empty: the LL path (contributions of at most kLLBytes)
+  ll_area ll;  // non-empty: the LL path (contributions of LL size, ll_plan)
 
   __device__ fcollect_op(const char* c, void* d, const void* s, uint64_t n, const gshmemi_team& t)
       : dest(static_cast<char*>(d)), source(static_cast<const char*>(s)), nbytes(n),

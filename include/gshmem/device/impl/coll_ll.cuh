@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The LL ("low latency") protocol of a team's tiny collectives: reductions of at most
-// kLLBytes (reduce_ll.cuh), and broadcast, fcollect and alltoall of at most kLLBytes
-// per message (ll_exchange below). For these calls the cost of the flag protocols is
-// their ordering, not their data: a fence between the data and the flag (0.64 us on
-// H200) and the flag's own flight.
+// The LL ("low latency") protocol of a team's small collectives: reductions of at most
+// kLLReduceBytes (reduce_ll.cuh), and broadcast, fcollect and alltoall of at most the
+// team's LL message size per message (4 * ll_area::w bytes, 32 in teams of up to 1023
+// members with the default scratch; ll_exchange below). For these calls the cost of the
+// flag protocols is their ordering, not their data: a fence between the data and the
+// flag (0.64 us on H200) and the flag's own flight.
 //
 // Each 8-byte word carries 4 bytes of data and the call's 32-bit tag, written with one
 // relaxed system-scope store; an 8-byte aligned store is single-copy atomic, so a word
@@ -138,8 +139,9 @@ __device__ __forceinline__ uint64_t ll_word_bytes(uint64_t n, int w) {
 // the team's scratch if so, an empty one if not. Depends only on arguments every member
 // agrees on and on the team, so all members decide alike.
 __device__ __forceinline__ ll_area ll_plan(const gshmemi_team& t, uint64_t nbytes) {
-  if (nbytes == 0 || nbytes > kLLBytes || t.size < 2) return ll_area{};
-  return ll_area_of(t.scratch, t.scratch_bytes, t.size);
+  if (nbytes == 0 || t.size < 2) return ll_area{};
+  const ll_area a = ll_area_of(t.scratch, t.scratch_bytes, t.size);
+  return nbytes <= a.max_bytes() ? a : ll_area{};
 }
 
 // Copies word w of an n-byte message from `from` to `to` (both local).
@@ -147,20 +149,27 @@ __device__ __forceinline__ void ll_copy_word(char* to, const char* from, uint64_
   ll_store_bytes(to + 4 * w, ll_word_bytes(n, w), ll_load_bytes(from + 4 * w, ll_word_bytes(n, w)));
 }
 
+// Words a lone thread keeps in flight, sends and polls; a longer message goes in
+// several batches, each a load and a poll round trip. Wider batches are slower for the
+// 1-16 byte messages (on H200, a 16-byte broadcast took 1.5-1.7 us in batches of 4, 2.0
+// in batches of 8 and 2.4 in one batch of 16: the wider unrolled loops of a lone thread).
+constexpr int kLLThreadBatch = 4;
+
 // One LL call of a data-movement collective: every member sends every other member a
-// message of nbytes (<= kLLBytes) or a tag-only word. The route R says, for this member,
+// message of nbytes (<= a.max_bytes()) or a tag-only word. The route R says, for this
+// member,
 //   const char* from(int j)  the message for team PE j (nullptr: a tag-only word);
 //   char* to(int i)          where the message from team PE i goes (nullptr: team PE i
 //                            sends a tag-only word, taken and dropped).
 // to(me) receives from(me) by a local copy (unless either is nullptr or they are equal).
 //
-// A warp or block spreads the (member, word) pairs over its threads, kLLWords slots per
-// member (the unused ones skipped): one pair per thread unless the team is large, all
-// in flight at once. A lone thread goes member by member, the words of one member
-// loaded, sent and polled together: its latency is that of every instruction it runs,
-// and these plain loops run fewest (an index space over the pairs, batched, took 7.9 us
-// for a 16-byte alltoall at 4 PEs where this takes 5.4; bench/results/
-// 2026-11-22_h200_11f71cd/tuning/README.md).
+// A warp or block spreads the (member, word) pairs over its threads, a power-of-two
+// number of slots per member (the unused ones skipped): one pair per thread unless the
+// team or the message is large, all in flight at once. A lone thread goes member by
+// member, kLLThreadBatch words of one member loaded, sent and polled together: its
+// latency is that of every instruction it runs, and these plain loops run fewest (an
+// index space over the pairs, batched, took 7.9 us for a 16-byte alltoall at 4 PEs where
+// this takes 5.4; bench/results/2026-11-22_h200_11f71cd/tuning/README.md).
 template <class Scope, class R>
 __device__ __forceinline__ void ll_exchange(const gshmemi_team& t, const ll_area& a, const R& r, uint64_t nbytes,
                                             const char* call) {
@@ -174,71 +183,88 @@ __device__ __forceinline__ void ll_exchange(const gshmemi_team& t, const ll_area
   const bool self_copy = self_src != nullptr && self_dst != nullptr && self_src != self_dst;
 
   if constexpr (std::is_same<Scope, thread_scope>::value) {
+    constexpr int B = kLLThreadBatch;
     if (self_copy)
       for (int w = 0; w < W; ++w) ll_copy_word(self_dst, self_src, nbytes, w);
     for (int d = 1, j = me; d < N; ++d) {
       j = j + 1 < N ? j + 1 : 0;
       const char* src = r.from(j);
-      uint32_t data[kLLWords];
+      const int nw = words(src);
+      for (int w0 = 0; w0 < nw; w0 += B) {
+        uint32_t data[B];
 #pragma unroll
-      for (int w = 0; w < kLLWords; ++w)
-        data[w] = src != nullptr && w < W ? ll_load_bytes(src + 4 * w, ll_word_bytes(nbytes, w)) : 0;
+        for (int b = 0; b < B; ++b) {
+          const int w = w0 + b;
+          data[b] = src != nullptr && w < nw ? ll_load_bytes(src + 4 * w, ll_word_bytes(nbytes, w)) : 0;
+        }
 #pragma unroll
-      for (int w = 0; w < kLLWords; ++w)
-        if (w < words(src)) ll_send(t, c, j, w, data[w]);
+        for (int b = 0; b < B; ++b)
+          if (w0 + b < nw) ll_send(t, c, j, w0 + b, data[b]);
+      }
     }
     for (int d = 1, j = me; d < N; ++d) {
       j = j + 1 < N ? j + 1 : 0;
       char* dst = r.to(j);
-      const uint64_t* p[kLLWords];
-      uint64_t v[kLLWords];
-      unsigned pending = 0;
+      const int nw = words(dst);
+      for (int w0 = 0; w0 < nw; w0 += B) {
+        const uint64_t* p[B];
+        uint64_t v[B];
+        unsigned pending = 0;
 #pragma unroll
-      for (int w = 0; w < kLLWords; ++w) {
-        p[w] = c.inbox(j) + w;
-        if (w < words(dst)) {
-          v[w] = ld_relaxed_sys(p[w]);
-          pending |= 1u << w;
+        for (int b = 0; b < B; ++b) {
+          p[b] = c.inbox(j) + w0 + b;
+          if (w0 + b < nw) {
+            v[b] = ld_relaxed_sys(p[b]);
+            pending |= 1u << b;
+          }
         }
-      }
-      ll_wait_all(c, p, v, pending, call, [&](int) { return team_world_pe(t, j); });
-      if (dst != nullptr)
+        ll_wait_all(c, p, v, pending, call, [&](int) { return team_world_pe(t, j); });
+        if (dst != nullptr)
 #pragma unroll
-        for (int w = 0; w < kLLWords; ++w)
-          if (w < W) ll_store_bytes(dst + 4 * w, ll_word_bytes(nbytes, w), static_cast<uint32_t>(v[w]));
+          for (int b = 0; b < B; ++b) {
+            const int w = w0 + b;
+            if (w < nw) ll_store_bytes(dst + 4 * w, ll_word_bytes(nbytes, w), static_cast<uint32_t>(v[b]));
+          }
+      }
     }
   } else {
-    const int pairs = (N - 1) * kLLWords;
-    // Pair i: member me + 1 + i / kLLWords (mod N), word i % kLLWords.
-    const auto member = [me, N](int i) {
-      const int j = me + 1 + i / kLLWords;
+    // Pair i: member me + 1 + (i >> lg) (mod N), word i & (2^lg - 1); 2^lg >= W.
+    const int lg = W > 1 ? 32 - __clz(W - 1) : 0;
+    const int pairs = (N - 1) << lg;
+    const auto member = [me, N, lg](int i) {
+      const int j = me + 1 + (i >> lg);
       return j < N ? j : j - N;
     };
     // My own message: loaded first, stored last (a store that waits for its load would
-    // hold back the thread's sends and polls).
-    uint32_t self[kLLWords];
+    // hold back the thread's sends and polls); words past kSelf per thread, which only
+    // scopes of fewer than W / kSelf threads have, are copied directly at the end.
+    constexpr int kSelf = 4;
+    uint32_t self[kSelf];
 #pragma unroll
-    for (int m = 0; m < kLLWords; ++m) {
+    for (int m = 0; m < kSelf; ++m) {
       const int w = Scope::rank() + m * Scope::size();
       if (self_copy && w < W) self[m] = ll_load_bytes(self_src + 4 * w, ll_word_bytes(nbytes, w));
     }
     for (int i = Scope::rank(); i < pairs; i += Scope::size()) {
-      const int j = member(i), w = i % kLLWords;
+      const int j = member(i), w = i & ((1 << lg) - 1);
       const char* src = r.from(j);
       if (w < words(src)) ll_send(t, c, j, w, src != nullptr ? ll_load_bytes(src + 4 * w, ll_word_bytes(nbytes, w)) : 0);
     }
     for (int i = Scope::rank(); i < pairs; i += Scope::size()) {
-      const int j = member(i), w = i % kLLWords;
+      const int j = member(i), w = i & ((1 << lg) - 1);
       char* dst = r.to(j);
       if (w >= words(dst)) continue;
       const uint64_t* p = c.inbox(j) + w;
       const uint32_t data = ll_wait(c, p, ld_relaxed_sys(p), call, team_world_pe(t, j));
       if (dst != nullptr) ll_store_bytes(dst + 4 * w, ll_word_bytes(nbytes, w), data);
     }
+    if (self_copy) {
 #pragma unroll
-    for (int m = 0; m < kLLWords; ++m) {
-      const int w = Scope::rank() + m * Scope::size();
-      if (self_copy && w < W) ll_store_bytes(self_dst + 4 * w, ll_word_bytes(nbytes, w), self[m]);
+      for (int m = 0; m < kSelf; ++m) {
+        const int w = Scope::rank() + m * Scope::size();
+        if (w < W) ll_store_bytes(self_dst + 4 * w, ll_word_bytes(nbytes, w), self[m]);
+      }
+      for (int w = Scope::rank() + kSelf * Scope::size(); w < W; w += Scope::size()) ll_copy_word(self_dst, self_src, nbytes, w);
     }
   }
   ll_end<Scope>(c);

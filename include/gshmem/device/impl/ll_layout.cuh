@@ -5,11 +5,14 @@
 // bytes, zero when the team is created).
 //
 // The area opens the upper half of the scratch (the reductions' region follows it,
-// reduce_layout.cuh); for a team of N members:
+// reduce_layout.cuh); for a team of N members, W words per sender (ll_area_of):
 //   count              uint64  this PE's count of LL calls on the team (never written remotely)
-//   words[2][N][kLLWords]
-//                      uint64  [count parity][sending team PE]: 4 data bytes and the
+//   words[2][N][W]     uint64  [count parity][sending team PE]: 4 data bytes and the
 //                              32-bit tag of the call that wrote the word
+// W is the largest power of two from kLLMaxWords down to kLLMinWords whose area takes
+// at most a quarter of the upper half (at kLLMinWords: all of it, if it must), so teams
+// of up to 1023 members carry messages of up to 32 bytes (with the default 1 MiB
+// scratch) and larger ones 16.
 #pragma once
 
 #include <cstdint>
@@ -17,8 +20,17 @@
 namespace gshmem {
 namespace detail {
 
-constexpr uint64_t kLLBytes = 16;             // data bytes one member sends another in one LL call
-constexpr int kLLWords = kLLBytes / 4;        // words that carry them (4 data bytes each)
+// Words one member sends another, at most (32 data bytes). Warps, blocks and the
+// on-stream kernels took broadcasts of 32-256 bytes 1.35-1.6 x faster by this path than
+// by the flag path on H200, but one thread sends and polls a few words at a time
+// (coll_ll.cuh: kLLThreadBatch): a 64-byte fcollect per member took it 5.2 us against
+// 3.3 by the flag path, a 64-byte broadcast 3.4 against 2.7, a 256-byte one 10.7
+// against 2.7. At 32 bytes it is as fast as the flag path (2.4 us).
+constexpr int kLLMaxWords = 8;
+constexpr int kLLMinWords = 4;                 // ... at least, if the team has an LL area (16 bytes)
+constexpr uint64_t kLLMaxBytes = 4ull * kLLMaxWords;
+constexpr uint64_t kLLReduceBytes = 16;        // reductions take the LL path up to this many bytes
+static_assert(kLLReduceBytes <= 4 * kLLMinWords, "every LL area holds an LL reduction");
 
 __host__ __device__ constexpr uint64_t scratch_align_up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
 
@@ -30,27 +42,35 @@ __host__ __device__ inline uint64_t scratch_upper_offset(const char* scratch, ui
   return scratch_align_up(addr + scratch_bytes / 2, 256) - addr;
 }
 
-__host__ __device__ constexpr uint64_t ll_area_bytes(int n) {
-  return scratch_align_up(8ull + 8ull * 2 * static_cast<uint64_t>(n) * kLLWords, 256);
+__host__ __device__ constexpr uint64_t ll_area_bytes(int n, int words) {
+  return scratch_align_up(8ull + 8ull * 2 * static_cast<uint64_t>(n) * static_cast<uint64_t>(words), 256);
 }
 
 struct ll_area {
   uint64_t* count = nullptr;  // nullptr: the scratch has no room (no LL path)
-  uint64_t* words = nullptr;  // [2][n][kLLWords]
+  uint64_t* words = nullptr;  // [2][n][w]
   int n = 0;
+  int w = 0;                  // words per sender: messages of up to 4 * w bytes
 
   __host__ __device__ uint64_t* buf(int parity, int sender) const {
-    return words + (static_cast<uint64_t>(parity) * n + sender) * kLLWords;
+    return words + (static_cast<uint64_t>(parity) * n + sender) * static_cast<uint64_t>(w);
   }
+  __host__ __device__ uint64_t max_bytes() const { return count != nullptr ? 4ull * static_cast<uint64_t>(w) : 0; }
+  __host__ __device__ uint64_t bytes() const { return ll_area_bytes(n, w); }
 };
 
 __host__ __device__ inline ll_area ll_area_of(char* scratch, uint64_t scratch_bytes, int n) {
   ll_area a;
   const uint64_t off = scratch_upper_offset(scratch, scratch_bytes);
-  if (n < 1 || off > scratch_bytes || scratch_bytes - off < ll_area_bytes(n)) return a;
+  if (n < 1 || off > scratch_bytes) return a;
+  const uint64_t upper = scratch_bytes - off;
+  int w = kLLMaxWords;
+  while (w > kLLMinWords && ll_area_bytes(n, w) > upper / 4) w /= 2;
+  if (ll_area_bytes(n, w) > upper) return a;
   a.count = reinterpret_cast<uint64_t*>(scratch + off);
   a.words = a.count + 1;
   a.n = n;
+  a.w = w;
   return a;
 }
 

@@ -59,7 +59,9 @@ struct reduce_region {
 // device address; the host only uses the sizes).
 __host__ __device__ inline reduce_region reduce_region_of(char* scratch, uint64_t scratch_bytes, int n) {
   reduce_region r;
-  const uint64_t off = scratch_upper_offset(scratch, scratch_bytes) + ll_area_bytes(n);
+  const ll_area ll = ll_area_of(scratch, scratch_bytes, n);
+  if (ll.count == nullptr) return r;  // no room for the LL area: none for the rest either
+  const uint64_t off = scratch_upper_offset(scratch, scratch_bytes) + ll.bytes();
   const uint64_t row = 8ull * static_cast<uint64_t>(n > 0 ? n : 1);
   const uint64_t check_bytes = scratch_align_up(8ull * n * (4 + kReduceHostCheckWords), 256);
   if (n < 1 || off >= scratch_bytes || scratch_bytes - off < check_bytes + 2 * row) return r;
@@ -71,7 +73,7 @@ __host__ __device__ inline reduce_region reduce_region_of(char* scratch, uint64_
   char* base = scratch + off;
   r.n = n;
   r.nslots = static_cast<int>(nslots);
-  r.ll = ll_area_of(scratch, scratch_bytes, n);
+  r.ll = ll;
   r.flags = reinterpret_cast<uint64_t*>(base);
   r.check = reinterpret_cast<uint64_t*>(base + flag_bytes);
   r.host_check = r.check + 4 * n;
@@ -113,7 +115,7 @@ __host__ __device__ inline reduce_plan reduce_plan_of(uint64_t nreduce, uint32_t
                                                       const reduce_region& r) {
   const uint32_t vec = esize >= 16 ? 1 : 16 / esize;
   const uint64_t bytes = nreduce * esize;
-  if (r.nslots > 0 && (esize == 4 || esize == 8) && bytes <= kLLBytes) return reduce_plan{true, 1, true};
+  if (r.nslots > 0 && (esize == 4 || esize == 8) && bytes <= kLLReduceBytes) return reduce_plan{true, 1, true};
   if (r.push_bytes > 0) {
     uint64_t s = (bytes + kReducePushSlotTarget - 1) / kReducePushSlotTarget;
     if (s < 1) s = 1;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// LL path of the team reductions: arrays of at most kLLBytes of 4- or 8-byte elements (a
+// LL path of the team reductions: arrays of at most kLLReduceBytes of 4- or 8-byte elements (a
 // scalar, a norm, a few counters). The protocol, and why no word needs a fence or an
 // acquire, is in coll_ll.cuh. Call k of the team's LL calls:
 //   1. send my contribution to every other member j: words into j's words[p][me]
