@@ -31,6 +31,9 @@ using gshmem::detail::reduce_plan;
 using gshmem::detail::reduce_plan_of;
 using gshmem::detail::reduce_region;
 using gshmem::detail::reduce_region_of;
+using gshmem::detail::reduce_slot_span;
+using gshmem::detail::reduce_span;
+using gshmem::detail::team_layout_fill;
 
 // A device-like address (only the arithmetic is exercised; nothing is dereferenced).
 char* const kBase = reinterpret_cast<char*>(uintptr_t{1} << 36);
@@ -73,6 +76,58 @@ TEST(ScratchLayout, AreasAreAlignedDisjointAndInside) {
       EXPECT_EQ(r.push_bytes % 16, 0u);
       EXPECT_LE(r.push + 2ull * kReducePushSlots * n * r.push_bytes, end);
     }
+}
+
+// What the device calls use: the layout sized once into the team entry (team_layout_fill,
+// run when the library creates a team) gives the same areas as sizing it on the spot.
+TEST(ScratchLayout, TeamEntryLayoutMatchesTheSizing) {
+  for (uint64_t bytes : {uint64_t{0}, uint64_t{1} << 10, uint64_t{1} << 12, uint64_t{1} << 16, uint64_t{1} << 20,
+                         (uint64_t{1} << 20) + 768, uint64_t{1} << 33})
+    for (int n : {1, 2, 3, 4, 7, 64, 1000, 1023, 1024, 4096}) {
+      SCOPED_TRACE(testing::Message() << "scratch " << bytes << " bytes, " << n << " members");
+      gshmemi_team t{};
+      t.size = n;
+      t.scratch = kBase;
+      t.scratch_bytes = bytes;
+      team_layout_fill(&t);
+      const ll_area a = ll_area_of(kBase, bytes, n), at = ll_area_of(t);
+      EXPECT_EQ(at.count, a.count);
+      EXPECT_EQ(at.words, a.words);
+      EXPECT_EQ(at.w, a.w);
+      EXPECT_EQ(at.max_bytes(), a.max_bytes());
+      const reduce_region r = reduce_region_of(kBase, bytes, n), rt = reduce_region_of(t);
+      EXPECT_EQ(rt.nslots, r.nslots);
+      EXPECT_EQ(rt.flags, r.flags);
+      EXPECT_EQ(rt.check, r.check);
+      EXPECT_EQ(rt.host_check, r.host_check);
+      EXPECT_EQ(rt.push, r.push);
+      EXPECT_EQ(rt.push_bytes, r.push_bytes);
+      EXPECT_EQ(rt.ll.count, r.ll.count);
+      // The slot plan a call makes from either is the same.
+      for (uint64_t nreduce : {1u, 4u, 5u, 4096u, 1000000u}) {
+        const reduce_plan p = reduce_plan_of(nreduce, 4, false, r), pt = reduce_plan_of(nreduce, 4, false, rt);
+        EXPECT_EQ(pt.push, p.push);
+        EXPECT_EQ(pt.slots, p.slots);
+        EXPECT_EQ(pt.ll, p.ll);
+      }
+    }
+}
+
+// A call of one slot spans the whole array, as the general formula gives.
+TEST(ScratchLayout, SlotSpansCoverTheArray) {
+  for (uint64_t n : {1u, 3u, 4u, 17u, 1000u, 123457u})
+    for (uint32_t vec : {1u, 2u, 4u, 16u})
+      for (int slots : {1, 2, 3, 8, 128}) {
+        uint64_t at = 0;
+        for (int s = 0; s < slots; ++s) {
+          const reduce_span sp = reduce_slot_span(n, vec, slots, s);
+          EXPECT_EQ(sp.lo, at) << n << " elements, vec " << vec << ", slot " << s << " of " << slots;
+          EXPECT_GE(sp.hi, sp.lo);
+          if (s < slots - 1) EXPECT_EQ(sp.hi % vec, 0u);
+          at = sp.hi;
+        }
+        EXPECT_EQ(at, n) << n << " elements, vec " << vec << ", " << slots << " slots";
+      }
 }
 
 TEST(ScratchLayout, TooSmallLeavesAreasEmpty) {

@@ -21,7 +21,7 @@
 
 #include "gshmem/detail/export.h"
 
-#define GSHMEMI_DEVICE_STATE_VERSION 3u
+#define GSHMEMI_DEVICE_STATE_VERSION 4u
 
 /* One team as the device sees it. Team PE i is world PE start + i * stride.
  * Every member holds the same symmetric offsets for the symmetric fields, so
@@ -36,7 +36,11 @@ typedef struct gshmemi_team {
   uint64_t* coll_flags;   /* symmetric [size]: data-ready epochs for collectives */
   char* scratch;          /* symmetric collective scratch */
   uint64_t scratch_bytes;
-  uint64_t reserved[2];
+  /* The scratch's layout, sized once when the team is created (team_layout_fill in
+   * device/impl/reduce_layout.cuh) so that device calls only add and multiply: */
+  uint32_t ll_words;          /* LL words per sender (impl/ll_layout.cuh); 0: no LL area */
+  uint32_t reduce_slots;      /* flag rows of the reductions (impl/reduce_layout.cuh); 0: none */
+  uint64_t reduce_push_bytes; /* bytes of one push buffer of the reductions; 0: no push path */
 } gshmemi_team;
 
 typedef struct gshmemi_device_state {

@@ -30,7 +30,7 @@ struct Mismatch {
 // nobody overwrites the records before every member compared them).
 __global__ void agree_kernel(int team, uint64_t w0, uint64_t w1, uint64_t w2, uint64_t w3, Mismatch* out) {
   const gshmemi_team t = detail::team_entry(team);
-  const detail::reduce_region r = detail::reduce_region_of(t.scratch, t.scratch_bytes, t.size);
+  const detail::reduce_region r = detail::reduce_region_of(t);
   const uint64_t mine[kWords] = {w0, w1, w2, w3};
   for (int j = threadIdx.x; j < t.size; j += blockDim.x) {
     uint64_t* dst = detail::peer_address(r.host_check + static_cast<uint64_t>(t.my_pe) * kWords,
@@ -80,7 +80,7 @@ T combine(int op, T a, T b) {
 Status check_agreement(const Call& c, cudaStream_t stream) {
   const Runtime& r = rt();
   const gshmemi_team& t = r.teams[c.team];
-  if (detail::reduce_region_of(t.scratch, t.scratch_bytes, t.size).nslots == 0) return GSHMEM_SUCCESS;  // no area
+  if (detail::reduce_region_of(t).nslots == 0) return GSHMEM_SUCCESS;  // no area
   const char* base = r.heap->base();
   const uint64_t w0 = c.n;
   const uint64_t w1 = (static_cast<uint64_t>(c.scatter) << 24) | (static_cast<uint64_t>(c.op) << 16) |

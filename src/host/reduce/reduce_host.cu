@@ -68,7 +68,7 @@ Status run(const Call& c, cudaStream_t stream) {
     GSHMEM_CUDA_TRY(c.call, cudaStreamSynchronize(stream));
     return cpu_reduce(c);
   }
-  const detail::reduce_region reg = detail::reduce_region_of(t.scratch, t.scratch_bytes, t.size);
+  const detail::reduce_region reg = detail::reduce_region_of(t);
   const detail::reduce_plan plan = detail::reduce_plan_of(c.n, static_cast<uint32_t>(c.esize), c.scatter, reg);
   const Launch l{c.team, c.dest, c.source, c.n, c.scatter, ctas_for(plan.slots), stream};
   const bool is_int = c.kind == GSHMEMI_RK_SINT || c.kind == GSHMEMI_RK_UINT;
@@ -116,7 +116,7 @@ Status check(const Call& c) {
     return GSHMEM_ERROR_INVALID_VALUE;
   }
   if (t.size > 1 && !(c.kind == GSHMEMI_RK_FLOAT && c.esize > 8) &&
-      detail::reduce_region_of(t.scratch, t.scratch_bytes, t.size).nslots == 0) {
+      detail::reduce_region_of(t).nslots == 0) {
     GSHMEM_LOG_ERROR("%s: the collective scratch of team %d (%llu bytes for %d members) is too small for "
                      "reductions; raise GSHMEM_TEAM_SCRATCH_SIZE",
                      c.call, c.team, static_cast<unsigned long long>(t.scratch_bytes), t.size);

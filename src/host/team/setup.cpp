@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "gshmem/detail/host_entry_coll.h"
+#include "gshmem/device/impl/reduce_layout.cuh"
 #include "host/util/config.h"
 #include "team.h"
 
@@ -81,6 +82,7 @@ Status install(const char* call, int slot, int start, int stride, int size, int 
   t.coll_flags = t.sync_flags + size;
   t.scratch = base + ctrl;
   t.scratch_bytes = r.team_slot_bytes - ctrl;
+  detail::team_layout_fill(&t);
   GSHMEM_CUDA_TRY(call, cudaMemsetAsync(base, 0, r.team_slot_bytes, stream));
   r.teams[slot] = t;
   r.team_configs[slot] = config;

@@ -139,8 +139,8 @@ __device__ __forceinline__ uint64_t ll_word_bytes(uint64_t n, int w) {
 // the team's scratch if so, an empty one if not. Depends only on arguments every member
 // agrees on and on the team, so all members decide alike.
 __device__ __forceinline__ ll_area ll_plan(const gshmemi_team& t, uint64_t nbytes) {
-  if (nbytes == 0 || t.size < 2) return ll_area{};
-  const ll_area a = ll_area_of(t.scratch, t.scratch_bytes, t.size);
+  if (nbytes == 0 || nbytes > kLLMaxBytes || t.size < 2) return ll_area{};
+  const ll_area a = ll_area_of(t);
   return nbytes <= a.max_bytes() ? a : ll_area{};
 }
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Where a team keeps the state of its LL ("low latency") collectives: tiny calls whose
-// data travels in the same 8-byte words as the call's tag (impl/coll_ll.cuh). Host and
-// device compute it alike from the team's scratch (team.scratch, GSHMEM_TEAM_SCRATCH_SIZE
-// bytes, zero when the team is created).
+// data travels in the same 8-byte words as the call's tag (impl/coll_ll.cuh). Sized
+// from the team's scratch (team.scratch, GSHMEM_TEAM_SCRATCH_SIZE bytes, zero when the
+// team is created) when the team is created; the size is kept in the team entry.
 //
 // The area opens the upper half of the scratch (the reductions' region follows it,
-// reduce_layout.cuh); for a team of N members, W words per sender (ll_area_of):
+// reduce_layout.cuh); for a team of N members, W words per sender (ll_words_of):
 //   count              uint64  this PE's count of LL calls on the team (never written remotely)
 //   words[2][N][W]     uint64  [count parity][sending team PE]: 4 data bytes and the
 //                              32-bit tag of the call that wrote the word
@@ -17,6 +17,8 @@
 
 #include <cstdint>
 
+#include "gshmem/detail/device_state.h"
+
 namespace gshmem {
 namespace detail {
 
@@ -25,7 +27,8 @@ namespace detail {
 // by the flag path on H200, but one thread sends and polls a few words at a time
 // (coll_ll.cuh: kLLThreadBatch): a 64-byte fcollect per member took it 5.2 us against
 // 3.3 by the flag path, a 64-byte broadcast 3.4 against 2.7, a 256-byte one 10.7
-// against 2.7. At 32 bytes it is as fast as the flag path (2.4 us).
+// against 2.7. At 32 bytes it is still a little faster for one thread (a broadcast:
+// 2.1 us against 2.4 by the flag path).
 constexpr int kLLMaxWords = 8;
 constexpr int kLLMinWords = 4;                 // ... at least, if the team has an LL area (16 bytes)
 constexpr uint64_t kLLMaxBytes = 4ull * kLLMaxWords;
@@ -59,19 +62,35 @@ struct ll_area {
   __host__ __device__ uint64_t bytes() const { return ll_area_bytes(n, w); }
 };
 
-__host__ __device__ inline ll_area ll_area_of(char* scratch, uint64_t scratch_bytes, int n) {
-  ll_area a;
+// Words per sender of the LL area of a team of n members (0: no room for one). The sizing
+// runs once, when the team is created (team_layout_fill); calls take the result from the
+// team entry (ll_area_of(team)).
+__host__ __device__ inline int ll_words_of(const char* scratch, uint64_t scratch_bytes, int n) {
   const uint64_t off = scratch_upper_offset(scratch, scratch_bytes);
-  if (n < 1 || off > scratch_bytes) return a;
+  if (n < 1 || off > scratch_bytes) return 0;
   const uint64_t upper = scratch_bytes - off;
   int w = kLLMaxWords;
   while (w > kLLMinWords && ll_area_bytes(n, w) > upper / 4) w /= 2;
-  if (ll_area_bytes(n, w) > upper) return a;
-  a.count = reinterpret_cast<uint64_t*>(scratch + off);
+  return ll_area_bytes(n, w) > upper ? 0 : w;
+}
+
+// The area of w words per sender (from ll_words_of; 0: none).
+__host__ __device__ inline ll_area ll_area_at(char* scratch, uint64_t scratch_bytes, int n, int w) {
+  ll_area a;
+  if (w == 0) return a;
+  a.count = reinterpret_cast<uint64_t*>(scratch + scratch_upper_offset(scratch, scratch_bytes));
   a.words = a.count + 1;
   a.n = n;
   a.w = w;
   return a;
+}
+
+__host__ __device__ inline ll_area ll_area_of(char* scratch, uint64_t scratch_bytes, int n) {
+  return ll_area_at(scratch, scratch_bytes, n, ll_words_of(scratch, scratch_bytes, n));
+}
+// The area of a team, as sized when it was created.
+__host__ __device__ inline ll_area ll_area_of(const gshmemi_team& t) {
+  return ll_area_at(t.scratch, t.scratch_bytes, t.size, static_cast<int>(t.ll_words));
 }
 
 }  // namespace detail

@@ -46,7 +46,7 @@ __device__ __forceinline__ void reduce_run(const char* call, const gshmemi_team&
                                            uint64_t n, bool scatter, int part, int nparts) {
   reduce_ctx<T> c;
   c.t = t;
-  c.r = reduce_region_of(t.scratch, t.scratch_bytes, t.size);
+  c.r = reduce_region_of(t);
   if (c.r.nslots == 0) reduce_report_scratch(call, t.scratch_bytes, t.size);
   c.plan = reduce_plan_of(n, sizeof(T), scatter, c.r);
   c.dest = dest;
@@ -62,6 +62,7 @@ __device__ __forceinline__ void reduce_run(const char* call, const gshmemi_team&
       return;
     }
   }
+  reduce_begin_slots(c, part);
   if (c.plan.push) reduce_push<Op, T, Scope>(c, part, nparts);
   else reduce_pull<Op, T, Scope>(c, part, nparts);
 }

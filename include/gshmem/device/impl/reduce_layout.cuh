@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Where the team reductions keep their state, and how one call is cut into slots.
 // Host (the library's launcher) and device compute the same plan from the same inputs -
-// the call's arguments and the team's size and scratch size - so every member, whatever
-// form it calls (thread/warp/block, host, on-stream), runs the same protocol.
+// the call's arguments and the team's layout, sized when the team was created
+// (team_layout_fill) - so every member, whatever form it calls (thread/warp/block, host,
+// on-stream), runs the same protocol.
 //
 // STATE: the upper half of the team's symmetric collective scratch (team.scratch,
 // GSHMEM_TEAM_SCRATCH_SIZE bytes; the lower half is left to the other collectives),
@@ -39,6 +40,11 @@ constexpr uint64_t kReducePullSlotBytes = 32u << 10;  // input bytes per slot of
 constexpr int kReduceThreads = 512;                  // threads per CTA of the library's kernel
 constexpr int kReduceHostCheckWords = 4;
 
+// Bytes of the debug records (check and host_check) of a team of n members.
+__host__ __device__ constexpr uint64_t reduce_check_bytes(int n) {
+  return scratch_align_up(8ull * static_cast<uint64_t>(n) * (4 + kReduceHostCheckWords), 256);
+}
+
 struct reduce_region {
   uint64_t* flags = nullptr;       // [nslots][N]
   uint64_t* check = nullptr;       // [4][N]
@@ -55,32 +61,60 @@ struct reduce_region {
   }
 };
 
-// Layout for a team of `n` members with `scratch_bytes` of scratch at `scratch` (a
-// device address; the host only uses the sizes).
-__host__ __device__ inline reduce_region reduce_region_of(char* scratch, uint64_t scratch_bytes, int n) {
+// The region of a team of `n` members whose LL area is `ll`, with `nslots` flag rows and
+// push buffers of `push_bytes` (from reduce_region_of below; nslots 0: none). Additions
+// and multiplications only: the device calls take it from the team entry.
+__host__ __device__ inline reduce_region reduce_region_at(char* scratch, uint64_t scratch_bytes, const ll_area& ll,
+                                                          int nslots, uint64_t push_bytes) {
   reduce_region r;
-  const ll_area ll = ll_area_of(scratch, scratch_bytes, n);
-  if (ll.count == nullptr) return r;  // no room for the LL area: none for the rest either
-  const uint64_t off = scratch_upper_offset(scratch, scratch_bytes) + ll.bytes();
-  const uint64_t row = 8ull * static_cast<uint64_t>(n > 0 ? n : 1);
-  const uint64_t check_bytes = scratch_align_up(8ull * n * (4 + kReduceHostCheckWords), 256);
-  if (n < 1 || off >= scratch_bytes || scratch_bytes - off < check_bytes + 2 * row) return r;
-  const uint64_t avail = scratch_bytes - off - check_bytes;
-  uint64_t nslots = avail / 2 / row;  // flags take at most half of what is left
-  if (nslots > kReduceMaxSlots) nslots = kReduceMaxSlots;
-  const uint64_t flag_bytes = scratch_align_up(nslots * row, 256);
-  if (nslots == 0 || flag_bytes > avail) return r;
-  char* base = scratch + off;
+  if (ll.count == nullptr || nslots == 0) return r;
+  const int n = ll.n;
+  const uint64_t row = 8ull * static_cast<uint64_t>(n);
+  const uint64_t flag_bytes = scratch_align_up(static_cast<uint64_t>(nslots) * row, 256);
+  char* base = scratch + scratch_upper_offset(scratch, scratch_bytes) + ll.bytes();
   r.n = n;
-  r.nslots = static_cast<int>(nslots);
+  r.nslots = nslots;
   r.ll = ll;
   r.flags = reinterpret_cast<uint64_t*>(base);
   r.check = reinterpret_cast<uint64_t*>(base + flag_bytes);
   r.host_check = r.check + 4 * n;
-  r.push = base + flag_bytes + check_bytes;
-  const uint64_t push_area = avail - flag_bytes;
-  r.push_bytes = push_area / (2ull * kReducePushSlots * n) / 16 * 16;
+  r.push = base + flag_bytes + reduce_check_bytes(n);
+  r.push_bytes = push_bytes;
   return r;
+}
+
+// Layout for a team of `n` members with `scratch_bytes` of scratch at `scratch` (a
+// device address; the host only uses the sizes): the sizing, run when the team is
+// created (team_layout_fill).
+__host__ __device__ inline reduce_region reduce_region_of(char* scratch, uint64_t scratch_bytes, int n) {
+  const ll_area ll = ll_area_of(scratch, scratch_bytes, n);
+  if (ll.count == nullptr) return reduce_region{};  // no room for the LL area: none for the rest either
+  const uint64_t off = scratch_upper_offset(scratch, scratch_bytes) + ll.bytes();
+  const uint64_t row = 8ull * static_cast<uint64_t>(n);
+  const uint64_t check_bytes = reduce_check_bytes(n);
+  if (off >= scratch_bytes || scratch_bytes - off < check_bytes + 2 * row) return reduce_region{};
+  const uint64_t avail = scratch_bytes - off - check_bytes;
+  uint64_t nslots = avail / 2 / row;  // flags take at most half of what is left
+  if (nslots > kReduceMaxSlots) nslots = kReduceMaxSlots;
+  const uint64_t flag_bytes = scratch_align_up(nslots * row, 256);
+  if (nslots == 0 || flag_bytes > avail) return reduce_region{};
+  const uint64_t push_bytes = (avail - flag_bytes) / (2ull * kReducePushSlots * n) / 16 * 16;
+  return reduce_region_at(scratch, scratch_bytes, ll, static_cast<int>(nslots), push_bytes);
+}
+
+// The region of a team, as sized when it was created.
+__host__ __device__ inline reduce_region reduce_region_of(const gshmemi_team& t) {
+  return reduce_region_at(t.scratch, t.scratch_bytes, ll_area_of(t), static_cast<int>(t.reduce_slots),
+                          t.reduce_push_bytes);
+}
+
+// Sizes the LL area and the reductions' region of team entry t (scratch, scratch_bytes
+// and size set) into its layout fields; the library calls it when it creates a team.
+__host__ __device__ inline void team_layout_fill(gshmemi_team* t) {
+  const reduce_region r = reduce_region_of(t->scratch, t->scratch_bytes, t->size);
+  t->ll_words = static_cast<uint32_t>(ll_words_of(t->scratch, t->scratch_bytes, t->size));
+  t->reduce_slots = static_cast<uint32_t>(r.nslots);
+  t->reduce_push_bytes = r.push_bytes;
 }
 
 // Element range [lo, hi) of slot s of `slots` over n elements, cut at multiples of the
@@ -89,6 +123,7 @@ struct reduce_span {
   uint64_t lo, hi;
 };
 __host__ __device__ inline reduce_span reduce_slot_span(uint64_t n, uint32_t vec, int slots, int s) {
+  if (slots == 1) return reduce_span{0, n};  // the common small call: no 64-bit division
   const uint64_t nv = n / vec;
   reduce_span sp;
   sp.lo = nv * s / slots * vec;
@@ -121,7 +156,8 @@ __host__ __device__ inline reduce_plan reduce_plan_of(uint64_t nreduce, uint32_t
     if (s < 1) s = 1;
     for (; s <= static_cast<uint64_t>(kReducePushSlots) && s <= static_cast<uint64_t>(r.nslots); ++s) {
       const uint64_t nv = nreduce / vec;
-      const uint64_t largest = ((nv + s - 1) / s + 1) * vec * esize;  // bound on any slot's bytes
+      const uint64_t per = s == 1 ? nv : (nv + s - 1) / s;
+      const uint64_t largest = (per + 1) * vec * esize;  // bound on any slot's bytes
       if (largest <= r.push_bytes) return reduce_plan{true, static_cast<int>(s), false};
     }
   }

@@ -41,13 +41,26 @@ struct reduce_ctx {
   bool staging;         // in-place reducescatter on team PE > 0 (pull path): stage in own chunk
   const char* call;     // C name (or template name) for messages
   uint64_t record;      // (n, op, type) of this call, for the debug comparison
+  int first = -1;       // this participant's first slot (reduce_begin_slots), -1: none
+  uint64_t first_epoch = 0;  // its epoch
 };
 
-// The epoch this call uses on slot s (this PE's count + 1; the count is advanced only by
-// reduce_finish, after every thread of the group is done reading it).
+// The epoch this call uses on slot s: this PE's count + 1; the count is advanced only by
+// reduce_finish, after every thread of the group is done reading it. The participant's
+// first slot - a small call's only one - has it in a register (reduce_begin_slots), for
+// each load of it is an L2 round trip: five of them on a 2-PE push-path reduce.
 template <class T>
 __device__ __forceinline__ uint64_t reduce_epoch(const reduce_ctx<T>& c, int s) {
-  return ld_volatile(c.r.flag_row(s) + c.t.my_pe) + 1;
+  return s == c.first ? c.first_epoch : ld_volatile(c.r.flag_row(s) + c.t.my_pe) + 1;
+}
+
+// Loads the epoch of participant `part`'s first slot (c.plan set); before any other use
+// of reduce_epoch in the call.
+template <class T>
+__device__ __forceinline__ void reduce_begin_slots(reduce_ctx<T>& c, int part) {
+  if (part >= c.plan.slots) return;
+  c.first_epoch = ld_volatile(c.r.flag_row(part) + c.t.my_pe) + 1;
+  c.first = part;
 }
 
 // Number of the call's slots that participant `part` of `nparts` takes (s = part + m * nparts).
@@ -100,10 +113,7 @@ template <class Scope, class T>
 __device__ __forceinline__ void reduce_finish(const reduce_ctx<T>& c, int part, int nparts) {
   Scope::sync();
   if (Scope::rank() == 0)
-    for (int s = part; s < c.plan.slots; s += nparts) {
-      uint64_t* e = c.r.flag_row(s) + c.t.my_pe;
-      st_volatile(e, ld_volatile(e) + 1);
-    }
+    for (int s = part; s < c.plan.slots; s += nparts) st_volatile(c.r.flag_row(s) + c.t.my_pe, reduce_epoch(c, s));
   Scope::sync();
 }
 
