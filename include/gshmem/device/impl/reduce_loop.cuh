@@ -7,8 +7,7 @@
 // buffer). Inputs are combined in index order; callers choose the order (the pull path
 // starts every member at a different peer, so that the members' links share the load).
 // With `aligned` (every pointer 16-byte aligned) the body moves 16-byte vectors,
-// kReduceUnroll independent ones per thread and input in flight (in the tail, one, with
-// the next input's load ahead of the combine); the rest (and
+// kReduceUnroll independent ones per thread and input in flight; the rest (and
 // everything when not aligned) goes element by element. Loads of inputs go through L2
 // (ld_cg16 / ld_cg_elem); outputs are plain stores, ordered by the caller's fence before
 // its signal. The threads of Scope share the work; no synchronisation here.
@@ -30,30 +29,16 @@ __device__ __forceinline__ void reduce_vectors(int nin, const In& in, int nout, 
   reduce_vec<T> acc[U];
   uint4 raw[U];
   const uint4* p = reinterpret_cast<const uint4*>(in(0));
-  if constexpr (U == 1) {
-    // One vector per thread, the whole loop of a small call: latency-bound. The next
-    // input's load goes out before this one is combined, so two inputs cost one load
-    // latency, not two (a 2-PE push-path reduce: source and one push buffer).
-    uint4 cur = ld_cg16(p + i), next = cur;
-    if (nin > 1) next = ld_cg16(reinterpret_cast<const uint4*>(in(1)) + i);
-    acc[0].load(cur);
-    for (int j = 1; j < nin; ++j) {
-      cur = next;
-      if (j + 1 < nin) next = ld_cg16(reinterpret_cast<const uint4*>(in(j + 1)) + i);
-      acc[0].template combine<Op>(cur);
-    }
-  } else {
 #pragma unroll
-    for (int u = 0; u < U; ++u) raw[u] = ld_cg16(p + i + u * st);
+  for (int u = 0; u < U; ++u) raw[u] = ld_cg16(p + i + u * st);
 #pragma unroll
-    for (int u = 0; u < U; ++u) acc[u].load(raw[u]);
-    for (int j = 1; j < nin; ++j) {
-      const uint4* q = reinterpret_cast<const uint4*>(in(j));
+  for (int u = 0; u < U; ++u) acc[u].load(raw[u]);
+  for (int j = 1; j < nin; ++j) {
+    const uint4* q = reinterpret_cast<const uint4*>(in(j));
 #pragma unroll
-      for (int u = 0; u < U; ++u) raw[u] = ld_cg16(q + i + u * st);
+    for (int u = 0; u < U; ++u) raw[u] = ld_cg16(q + i + u * st);
 #pragma unroll
-      for (int u = 0; u < U; ++u) acc[u].template combine<Op>(raw[u]);
-    }
+    for (int u = 0; u < U; ++u) acc[u].template combine<Op>(raw[u]);
   }
 #pragma unroll
   for (int u = 0; u < U; ++u) raw[u] = acc[u].pack();
