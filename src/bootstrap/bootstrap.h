@@ -95,6 +95,10 @@ class Bootstrap {
   virtual Status barrier() = 0;
   // Root's `bytes` at `buf` copied to every rank's `buf`. Collective.
   virtual Status broadcast(void* buf, size_t bytes, int root) = 0;
+  // How long a rank waiting in a collective polls before it sleeps, in
+  // microseconds (0, the default: it sleeps at once). Spinning saves a wake-up
+  // per message but takes a CPU: worth it only when the node has CPUs to spare.
+  virtual void set_wait_spin_us(int us) { (void)us; }
   // After init succeeded: watch the connections in a background thread. When a
   // peer dies (disconnects without saying goodbye) on_failure(dead_rank, how)
   // is called once, on that thread, on every surviving rank (rank 0 relays it;

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "bootstrap/bootstrap.h"
+#include "bootstrap/tcp/socket.h"
 #include "host/util/log.h"
 #include "host/util/status.h"
 
@@ -184,6 +185,49 @@ int raw_connect(uint16_t port) {
     return -1;
   }
   return fd;
+}
+
+// ------------------------------------------------------------ send_pair --
+
+// send_pair over a socket pair with small buffers, so sendmsg() stops part-way
+// (inside the first part, across the boundary, inside the second) and the rest
+// waits in poll(); a reader thread takes the bytes in odd-sized pieces. Every
+// byte arrives once, in order, for each split of a message between the parts.
+TEST(BootstrapSocket, SendPairDeliversBothPartsInOrder) {
+  for (const size_t na : {size_t{0}, size_t{1}, size_t{32}, size_t{70001}}) {
+    for (const size_t nb : {size_t{0}, size_t{5}, size_t{300007}}) {
+      int sv[2];
+      ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+      const int small = 4096;
+      setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
+      setsockopt(sv[1], SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+      fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
+      std::vector<uint8_t> a(na), b(nb), got;
+      for (size_t i = 0; i < na; ++i) a[i] = pattern(1, i, 3);
+      for (size_t i = 0; i < nb; ++i) b[i] = pattern(2, i, 4);
+      std::thread reader([&] {
+        uint8_t buf[977];
+        for (;;) {
+          ssize_t k = read(sv[1], buf, sizeof(buf));
+          if (k <= 0) break;
+          got.insert(got.end(), buf, buf + k);
+        }
+      });
+      int err = -1;
+      const tcp::Io io = tcp::send_pair(sv[0], na ? a.data() : nullptr, na, nb ? b.data() : nullptr, nb,
+                                        tcp::Deadline(20), &err);
+      shutdown(sv[0], SHUT_WR);
+      reader.join();
+      close(sv[0]);
+      close(sv[1]);
+      EXPECT_EQ(io, tcp::Io::ok) << "na " << na << " nb " << nb;
+      EXPECT_EQ(err, 0);
+      ASSERT_EQ(got.size(), na + nb) << "na " << na << " nb " << nb;
+      size_t bad = 0;
+      for (size_t i = 0; i < na + nb; ++i) bad += got[i] != (i < na ? a[i] : b[i - na]);
+      EXPECT_EQ(bad, 0u) << "na " << na << " nb " << nb;
+    }
+  }
 }
 
 // ----------------------------------------------------------- unique ids --
@@ -433,10 +477,12 @@ int simple_job(const gshmemx_uniqueid_t& id, int rank, int n, int timeout_s) {
 
 // allgather / barrier / broadcast, 50 rounds with sizes 0, 1, 7, 1000, 1000003,
 // in-place and out-of-place, every root, every byte checked; then 8 MiB per PE.
-int collectives_body(const gshmemx_uniqueid_t& id, int rank, int n) {
+// spin_us > 0: the waits poll for that long before sleeping (set_wait_spin_us).
+int collectives_body(const gshmemx_uniqueid_t& id, int rank, int n, int spin_us = 0) {
   std::unique_ptr<Bootstrap> b;
   Status st = connect(id, rank, n, opts(20), &b);
   CHILD_CHECK(st == GSHMEM_SUCCESS, "connect: %s", status_name(st));
+  b->set_wait_spin_us(spin_us);
   CHILD_CHECK(b->rank() == rank && b->size() == n, "rank %d size %d", b->rank(), b->size());
   CHILD_CHECK(b->job_key() == uniqueid_data(id).job_key, "job key differs from the id's");
   static const size_t sizes[] = {0, 1, 7, 1000, 1000003};
@@ -498,6 +544,13 @@ TEST(BootstrapMulti, Collectives3) {
   run_ranks(3, id, 60, [&](int r) { return collectives_body(id, r, 3); });
 }
 
+// The same with spinning waits (the default on nodes with CPUs to spare); rank 1
+// spins for longer than its peers take, rank 2 less, rank 0 in between.
+TEST(BootstrapMulti, Collectives3Spinning) {
+  gshmemx_uniqueid_t id = loopback_id();
+  run_ranks(3, id, 60, [&](int r) { return collectives_body(id, r, 3, r == 1 ? 100000 : (r == 2 ? 5 : 50)); });
+}
+
 TEST(BootstrapMulti, Collectives4) {
   gshmemx_uniqueid_t id = loopback_id();
   run_ranks(4, id, 60, [&](int r) { return collectives_body(id, r, 4); });
@@ -545,8 +598,9 @@ TEST(BootstrapMulti, InheritedListenFd) {
 }
 
 // Rank `victim` dies right after the rendezvous; the others' allgather must
-// fail fast with PEER_FAILURE naming it (timeout is 30 s).
-void dying_peer_test(int victim) {
+// fail fast with PEER_FAILURE naming it (timeout is 30 s). With spin_us, the
+// survivors' waits spin first (the death is seen by the spinning polls too).
+void dying_peer_test(int victim, int spin_us = 0) {
   gshmemx_uniqueid_t id = loopback_id();
   std::vector<Child> cs;
   run_ranks(3, id, 30, [&](int rank) {
@@ -554,6 +608,7 @@ void dying_peer_test(int victim) {
     Status st = connect(id, rank, 3, opts(30), &b);
     CHILD_CHECK(st == GSHMEM_SUCCESS, "connect: %s", status_name(st));
     if (rank == victim) _exit(0);  // "dies" (exit code 0 so run_ranks accepts it)
+    b->set_wait_spin_us(spin_us);
     uint8_t mine[16] = {}, all[48];
     auto t0 = Clock::now();
     st = b->allgather(mine, all, sizeof(mine));
@@ -599,6 +654,8 @@ TEST(BootstrapMulti, DyingPeer) {
 
 TEST(BootstrapMulti, DyingMiddlePeer) { dying_peer_test(1); }
 TEST(BootstrapMulti, DyingRoot) { dying_peer_test(0); }
+TEST(BootstrapMulti, DyingMiddlePeerWhileOthersSpin) { dying_peer_test(1, 200000); }
+TEST(BootstrapMulti, DyingRootWhileOthersSpin) { dying_peer_test(0, 200000); }
 
 // Strangers at rank 0's port: garbage, a silent connection, and a process
 // with the wrong secret. They are rejected; the real job completes.

@@ -108,7 +108,7 @@ Status TcpBootstrap::root_gather(const Call& call, uint32_t seq,
       pf.push_back({fds_[r], static_cast<short>(st[r].done ? POLLRDHUP : POLLIN), 0});
       who.push_back(r);
     }
-    int n = poll(pf.data(), pf.size(), dl.remaining_ms());
+    int n = poll_spin(pf.data(), pf.size(), dl, spin_us_.load(std::memory_order_relaxed));
     if (n < 0) {
       if (errno == EINTR) continue;
       return fail(GSHMEM_ERROR_SYSTEM, -1, std::string("bootstrap: ") + what + ": poll failed: " +
@@ -203,16 +203,14 @@ Status TcpBootstrap::member_exchange(const Call& call, uint32_t seq, Span my_req
   int err = 0;
   // Stop sending as soon as rank 0 says something: before our request is
   // complete that can only be an abort (rank 0 stops reading us then).
-  Io io = send_all(fd, hb, sizeof(hb), dl, &err, /*stop_on_input=*/true);
-  if (io == Io::ok && my_request.len > 0)
-    io = send_all(fd, my_request.out, my_request.len, dl, &err, true);
+  Io io = send_pair(fd, hb, sizeof(hb), my_request.out, my_request.len, dl, &err, /*stop_on_input=*/true);
   const bool sent = io == Io::ok;
   if (io == Io::closed) return fail(GSHMEM_ERROR_PEER_FAILURE, 0, disconnect_message(0, what, err));
   if (io == Io::timeout) return fail(GSHMEM_ERROR_TIMEOUT, -1, timeout_message(what, {0}));
   if (io == Io::error)
     return fail(GSHMEM_ERROR_SYSTEM, -1, std::string("bootstrap: ") + what +
                                              ": sending to PE 0 failed: " + errno_string(err));
-  io = recv_all(fd, hb, sizeof(hb), dl, &err);
+  io = recv_all(fd, hb, sizeof(hb), dl, &err, spin_us_.load(std::memory_order_relaxed));
   if (io == Io::closed) return fail(GSHMEM_ERROR_PEER_FAILURE, 0, disconnect_message(0, what, err));
   if (io == Io::timeout) return fail(GSHMEM_ERROR_TIMEOUT, -1, timeout_message(what, {0}));
   if (io != Io::ok)

@@ -90,9 +90,7 @@ Io send_message(int fd, const Header& h, const void* payload, size_t len, const 
                 int* err) {
   uint8_t hb[kHeaderBytes];
   encode_header(h, hb);
-  Io io = send_all(fd, hb, sizeof(hb), dl, err);
-  if (io == Io::ok && len > 0) io = send_all(fd, payload, len, dl, err);
-  return io;
+  return send_pair(fd, hb, sizeof(hb), payload, len, dl, err);
 }
 
 Io read_text(int fd, uint64_t len, const Deadline& dl, std::string* out, int* err) {

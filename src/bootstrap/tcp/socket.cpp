@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -48,12 +49,24 @@ std::string errno_string(int e) {
   return msg ? std::string(msg) : std::string("errno ") + std::to_string(e);
 }
 
-// Wait until fd has `events` (or an error/hangup) or the deadline passes.
-// Returns revents, 0 on timeout, -1 on poll failure (errno set).
-static int wait_fd(int fd, short events, const Deadline& dl) {
+int poll_spin(pollfd* fds, nfds_t n, const Deadline& dl, int spin_us) {
+  if (spin_us > 0) {
+    const auto until = Clock::now() + std::chrono::microseconds(spin_us);
+    do {
+      const int k = poll(fds, n, 0);
+      if (k != 0) return k;
+    } while (Clock::now() < until);
+  }
+  return poll(fds, n, dl.remaining_ms());
+}
+
+// Wait until fd has `events` (or an error/hangup) or the deadline passes,
+// spinning first for up to spin_us (poll_spin). Returns revents, 0 on timeout,
+// -1 on poll failure (errno set).
+static int wait_fd(int fd, short events, const Deadline& dl, int spin_us = 0) {
   for (;;) {
     pollfd p{fd, events, 0};
-    int n = poll(&p, 1, dl.remaining_ms());
+    int n = poll_spin(&p, 1, dl, spin_us);
     if (n > 0) return p.revents ? p.revents : events;
     if (n == 0) {
       if (dl.expired()) return 0;
@@ -65,17 +78,30 @@ static int wait_fd(int fd, short events, const Deadline& dl) {
 }
 
 Io send_all(int fd, const void* buf, size_t len, const Deadline& dl, int* err, bool stop_on_input) {
-  const char* p = static_cast<const char*>(buf);
+  return send_pair(fd, buf, len, nullptr, 0, dl, err, stop_on_input);
+}
+
+Io send_pair(int fd, const void* a, size_t na, const void* b, size_t nb, const Deadline& dl, int* err,
+             bool stop_on_input) {
+  iovec v[2] = {{const_cast<void*>(a), na}, {const_cast<void*>(b), nb}};
+  int first = na > 0 ? 0 : 1;  // the first part with bytes left
   *err = 0;
-  while (len > 0) {
+  while (first < 2 && v[first].iov_len > 0) {
     if (stop_on_input) {
       pollfd q{fd, POLLIN, 0};
       if (poll(&q, 1, 0) > 0 && (q.revents & (POLLIN | POLLHUP | POLLERR))) return Io::input;
     }
-    ssize_t n = send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+    msghdr m{};
+    m.msg_iov = v + first;
+    m.msg_iovlen = static_cast<size_t>(v[1].iov_len > 0 ? 2 - first : 1);
+    ssize_t n = sendmsg(fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n > 0) {
-      p += n;
-      len -= static_cast<size_t>(n);
+      size_t k = static_cast<size_t>(n);
+      for (; first < 2 && k >= v[first].iov_len; ++first) k -= v[first].iov_len;
+      if (first < 2) {
+        v[first].iov_base = static_cast<char*>(v[first].iov_base) + k;
+        v[first].iov_len -= k;
+      }
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
@@ -91,12 +117,12 @@ Io send_all(int fd, const void* buf, size_t len, const Deadline& dl, int* err, b
       return Io::error;
     }
     if (stop_on_input && (r & POLLIN)) return Io::input;
-    // POLLOUT, POLLERR or POLLHUP: the next send() reports the details.
+    // POLLOUT, POLLERR or POLLHUP: the next sendmsg() reports the details.
   }
   return Io::ok;
 }
 
-Io recv_all(int fd, void* buf, size_t len, const Deadline& dl, int* err) {
+Io recv_all(int fd, void* buf, size_t len, const Deadline& dl, int* err, int spin_us) {
   char* p = static_cast<char*>(buf);
   *err = 0;
   while (len > 0) {
@@ -112,7 +138,7 @@ Io recv_all(int fd, void* buf, size_t len, const Deadline& dl, int* err) {
       *err = errno;
       return is_disconnect_errno(errno) ? Io::closed : Io::error;
     }
-    int r = wait_fd(fd, POLLIN, dl);
+    int r = wait_fd(fd, POLLIN, dl, spin_us);
     if (r == 0) return Io::timeout;
     if (r < 0) {
       *err = errno;

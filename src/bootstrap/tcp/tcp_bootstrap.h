@@ -39,6 +39,7 @@ class TcpBootstrap final : public Bootstrap {
   Status allgather(const void* mine, void* all, size_t bytes) override;
   Status barrier() override;
   Status broadcast(void* buf, size_t bytes, int root) override;
+  void set_wait_spin_us(int us) override { spin_us_.store(us < 0 ? 0 : us, std::memory_order_relaxed); }
   Status start_failure_monitor(std::function<void(int, const std::string&)> on_failure) override;
   Status finalize() override;
 
@@ -96,6 +97,7 @@ class TcpBootstrap final : public Bootstrap {
   std::thread monitor_;
   bool monitor_started_ = false;
   std::atomic<bool> monitor_stop_{false};
+  std::atomic<int> spin_us_{0};  // set_wait_spin_us
   std::atomic<uint64_t> generation_{0};  // bumped after each collective
   int wake_[2] = {-1, -1};               // pipe that wakes the monitor's poll
 };

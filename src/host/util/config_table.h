@@ -33,6 +33,10 @@
   GSHMEM_CONFIG_ENTRY(bootstrap_port, "GSHMEM_BOOTSTRAP_PORT", Int, "0",                            \
                       "TCP port rank 0 listens on when initialising from torchrun/MPI/Slurm "      \
                       "variables (0: MASTER_PORT+1 under torchrun, else derived from the job id).")\
+  GSHMEM_CONFIG_ENTRY(bootstrap_spin_us, "GSHMEM_BOOTSTRAP_SPIN_US", Int, "-1",                     \
+                      "Microseconds a PE waiting in a bootstrap collective (gshmem_malloc/free, "   \
+                      "team creation) polls before it sleeps. -1: 50 when the node has at least "  \
+                      "two CPUs per PE on it, else 0 (sleep at once).")                            \
   GSHMEM_CONFIG_ENTRY(peer_failure_abort, "GSHMEM_PEER_FAILURE_ABORT", Bool, "1",                   \
                       "After init, when another PE dies, print who died and end this PE instead "  \
                       "of letting it hang in a wait.")                                             \
