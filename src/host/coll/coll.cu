@@ -84,12 +84,22 @@ int parts_for(uint64_t pushed, int lanes) {
   return want <= 1 || most <= 1 ? 1 : (want < static_cast<uint64_t>(most) ? static_cast<int>(want) : most);
 }
 
+// Threads per CTA. Launching a 1024-thread CTA costs more than the work of a small call:
+// with 2 PEs sharing one H200 under MPS, in a CUDA graph, a 4-byte broadcast took 4.7 us
+// with 1024 threads, 3.8 with 512, 3.5 with 256 or 128; a 64 KiB one (4 CTAs) 8.1 us
+// with 1024 threads and 6.4 with 256 (bench/results/2026-11-23_h200_1gpu-mps). So a
+// CTA that moves at most kSmallCtaBytes launches kSmallThreads; kThreads (1024) stays
+// for the pieces of large messages, where bytes in flight make the NVLink bandwidth.
+constexpr int kSmallThreads = 256;
+constexpr uint64_t kSmallCtaBytes = 32u << 10;
+
 // The kernel of a collective and its shape: lanes (as every member plans them;
 // collect decides its lanes on the device, so the host guesses from its own
-// part), pieces per lane and the CTAs wanted.
+// part), pieces per lane, the CTAs wanted and their threads.
 struct Shape {
   const void* kernel;
   int parts = 1, ctas = 1;
+  int threads = kSmallThreads;
 };
 
 Shape shape_for(const Request& q, const gshmemi_team& t) {
@@ -97,14 +107,17 @@ Shape shape_for(const Request& q, const gshmemi_team& t) {
   const uint64_t all = nbytes * static_cast<uint64_t>(t.size);
   Shape sh;
   int lanes = detail::coll_lanes(all);
+  uint64_t pushed = all;  // roughly what this PE's CTAs move (sets their threads)
   switch (q.op) {
     case GSHMEMI_COLL_BROADCAST: {
       sh.kernel = reinterpret_cast<const void*>(k_broadcast);
       const detail::bcast_plan p = detail::plan_broadcast(nbytes, t.size);
       lanes = p.lanes;
+      pushed = nbytes;
       if (p.relay) break;
-      if (t.my_pe != q.root) return sh;  // pushes nothing: one CTA waits for every lane
-      sh.parts = parts_for(nbytes * static_cast<uint64_t>(t.size > 1 ? t.size - 1 : 1), lanes);
+      if (t.my_pe != q.root) return sh;  // pushes nothing: one small CTA waits for every lane
+      pushed = nbytes * static_cast<uint64_t>(t.size > 1 ? t.size - 1 : 1);
+      sh.parts = parts_for(pushed, lanes);
       break;
     }
     case GSHMEMI_COLL_FCOLLECT: sh.kernel = reinterpret_cast<const void*>(k_fcollect); break;
@@ -114,6 +127,7 @@ Shape shape_for(const Request& q, const gshmemi_team& t) {
   }
   if (q.op != GSHMEMI_COLL_BROADCAST) sh.parts = parts_for(all, lanes);
   sh.ctas = lanes * sh.parts;
+  sh.threads = pushed / static_cast<uint64_t>(sh.ctas) <= kSmallCtaBytes ? kSmallThreads : kThreads;
   return sh;
 }
 
@@ -128,10 +142,10 @@ Status run(const char* call, gshmem_team_t team, const Request& q, int mode, cud
 
   const Shape sh = shape_for(q, *t);
   int ctas = 1;
-  GSHMEM_TRY(grid_for(call, sh.kernel, sh.ctas, kThreads, 0, &ctas));
+  GSHMEM_TRY(grid_for(call, sh.kernel, sh.ctas, sh.threads, 0, &ctas));
   Args a{team, q.dest, q.source, q.nelems, static_cast<int>(q.elem_bytes), q.dst, q.sst, q.root, sh.parts};
   void* args[] = {&a};
-  GSHMEM_TRY(launch(call, sh.kernel, ctas, kThreads, args, 0, stream));
+  GSHMEM_TRY(launch(call, sh.kernel, ctas, sh.threads, args, 0, stream));
   if (blocking) GSHMEM_CUDA_TRY(call, cudaStreamSynchronize(stream));
   return GSHMEM_SUCCESS;
 }

@@ -9,9 +9,10 @@
 //
 // grid_for: the CTAs the caller wants (the data-movement collectives: lanes
 // times pieces per lane, coll.cu), never more than fit on the GPU at once.
-// launch: cooperative launch, so every CTA is resident together (CTAs spin on
-// flags other PEs' CTAs set); a grid that cannot be resident fails with a
-// message instead of hanging.
+// launch: a grid of several CTAs is launched cooperatively, so every CTA is
+// resident together (CTAs spin on flags other PEs' CTAs set) and a grid that
+// cannot be resident fails with a message instead of hanging; a single CTA is
+// launched plainly (it is resident by itself, and that launch costs less).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -22,13 +23,15 @@
 
 namespace gshmem::coll {
 
-// Threads per CTA of the library's collective kernels.
+// Threads per CTA of the library's collective kernels, at most (their launch
+// bounds); small calls launch fewer (coll.cu: kSmallThreads).
 constexpr int kThreads = 1024;
 
 // *ctas = min(wanted, CTAs of `kernel` co-resident on this GPU), >= 1.
 Status grid_for(const char* call, const void* kernel, int wanted, int threads, size_t smem, int* ctas);
 
-// Cooperative launch of `kernel` (a __global__ function of libgshmem) on `stream`.
+// Launch of `kernel` (a __global__ function of libgshmem) on `stream`: cooperative
+// unless ctas == 1.
 Status launch(const char* call, const void* kernel, int ctas, int threads, void** args, size_t smem,
               cudaStream_t stream);
 

@@ -5,7 +5,8 @@
 // which then wait for it) or on the caller's stream. The kernel runs the same code and the
 // same per-slot epochs as the device forms, so host, stream and device calls of a team
 // interleave freely. Grid: one CTA per slot of the call's plan, at most one per SM and
-// GSHMEM_REDUCE_CTAS (host/util/config_table.h; default 128).
+// GSHMEM_REDUCE_CTAS (host/util/config_table.h; default 128), of 256 threads for the LL
+// and push paths and kReduceThreads (512) for the pull path (threads_for).
 //
 // Always checked (cheap): the team, dest/source inside the symmetric heap, dest/source
 // overlapping without being the same address, the team's scratch being large enough.
@@ -55,6 +56,13 @@ int ctas_for(int slots) {
   return ctas < most ? ctas : most;
 }
 
+// Threads per CTA: the LL and push paths move a few KiB per CTA, and a smaller CTA
+// launches faster (src/host/coll/coll.cu, kSmallThreads; with 2 PEs sharing one H200
+// under MPS, in a CUDA graph, a sum-reduce of 4 B took 3.01 us with 512 threads and 2.79
+// with 256, one of 1 KiB 5.31 and 4.85); the pull path keeps kReduceThreads, whose loads
+// from the peers in flight make its bandwidth.
+int threads_for(const detail::reduce_plan& plan) { return plan.ll || plan.push ? 256 : detail::kReduceThreads; }
+
 Status run(const Call& c, cudaStream_t stream) {
   const Runtime& r = rt();
   const gshmemi_team& t = r.teams[c.team];
@@ -70,13 +78,13 @@ Status run(const Call& c, cudaStream_t stream) {
   }
   const detail::reduce_region reg = detail::reduce_region_of(t);
   const detail::reduce_plan plan = detail::reduce_plan_of(c.n, static_cast<uint32_t>(c.esize), c.scatter, reg);
-  const Launch l{c.team, c.dest, c.source, c.n, c.scatter, ctas_for(plan.slots), stream};
+  const Launch l{c.team, c.dest, c.source, c.n, c.scatter, ctas_for(plan.slots), threads_for(plan), stream};
   const bool is_int = c.kind == GSHMEMI_RK_SINT || c.kind == GSHMEMI_RK_UINT;
   cudaError_t e = is_int ? launch_int(c.op, c.kind == GSHMEMI_RK_SINT, static_cast<int>(c.esize), l)
                          : launch_float(c.op, c.kind, static_cast<int>(c.esize), l);
   if (e != cudaSuccess) {
     GSHMEM_LOG_ERROR("%s: launching the reduction kernel (%d CTAs of %d threads) failed: %s (%s)", c.call, l.ctas,
-                     detail::kReduceThreads, cudaGetErrorString(e), cudaGetErrorName(e));
+                     l.threads, cudaGetErrorString(e), cudaGetErrorName(e));
     return GSHMEM_ERROR_CUDA;
   }
   return GSHMEM_SUCCESS;

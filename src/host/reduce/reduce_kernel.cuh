@@ -22,7 +22,7 @@ __global__ void __launch_bounds__(detail::kReduceThreads)
 
 template <class Op, class T>
 cudaError_t launch(const Launch& l) {
-  reduce_kernel<Op, T><<<l.ctas, detail::kReduceThreads, 0, l.stream>>>(
+  reduce_kernel<Op, T><<<l.ctas, l.threads, 0, l.stream>>>(
       l.team, static_cast<T*>(l.dest), static_cast<const T*>(l.source), l.n, l.scatter ? 1 : 0);
   return cudaGetLastError();
 }

@@ -9,7 +9,8 @@
 
 namespace gshmem::reductions {
 
-// One launch: reduce_run over `ctas` CTAs (one participant each) on `stream`.
+// One launch: reduce_run over `ctas` CTAs of `threads` (at most detail::kReduceThreads)
+// threads, one participant each, on `stream`.
 struct Launch {
   int team;
   void* dest;
@@ -17,6 +18,7 @@ struct Launch {
   uint64_t n;
   bool scatter;
   int ctas;
+  int threads;
   cudaStream_t stream;
 };
 

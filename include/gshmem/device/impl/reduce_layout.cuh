@@ -37,7 +37,7 @@ constexpr int kReduceMaxSlots = 128;                 // flag rows (slots of one 
 constexpr int kReducePushSlots = 8;                  // slots of the push (small-array) path
 constexpr uint64_t kReducePushSlotTarget = 8u << 10;  // push bytes per slot before adding one
 constexpr uint64_t kReducePullSlotBytes = 32u << 10;  // input bytes per slot of the pull path
-constexpr int kReduceThreads = 512;                  // threads per CTA of the library's kernel
+constexpr int kReduceThreads = 512;                  // threads per CTA of the library's kernel, at most
 constexpr int kReduceHostCheckWords = 4;
 
 // Bytes of the debug records (check and host_check) of a team of n members.
