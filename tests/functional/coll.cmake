@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Teams, team barriers/syncs and the data-movement collectives (broadcast, fcollect,
-# collect, alltoall, alltoalls), and coll_ll: their LL path under reuse pressure. Included by tests/functional/CMakeLists.txt. Each runs
+# collect, alltoall, alltoalls), coll_ll: their LL path under reuse pressure, and
+# stream_order: on-stream collectives and reductions that may start early still wait for
+# the kernel ahead of them. Included by tests/functional/CMakeLists.txt. Each runs
 # under gshmrun on 2, 3 and 4 PEs as <name>-<npes>, label gpu.
-foreach(t team team_sync coll_bcast coll_collect coll_alltoall coll_ll)
+foreach(t team team_sync coll_bcast coll_collect coll_alltoall coll_ll stream_order)
   gt_add_functional_test(${t})
 endforeach()
 

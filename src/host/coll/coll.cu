@@ -13,6 +13,7 @@
 #include "gshmem/device/impl/coll_bcast.cuh"
 #include "gshmem/device/impl/coll_collect.cuh"
 #include "host/init/runtime.h"
+#include "host/launch/stream_order.cuh"
 #include "host/team/team.h"
 #include "host/util/config.h"
 #include "launch.h"
@@ -34,8 +35,11 @@ struct Args {
   int parts;  // pieces per lane (grid.cuh)
 };
 
-// Names in device-side messages (wait timeouts) must live in device memory.
+// Names in device-side messages (wait timeouts) must live in device memory. A
+// single-CTA grid may start early (launch.h), so each kernel first waits for the work
+// ahead of it on the stream.
 __global__ void __launch_bounds__(kThreads) k_broadcast(Args a) {
+  wait_for_stream_predecessors();
   const gshmemi_team t = detail::team_entry(a.team);
   const char* call = "gshmem broadcast (host/stream)";
   const uint64_t nbytes = a.nelems * a.elem_bytes;
@@ -49,21 +53,25 @@ __global__ void __launch_bounds__(kThreads) k_broadcast(Args a) {
   }
 }
 __global__ void __launch_bounds__(kThreads) k_fcollect(Args a) {
+  wait_for_stream_predecessors();
   const gshmemi_team t = detail::team_entry(a.team);
   detail::fcollect_op op("gshmem fcollect (host/stream)", a.dest, a.source, a.nelems * a.elem_bytes, t);
   run_grid(t, op, a.parts);
 }
 __global__ void __launch_bounds__(kThreads) k_collect(Args a) {
+  wait_for_stream_predecessors();
   const gshmemi_team t = detail::team_entry(a.team);
   detail::collect_op op("gshmem collect (host/stream)", a.dest, a.source, a.nelems * a.elem_bytes);
   run_grid(t, op, a.parts);
 }
 __global__ void __launch_bounds__(kThreads) k_alltoall(Args a) {
+  wait_for_stream_predecessors();
   const gshmemi_team t = detail::team_entry(a.team);
   detail::alltoall_op op("gshmem alltoall (host/stream)", a.dest, a.source, a.nelems * a.elem_bytes, t);
   run_grid(t, op, a.parts);
 }
 __global__ void __launch_bounds__(kThreads) k_alltoalls(Args a) {
+  wait_for_stream_predecessors();
   const gshmemi_team t = detail::team_entry(a.team);
   detail::alltoalls_op op("gshmem alltoalls (host/stream)", a.dest, a.source, a.dst, a.sst, a.nelems, a.elem_bytes,
                           t.size);

@@ -4,6 +4,8 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "host/launch/early_launch.h"
+
 namespace gshmem::coll {
 namespace {
 
@@ -64,9 +66,11 @@ Status launch(const char* call, const void* kernel, int ctas, int threads, void*
   // less: in a CUDA graph, with 2 PEs sharing one H200 under MPS, a 4-byte broadcast of one
   // 256-thread CTA took 3.5 us launched cooperatively and 3.2 plainly (fcollect and alltoall
   // of 16 bytes: 3.4 and 3.0-3.1).
+  // It may also start early (host/launch/early_launch.h).
   const bool cooperative = ctas > 1;
-  cudaError_t e = cooperative ? cudaLaunchCooperativeKernel(kernel, dim3(ctas), dim3(threads), args, smem, stream)
-                              : cudaLaunchKernel(kernel, dim3(ctas), dim3(threads), args, smem, stream);
+  cudaError_t e = cooperative
+                      ? cudaLaunchCooperativeKernel(kernel, dim3(ctas), dim3(threads), args, smem, stream)
+                      : launch_plain(kernel, dim3(ctas), dim3(threads), args, smem, stream, stream_captured(stream));
   if (e != cudaSuccess) {
     cudaGetLastError();
     GSHMEM_LOG_ERROR("%s: launching the collective kernel (%d blocks of %d threads%s) failed: %s (%s)", call, ctas,

@@ -12,7 +12,9 @@
 // launch: a grid of several CTAs is launched cooperatively, so every CTA is
 // resident together (CTAs spin on flags other PEs' CTAs set) and a grid that
 // cannot be resident fails with a message instead of hanging; a single CTA is
-// launched plainly (it is resident by itself, and that launch costs less).
+// launched plainly (it is resident by itself, and that launch costs less), and may
+// start early (host/launch/early_launch.h): the kernel's first statement must be
+// wait_for_stream_predecessors() (host/launch/stream_order.cuh).
 #pragma once
 
 #include <cuda_runtime.h>

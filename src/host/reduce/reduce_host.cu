@@ -19,6 +19,7 @@
 
 #include "gshmem/detail/host_entry_reduce.h"
 #include "host/init/runtime.h"
+#include "host/launch/early_launch.h"
 #include "host/util/config.h"
 #include "reduce_aux.h"
 #include "reduce_launch.h"
@@ -78,7 +79,8 @@ Status run(const Call& c, cudaStream_t stream) {
   }
   const detail::reduce_region reg = detail::reduce_region_of(t);
   const detail::reduce_plan plan = detail::reduce_plan_of(c.n, static_cast<uint32_t>(c.esize), c.scatter, reg);
-  const Launch l{c.team, c.dest, c.source, c.n, c.scatter, ctas_for(plan.slots), threads_for(plan), stream};
+  const Launch l{c.team, c.dest, c.source, c.n, c.scatter, ctas_for(plan.slots), threads_for(plan), stream,
+                 stream_captured(stream)};
   const bool is_int = c.kind == GSHMEMI_RK_SINT || c.kind == GSHMEMI_RK_UINT;
   cudaError_t e = is_int ? launch_int(c.op, c.kind == GSHMEMI_RK_SINT, static_cast<int>(c.esize), l)
                          : launch_float(c.op, c.kind, static_cast<int>(c.esize), l);

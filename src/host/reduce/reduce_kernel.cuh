@@ -2,12 +2,16 @@
 // The library's reduction kernel: every CTA is one participant of reduce_run (it takes
 // slots blockIdx.x, blockIdx.x + gridDim.x, ...). CTAs of one PE never wait for each
 // other, only for their peers' CTAs of the same slots; the grid is at most one CTA per
-// SM (reduce_host.cu), so all of it is resident and every slot makes progress.
+// SM (reduce_host.cu), so all of it is resident and every slot makes progress. It is
+// launched plainly and may start early (host/launch/early_launch.h), so it first waits for
+// the work ahead of it on the stream.
 #pragma once
 
 #include <gshmem/gshmem.h>
 #include <gshmem/device/impl/reduce.cuh>
 
+#include "host/launch/early_launch.h"
+#include "host/launch/stream_order.cuh"
 #include "reduce_launch.h"
 
 namespace gshmem::reductions {
@@ -15,6 +19,7 @@ namespace gshmem::reductions {
 template <class Op, class T>
 __global__ void __launch_bounds__(detail::kReduceThreads)
     reduce_kernel(int team, T* dest, const T* source, uint64_t n, int scatter) {
+  wait_for_stream_predecessors();
   detail::reduce_run<Op, T, block_scope>("gshmem reduction (host or on-stream form)", detail::team_entry(team),
                                          dest, source, n, scatter != 0, static_cast<int>(blockIdx.x),
                                          static_cast<int>(gridDim.x));
@@ -22,9 +27,13 @@ __global__ void __launch_bounds__(detail::kReduceThreads)
 
 template <class Op, class T>
 cudaError_t launch(const Launch& l) {
-  reduce_kernel<Op, T><<<l.ctas, l.threads, 0, l.stream>>>(
-      l.team, static_cast<T*>(l.dest), static_cast<const T*>(l.source), l.n, l.scatter ? 1 : 0);
-  return cudaGetLastError();
+  int team = l.team, scatter = l.scatter ? 1 : 0;
+  T* dest = static_cast<T*>(l.dest);
+  const T* source = static_cast<const T*>(l.source);
+  uint64_t n = l.n;
+  void* args[] = {&team, &dest, &source, &n, &scatter};
+  return launch_plain(reinterpret_cast<const void*>(reduce_kernel<Op, T>), dim3(l.ctas), dim3(l.threads), args, 0,
+                      l.stream, l.captured);
 }
 
 }  // namespace gshmem::reductions

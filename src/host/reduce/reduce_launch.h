@@ -10,7 +10,7 @@
 namespace gshmem::reductions {
 
 // One launch: reduce_run over `ctas` CTAs of `threads` (at most detail::kReduceThreads)
-// threads, one participant each, on `stream`.
+// threads, one participant each, on `stream`; it may start early (host/launch/early_launch.h).
 struct Launch {
   int team;
   void* dest;
@@ -20,6 +20,7 @@ struct Launch {
   int ctas;
   int threads;
   cudaStream_t stream;
+  bool captured;  // the stream is being captured into a graph
 };
 
 // Integer elements (GSHMEMI_RK_SINT / _UINT) of `size` bytes; cudaErrorInvalidValue for

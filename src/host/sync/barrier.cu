@@ -6,6 +6,8 @@
 
 #include "gshmem/detail/host_entry_coll.h"
 #include "host/init/runtime.h"
+#include "host/launch/early_launch.h"
+#include "host/launch/stream_order.cuh"
 #include "host/team/team.h"
 
 namespace gshmem {
@@ -14,17 +16,8 @@ namespace {
 // One warp: each lane signals and waits for a share of the peers.
 constexpr int kBarrierThreads = 32;
 
-// The kernels may be launched with programmatic stream serialisation (launch_one
-// below), so they may start while the work ahead of them on the stream is still
-// running: griddepcontrol.wait holds them until that work has completed and its
-// memory operations are visible, as a kernel boundary would. Without that launch
-// attribute it returns at once.
-__device__ __forceinline__ void wait_for_stream_predecessors() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-}
-
+// Each kernel may start early (host/launch/early_launch.h): it waits for the work ahead of
+// it on the stream first.
 __global__ void barrier_all_kernel() {
   wait_for_stream_predecessors();
   gshmem::barrier_all<gshmem::block_scope>();
@@ -42,47 +35,12 @@ __global__ void team_sync_kernel(gshmem_team_t team) {
   gshmem::team_sync<gshmem::block_scope>(team);
 }
 
-// Whether the kernels as loaded contain the griddepcontrol.wait (compiled for
-// compute_90 or later); only then may they start early.
-bool kernels_wait_for_predecessors() {
-  static const bool yes = [] {
-    cudaFuncAttributes a{};
-    const bool ok = cudaFuncGetAttributes(&a, barrier_all_kernel) == cudaSuccess && a.ptxVersion >= 90;
-    cudaGetLastError();
-    GSHMEM_LOG_INFO("barriers on streams %s (barrier kernels compiled for compute_%d)",
-                    ok ? "start early (programmatic stream serialisation)" : "are launched plainly", a.ptxVersion);
-    return ok;
-  }();
-  return yes;
-}
-
-// Launches one block of `kernel`. With `early`, programmatic stream
-// serialisation lets the block start before the kernel ahead of it on the stream
-// has finished (it waits in wait_for_stream_predecessors), which hides part of
-// the launch behind that kernel's end: on 4 x H200 a barrier on a stream took
-// 4.20 instead of 5.11 us back to back and 9.22 instead of 9.99 us after a user
-// kernel (perftest/probe/stream_barrier_probe.cu). Not used while the stream is
-// being captured: in a CUDA graph a barrier after a user kernel was slower with
-// it (3.58 against 3.45 us).
+// Launches one warp of `kernel`.
 template <class... Args>
-cudaError_t launch_one(void (*kernel)(Args...), cudaStream_t stream, bool early, Args... args) {
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr.val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(1);
-  cfg.blockDim = dim3(kBarrierThreads);
-  cfg.stream = stream;
-  cfg.attrs = early ? &attr : nullptr;
-  cfg.numAttrs = early ? 1 : 0;
-  cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, args...);
-  if (e != cudaSuccess && early) {  // a platform without programmatic launches: the plain one
-    cudaGetLastError();
-    cfg.attrs = nullptr;
-    cfg.numAttrs = 0;
-    e = cudaLaunchKernelEx(&cfg, kernel, args...);
-  }
-  return e;
+cudaError_t launch_one(void (*kernel)(Args...), cudaStream_t stream, bool captured, Args... args) {
+  void* argv[] = {&args..., nullptr};  // nullptr: a kernel without arguments
+  return launch_plain(reinterpret_cast<const void*>(kernel), dim3(1), dim3(kBarrierThreads), argv, 0, stream,
+                      captured);
 }
 
 // Host-initiated operations still in flight on the internal stream complete
@@ -116,12 +74,11 @@ Status launch(const char* call, gshmem_team_t team, bool with_quiet, cudaStream_
   GSHMEM_CUDA_TRY(call, cudaStreamIsCapturing(stream, &capture));
   const bool captured = capture != cudaStreamCaptureStatusNone;
   if (with_quiet) GSHMEM_TRY(order_after_host_ops(call, stream, captured));
-  const bool early = !captured && kernels_wait_for_predecessors();
   cudaError_t e;
   if (team == GSHMEM_TEAM_INVALID)
-    e = launch_one(with_quiet ? barrier_all_kernel : sync_all_kernel, stream, early);
+    e = launch_one(with_quiet ? barrier_all_kernel : sync_all_kernel, stream, captured);
   else
-    e = launch_one(with_quiet ? team_barrier_kernel : team_sync_kernel, stream, early, team);
+    e = launch_one(with_quiet ? team_barrier_kernel : team_sync_kernel, stream, captured, team);
   if (e == cudaSuccess && wait) e = cudaStreamSynchronize(stream);
   if (e != cudaSuccess) {
     GSHMEM_LOG_ERROR("%s: barrier kernel failed: %s", call, cudaGetErrorString(e));

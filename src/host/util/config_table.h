@@ -49,7 +49,12 @@
                       "waiting for and traps (0: wait forever).")                                  \
   GSHMEM_CONFIG_ENTRY(reduce_ctas, "GSHMEM_REDUCE_CTAS", Int, "128",                                \
                       "Most CTAs of the library's reduction kernel (host and on-stream "           \
-                      "reductions; 1 .. 128, a local choice: PEs may differ). Tuning only.")
+                      "reductions; 1 .. 128, a local choice: PEs may differ). Tuning only.")      \
+  GSHMEM_CONFIG_ENTRY(early_launch, "GSHMEM_EARLY_LAUNCH", Bool, "1",                               \
+                      "Launch the library's barrier, reduction and single-block collective "       \
+                      "kernels on a stream so that each may start while the kernel ahead of it "   \
+                      "ends (programmatic stream serialisation; it waits on the GPU for that "     \
+                      "kernel's results). Not in graph capture. 0: plain launches.")
 
 // Other libraries' names for a variable, read when its GSHMEM_ name is unset, so that NVSHMEM
 // programs and job scripts keep working (docs/compat.md):

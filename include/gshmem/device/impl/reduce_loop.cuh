@@ -4,17 +4,29 @@
 //   out(d)[i] = in(0)[i] Op in(1)[i] Op ... Op in(nin-1)[i]     i < count, d < nout
 //
 // in(j) / out(d) return element pointers (local, a peer's through NVLink, or a push
-// buffer). Inputs are combined in index order; callers choose the order (the pull path
-// starts every member at a different peer, so that the members' links share the load).
-// With `aligned` (every pointer 16-byte aligned) the body moves 16-byte vectors,
-// kReduceUnroll independent ones per thread and input in flight; the rest (and
+// buffer); nin >= 2 (a team of at least two members). Inputs are combined in index order;
+// callers choose the order (the pull path starts every member at a different peer, so
+// that the members' links share the load). With `aligned` (every pointer 16-byte aligned)
+// the body moves 16-byte vectors in groups of kReduceUnroll per thread, the rest (and
 // everything when not aligned) goes element by element. Loads of inputs go through L2
 // (ld_cg16 / ld_cg_elem); outputs are plain stores, ordered by the caller's fence before
 // its signal. The threads of Scope share the work; no synchronisation here.
+//
+// Warps and blocks issue a group's loads of in(0) and in(1) together, before either is
+// combined, so the group waits one load latency for both (for 2 members, for all its
+// inputs), and a thread's last group is one group however few vectors it holds
+// (predicated when more than one), not one round of loads per vector. With 2 PEs sharing
+// one H200 under MPS that took on-stream sums of 128 KiB - 1 MiB (the pull path) from 8.3
+// to 7.5 us and device block-scope ones of 16-64 KiB 7-8 % lower. A lone thread (thread
+// scope) keeps the plain loop, inputs one after the other and its last vectors one by one:
+// in kernels of 1024 threads (64 registers) the one-group remainder, with or without the
+// pairing, made its sums of 1-64 KiB 11-17 % slower (bench/results/2026-11-23_h200_1gpu-mps2).
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
+#include "../scope.cuh"
 #include "reduce_ops.cuh"
 
 namespace gshmem {
@@ -22,21 +34,38 @@ namespace detail {
 
 constexpr int kReduceUnroll = 4;  // vectors per thread and input in flight
 
-// U vectors at indices i, i + st, ..., i + (U-1) st.
-template <class Op, class T, int U, class In, class Out>
+// The vectors at indices i + u st (u < U) below nvec: all U of them when Full, else the
+// predicated last group of a thread (at most U - 1 of them; the others load zeros, are
+// combined and not stored). Pair: in(1)'s loads are issued before in(0)'s are used.
+template <class Op, class T, int U, bool Full, bool Pair, class In, class Out>
 __device__ __forceinline__ void reduce_vectors(int nin, const In& in, int nout, const Out& out, uint64_t i,
-                                               uint64_t st) {
+                                               uint64_t st, uint64_t nvec) {
+  bool live[U];
+#pragma unroll
+  for (int u = 0; u < U; ++u) live[u] = Full || i + u * st < nvec;
+  auto load = [&](uint4 (&raw)[U], const void* base) {
+    const uint4* p = static_cast<const uint4*>(base);
+#pragma unroll
+    for (int u = 0; u < U; ++u) raw[u] = live[u] ? ld_cg16(p + i + u * st) : make_uint4(0, 0, 0, 0);
+  };
   reduce_vec<T> acc[U];
   uint4 raw[U];
-  const uint4* p = reinterpret_cast<const uint4*>(in(0));
+  load(raw, in(0));
+  int j = 1;
+  if constexpr (Pair) {
+    uint4 raw1[U];
+    load(raw1, in(1));
 #pragma unroll
-  for (int u = 0; u < U; ++u) raw[u] = ld_cg16(p + i + u * st);
+    for (int u = 0; u < U; ++u) acc[u].load(raw[u]);
 #pragma unroll
-  for (int u = 0; u < U; ++u) acc[u].load(raw[u]);
-  for (int j = 1; j < nin; ++j) {
-    const uint4* q = reinterpret_cast<const uint4*>(in(j));
+    for (int u = 0; u < U; ++u) acc[u].template combine<Op>(raw1[u]);
+    j = 2;
+  } else {
 #pragma unroll
-    for (int u = 0; u < U; ++u) raw[u] = ld_cg16(q + i + u * st);
+    for (int u = 0; u < U; ++u) acc[u].load(raw[u]);
+  }
+  for (; j < nin; ++j) {
+    load(raw, in(j));
 #pragma unroll
     for (int u = 0; u < U; ++u) acc[u].template combine<Op>(raw[u]);
   }
@@ -45,7 +74,8 @@ __device__ __forceinline__ void reduce_vectors(int nin, const In& in, int nout, 
   for (int d = 0; d < nout; ++d) {
     uint4* o = reinterpret_cast<uint4*>(out(d));
 #pragma unroll
-    for (int u = 0; u < U; ++u) o[i + u * st] = raw[u];
+    for (int u = 0; u < U; ++u)
+      if (live[u]) o[i + u * st] = raw[u];
   }
 }
 
@@ -53,14 +83,21 @@ template <class Op, class T, class Scope, class In, class Out>
 __device__ __forceinline__ void reduce_elems(int nin, const In& in, int nout, const Out& out, uint64_t count,
                                              bool aligned) {
   using A = typename reduce_acc<T>::type;
+  constexpr bool pair = !std::is_same_v<Scope, thread_scope>;
   const uint64_t st = static_cast<uint64_t>(Scope::size());
   uint64_t done = 0;
   if (aligned) {
     const uint64_t nvec = count / reduce_vec<T>::n;
     uint64_t i = static_cast<uint64_t>(Scope::rank());
     for (; i + (kReduceUnroll - 1) * st < nvec; i += kReduceUnroll * st)
-      reduce_vectors<Op, T, kReduceUnroll>(nin, in, nout, out, i, st);
-    for (; i < nvec; i += st) reduce_vectors<Op, T, 1>(nin, in, nout, out, i, st);
+      reduce_vectors<Op, T, kReduceUnroll, true, pair>(nin, in, nout, out, i, st, nvec);
+    if constexpr (!pair) {  // a lone thread: its last few vectors one by one
+      for (; i < nvec; i += st) reduce_vectors<Op, T, 1, true, false>(nin, in, nout, out, i, st, nvec);
+    } else if (i + st >= nvec) {  // at most one vector left (every thread of a small call): no predicates
+      if (i < nvec) reduce_vectors<Op, T, 1, true, true>(nin, in, nout, out, i, st, nvec);
+    } else {
+      reduce_vectors<Op, T, kReduceUnroll, false, true>(nin, in, nout, out, i, st, nvec);
+    }
     done = nvec * reduce_vec<T>::n;
   }
   for (uint64_t e = done + static_cast<uint64_t>(Scope::rank()); e < count; e += st) {
