@@ -59,7 +59,7 @@ __device__ void push_reduce_stamped(float* dest, const float* source, uint64_t n
   t[1] = now_ns();
   for (int d = 1; d < N; ++d) {
     const int j = (me + d) % N;
-    scoped_copy<S>(peer_address(c.r.push_buf(s, parity, me), team_world_pe(c.t, j)), c.source + sp.lo,
+    scoped_copy<S>(peer_address(c.r.push_buf(parity, me) + sp.lo * sizeof(T), team_world_pe(c.t, j)), c.source + sp.lo,
                    (sp.hi - sp.lo) * sizeof(T));
   }
   S::sync();
@@ -72,7 +72,9 @@ __device__ void push_reduce_stamped(float* dest, const float* source, uint64_t n
   const T* mine = c.source + sp.lo;
   T* out0 = c.dest + sp.lo;
   const reduce_region& r = c.r;
-  auto in = [&](int j) -> const T* { return j == me ? mine : reinterpret_cast<const T*>(r.push_buf(s, parity, j)); };
+  auto in = [&](int j) -> const T* {
+    return j == me ? mine : reinterpret_cast<const T*>(r.push_buf(parity, j)) + sp.lo;
+  };
   auto out = [&](int) -> T* { return out0; };
   reduce_elems<Op, T, S>(N, in, 1, out, sp.hi - sp.lo, true);
   S::sync();

@@ -8,12 +8,14 @@
 //     with a reference computed here;
 //   - every form: device thread / warp (full and partial) / block scope through the C
 //     names, warp / block through the C++ templates, host (blocking), on-stream;
-//   - nreduce 1-4 (the LL path), 7, 255, 4099, 2^20 (+ 16M+5 floats all-reduce, 4M+5
+//   - nreduce 1-4 (the LL path), 7, 255, 4099, 40961, 65541, 2^20 (+ 16M+5 floats all-reduce, 4M+5
 //     reducescatter), one after another so that the paths' epochs interleave,
 //     misaligned arrays (element offset 1: the element-wise paths), in place;
 //   - poisoned dest with guard zones before and after, checked on every PE; sources
 //     checked unchanged; in-place reducescatter: the chunks the contract promises to
 //     keep are unchanged;
+//   - members calling the same reduction in different forms (device block / warp, host,
+//     on-stream: one group for all slots against a CTA per slot);
 //   - the world team and a team split off it (every other PE, and all but PE 0).
 // Modes: no argument: the tests above. With GT_REDUCE_ERRORS (test_reduce_errors, built
 // with GSHMEM_DEBUG_CHECKS): argv[1] names one invalid call; reduce_errors.sh checks the
@@ -313,7 +315,11 @@ struct Case {
   size_t n;
   size_t off;  // element offset of dest and source from their buffers' 256-byte aligned start
   bool in_place;
+  int mix = -1;  // >= 0: world PE p calls in form kMixForms[(p + mix) % 4] instead of `form`
 };
+// Forms that run the protocol differently: one group for every slot (a device-scope call;
+// it copies, waits and reduces all slots at once) and the library's kernel (a CTA per slot).
+constexpr Form kMixForms[4] = {kBlock, kStream, kWarp, kHost};
 
 // One call on team t (every world PE runs this; non-members only keep the barriers in step).
 template <class Tag>
@@ -324,8 +330,9 @@ void run(Env& e, const Team& t, const Case& c) {
   const int wme = gshmem_my_pe();
   const size_t parts = kScatter ? t.members.size() : 1, n_in = c.n * parts;
   const uint64_t salt = ++e.salt;
-  set_context("%s %s %s team %s n=%zu off=%zu%s", kScatter ? "reducescatter" : "reduce", Tag::name,
-              kFormName[c.form], t.name, c.n, c.off, c.in_place ? " in-place" : "");
+  const Form form = c.mix >= 0 ? kMixForms[(wme + c.mix) % 4] : c.form;
+  set_context("%s %s %s%s team %s n=%zu off=%zu%s", kScatter ? "reducescatter" : "reduce", Tag::name,
+              kFormName[form], c.mix >= 0 ? " (forms mixed)" : "", t.name, c.n, c.off, c.in_place ? " in-place" : "");
   T* src = e.src.at<T>(c.off);
   T* dst = c.in_place ? src : e.dst.at<T>(c.off);
   poison_device(e.src.base, kGuard + (c.off + n_in) * sizeof(T) + kGuard);
@@ -333,7 +340,7 @@ void run(Env& e, const Team& t, const Case& c) {
   if (!c.in_place) poison_device(e.dst.base, kGuard + (c.off + c.n) * sizeof(T) + kGuard);
   gshmem_barrier_all();  // every member's dest is ready before any member writes into it
   if (t.me < 0) return;
-  GT_CHECK_EQ(0, invoke<Tag>(e, c.form, t.handle, dst, src, c.n));
+  GT_CHECK_EQ(0, invoke<Tag>(e, form, t.handle, dst, src, c.n));
   const uint64_t base = kScatter ? static_cast<uint64_t>(t.me) * c.n : 0;
   auto result = [&](size_t i, const C* got) { return matching(expect<T, Op>(t.members, base + i, salt), got[i]); };
   auto source = [&](size_t i) { return as_cmp(static_cast<T>(rval<T, Op>(wme, i, salt))); };
@@ -384,9 +391,22 @@ template <class... Tags>
 void forms(Env& e, const Team& t) {
   const auto all = {kThread, kWarp, kWarpPartial, kBlock, kWarpCpp, kBlockCpp, kHost, kStream};
   // 1-4: the LL path for 4- and 8-byte elements (at most 16 bytes), 7 on: push and pull.
-  const auto sizes = {size_t{1},   size_t{3},     size_t{4},    size_t{7},
-                      size_t{255}, size_t{4099}, size_t{65541}, size_t{1} << 20};
+  // With the default scratch the push path takes up to about 1 MiB / (2 N) bytes a member:
+  // 40961 4-byte elements (160 KiB) and 65541 2-byte ones go by it with all 16 of its slots
+  // at 2 and 3 PEs, by the pull path at 4.
+  const auto sizes = {size_t{1},    size_t{3},     size_t{4},     size_t{7},      size_t{255},
+                      size_t{4099}, size_t{40961}, size_t{65541}, size_t{1} << 20};
   (forms_one<Tags>(e, t, all, sizes), ...);
+}
+
+// Members calling in different forms: every size class of the push path (1, 2 and 16
+// slots) and the pull path, each member's form rotating call by call.
+void mixed(Env& e, const Team& t) {
+  for (size_t n : {size_t{255}, size_t{4099}, size_t{40961}, size_t{65541}, size_t{1} << 20})
+    for (int mix = 0; mix < 4; ++mix) {
+      run<tag_float_sum>(e, t, Case{kBlock, n, 0, false, mix});
+      run<tag_half_sum>(e, t, Case{kBlock, n, 1, mix == 3, mix});
+    }
 }
 
 // 64 MiB of input: the multi-CTA path of the host and on-stream forms.
@@ -451,6 +471,7 @@ int main() {
 #endif
   forms<tag_int_sum, tag_float_sum, tag_half_sum, tag_bfloat16_max, tag_uint64_xor, tag_int8_prod,
         tag_double_min>(e, world);
+  mixed(e, world);
   large(e, world);
   split_teams(e);
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The layout of a team's collective scratch, as host and device compute it
 // (include/gshmem/device/impl/ll_layout.cuh and reduce_layout.cuh): the LL area and the
-// reductions' region lie in the upper half, 256-byte aligned, one after the other and
-// inside the scratch, for every team size; a scratch too small for one of them leaves it
-// empty (its path is not taken) rather than overflowing.
+// reductions' region lie 256-byte aligned, one after the other and inside the scratch, for
+// every team size, and the push buffers take all but the little the rest needs; a scratch
+// too small for one of them leaves it empty (its path is not taken) rather than
+// overflowing.
 #include <gtest/gtest.h>
 
 // The layout headers are __host__ __device__ code; this test is plain C++.
@@ -46,12 +47,11 @@ TEST(ScratchLayout, AreasAreAlignedDisjointAndInside) {
   for (uint64_t bytes : {uint64_t{1} << 12, uint64_t{1} << 16, uint64_t{1} << 20, (uint64_t{1} << 20) + 768})
     for (int n : {1, 2, 3, 4, 7, 64, 1000, 4096}) {
       SCOPED_TRACE(testing::Message() << "scratch " << bytes << " bytes, " << n << " members");
-      const char* upper = kBase + bytes / 2;
       const char* end = kBase + bytes;
       const ll_area ll = ll_area_of(kBase, bytes, n);
       const reduce_region r = reduce_region_of(kBase, bytes, n);
       if (ll.count != nullptr) {
-        EXPECT_GE(reinterpret_cast<const char*>(ll.count), upper);
+        EXPECT_EQ(reinterpret_cast<const char*>(ll.count), kBase) << "the area opens the scratch";
         EXPECT_EQ(reinterpret_cast<uintptr_t>(ll.count) % 256, 0u);
         EXPECT_EQ(ll.words, ll.count + 1);
         EXPECT_LE(end_of_ll(ll), end);
@@ -60,8 +60,11 @@ TEST(ScratchLayout, AreasAreAlignedDisjointAndInside) {
         EXPECT_LE(ll.w, kLLMaxWords);
         EXPECT_EQ(ll.w & (ll.w - 1), 0) << "a power of two";
         EXPECT_EQ(ll.max_bytes(), 4ull * ll.w);
-        // More than the fewest words only while the area takes at most a quarter of the upper half.
-        if (ll.w > kLLMinWords) EXPECT_LE(4 * (end_of_ll(ll) - reinterpret_cast<const char*>(ll.count)), end - upper);
+        // More than the fewest words only while the area takes at most an eighth of the scratch;
+        // at the fewest, at most half of it.
+        const uint64_t area = static_cast<uint64_t>(end_of_ll(ll) - reinterpret_cast<const char*>(ll.count));
+        if (ll.w > kLLMinWords) EXPECT_LE(8 * area, bytes);
+        EXPECT_LE(2 * area, bytes);
       }
       if (r.nslots == 0) continue;
       ASSERT_NE(ll.count, nullptr) << "a reduction region without the LL area it follows";
@@ -74,7 +77,8 @@ TEST(ScratchLayout, AreasAreAlignedDisjointAndInside) {
       EXPECT_EQ(r.host_check, r.check + 4ull * n);
       EXPECT_GE(r.push, reinterpret_cast<const char*>(r.host_check + static_cast<uint64_t>(n) * kReduceHostCheckWords));
       EXPECT_EQ(r.push_bytes % 16, 0u);
-      EXPECT_LE(r.push + 2ull * kReducePushSlots * n * r.push_bytes, end);
+      EXPECT_LE(r.push + 2ull * n * r.push_bytes, end);
+      EXPECT_EQ(r.uniform_slots(), r.nslots < kReducePushSlots ? r.nslots : kReducePushSlots);
     }
 }
 
@@ -131,7 +135,7 @@ TEST(ScratchLayout, SlotSpansCoverTheArray) {
 }
 
 TEST(ScratchLayout, TooSmallLeavesAreasEmpty) {
-  // 1 KiB: the upper half cannot hold 4096 members' LL words.
+  // 1 KiB: half of it cannot hold 4096 members' LL words.
   EXPECT_EQ(ll_area_of(kBase, 1024, 4096).count, nullptr);
   EXPECT_EQ(reduce_region_of(kBase, 1024, 4096).nslots, 0);
   EXPECT_EQ(ll_area_of(kBase, 0, 4).count, nullptr);
@@ -139,18 +143,66 @@ TEST(ScratchLayout, TooSmallLeavesAreasEmpty) {
 }
 
 TEST(ScratchLayout, LLMessagesShrinkWithTheTeamNotBelow16Bytes) {
-  // The default scratch (1 MiB): 32-byte messages up to 1023 members (a quarter of
-  // the 512 KiB upper half); 1024, 2048 and 4096 members keep 16 bytes.
+  // The default scratch (1 MiB): 32-byte messages up to 1023 members (an eighth of the
+  // scratch, 128 KiB); 1024, 2048 and 4096 members keep 16 bytes.
   const uint64_t mib = uint64_t{1} << 20;
   for (int n : {2, 3, 4, 8, 64, 1000, 1023}) EXPECT_EQ(ll_area_of(kBase, mib, n).max_bytes(), 32u) << n << " members";
   EXPECT_EQ(ll_area_of(kBase, mib, 1024).max_bytes(), 16u);
-  // A smaller scratch halves first: 64 KiB (32 KiB upper half, a quarter 8 KiB).
+  // A smaller scratch halves first: 64 KiB (an eighth: 8 KiB).
   EXPECT_EQ(ll_area_of(kBase, uint64_t{1} << 16, 63).max_bytes(), 32u);
   EXPECT_EQ(ll_area_of(kBase, uint64_t{1} << 16, 64).max_bytes(), 16u);
   EXPECT_EQ(ll_area_of(kBase, mib, 2048).max_bytes(), 16u);
   EXPECT_EQ(ll_area_of(kBase, mib, 4096).max_bytes(), 16u);
   // The reductions' region past the area, as with 16-byte messages for every team.
   for (int n : {2, 4, 64, 1000, 2048}) EXPECT_GT(reduce_region_of(kBase, mib, n).nslots, 0) << n << " members";
+}
+
+// The push path (one signalled round through the buffers) takes arrays of up to a push
+// buffer, about scratch / (2 N) bytes a member: the buffers [parity][sender] fill the
+// scratch but for the LL area, the flags and the debug records. It cuts them into one slot
+// per 8 KiB, at most as many as share one epoch (the uniform slots).
+TEST(ScratchLayout, PushBuffersFillTheScratch) {
+  const uint64_t mib = uint64_t{1} << 20;
+  for (int n : {2, 3, 4, 8}) {
+    SCOPED_TRACE(testing::Message() << n << " members");
+    const reduce_region r = reduce_region_of(kBase, mib, n);
+    ASSERT_GT(r.nslots, 0);
+    EXPECT_GE(2ull * n * r.push_bytes, mib - mib / 32);
+    // Floats: the largest array by the push path is within 1/32 of scratch / (2 N); twice
+    // as much goes by the pull path.
+    const uint64_t most = r.push_bytes / 4;
+    EXPECT_GE(most, mib / (2ull * n) / 4 - mib / 32 / (2ull * n) / 4);
+    for (bool scatter : {false, true}) {  // reducescatter: the same bound on each member's chunk
+      const reduce_plan p = reduce_plan_of(most, 4, scatter, r);
+      EXPECT_TRUE(p.push);
+      EXPECT_FALSE(p.ll);
+      const uint64_t per8k = (most * 4 + 8191) / 8192;
+      EXPECT_EQ(p.slots, per8k < kReducePushSlots ? static_cast<int>(per8k) : kReducePushSlots);
+      EXPECT_FALSE(reduce_plan_of(most + 1, 4, scatter, r).push);
+    }
+  }
+  // 2 members, floats: 128 KiB by the push path in 16 slots; 256 KiB (just over a buffer) by the pull path.
+  const reduce_region r2 = reduce_region_of(kBase, mib, 2);
+  EXPECT_TRUE(reduce_plan_of(32768, 4, false, r2).push);
+  EXPECT_EQ(reduce_plan_of(32768, 4, false, r2).slots, 16);
+  EXPECT_EQ(reduce_plan_of(4096, 4, false, r2).slots, 2);
+  EXPECT_FALSE(reduce_plan_of(65536, 4, false, r2).push);
+}
+
+// A push-path call never uses more slots than share one epoch, whatever the team size
+// (large teams have fewer flag rows than kReducePushSlots).
+TEST(ScratchLayout, PushSlotsAreUniformSlots) {
+  for (uint64_t bytes : {uint64_t{1} << 16, uint64_t{1} << 20, uint64_t{1} << 24})
+    for (int n : {2, 3, 64, 1000, 4096}) {
+      const reduce_region r = reduce_region_of(kBase, bytes, n);
+      if (r.nslots == 0) continue;
+      for (uint64_t nreduce : {5u, 3000u, 100000u, 1000000u}) {
+        const reduce_plan p = reduce_plan_of(nreduce, 4, false, r);
+        if (p.push && !p.ll) EXPECT_LE(p.slots, r.uniform_slots()) << bytes << " bytes, " << n << " members";
+        EXPECT_GE(p.slots, 1);
+        EXPECT_LE(p.slots, r.nslots);
+      }
+    }
 }
 
 TEST(ScratchLayout, ReductionPlanTakesLLForTinyArraysOnly) {

@@ -21,7 +21,7 @@
 
 #include "gshmem/detail/export.h"
 
-#define GSHMEMI_DEVICE_STATE_VERSION 4u
+#define GSHMEMI_DEVICE_STATE_VERSION 5u
 
 /* One team as the device sees it. Team PE i is world PE start + i * stride.
  * Every member holds the same symmetric offsets for the symmetric fields, so
@@ -40,7 +40,7 @@ typedef struct gshmemi_team {
    * device/impl/reduce_layout.cuh) so that device calls only add and multiply: */
   uint32_t ll_words;          /* LL words per sender (impl/ll_layout.cuh); 0: no LL area */
   uint32_t reduce_slots;      /* flag rows of the reductions (impl/reduce_layout.cuh); 0: none */
-  uint64_t reduce_push_bytes; /* bytes of one push buffer of the reductions; 0: no push path */
+  uint64_t reduce_push_bytes; /* bytes of each push buffer of the reductions ([parity][sender]); 0: none */
 } gshmemi_team;
 
 typedef struct gshmemi_device_state {

@@ -36,8 +36,9 @@
 // Cost: small arrays travel through the team's scratch in one signalled round (one
 // NVLink one-way latency); large ones are reduce-scattered in place from the members'
 // sources and all-gathered into their dests (2(N-1)/N of the data over NVLink per
-// member). Both use the upper half of the team's collective scratch
-// (GSHMEM_TEAM_SCRATCH_SIZE); see impl/reduce_layout.cuh.
+// member). Both keep their state in the team's collective scratch
+// (GSHMEM_TEAM_SCRATCH_SIZE), whose size bounds the small arrays' path (with the default
+// 1 MiB, arrays of up to about 1 MiB / (2 N) per member); see impl/reduce_layout.cuh.
 //
 // Returns 0. With GSHMEM_DEBUG_CHECKS defined, an invalid team, arrays outside the
 // symmetric heap, overlapping-but-different dest/source and members that disagree on

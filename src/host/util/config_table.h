@@ -43,7 +43,9 @@
   GSHMEM_CONFIG_ENTRY(max_teams, "GSHMEM_MAX_TEAMS", Int, "64",                                   \
                       "Most teams that may exist at once on a PE (predefined teams included).")    \
   GSHMEM_CONFIG_ENTRY(team_scratch_size, "GSHMEM_TEAM_SCRATCH_SIZE", Size, "1M",                    \
-                      "Symmetric scratch memory each team reserves for collectives, per PE.")      \
+                      "Symmetric scratch memory each team reserves for collectives, per PE. "      \
+                      "Reductions of up to about this / (2 x team size) bytes a member take the "  \
+                      "one-round push path.")                                                      \
   GSHMEM_CONFIG_ENTRY(wait_timeout, "GSHMEM_WAIT_TIMEOUT", Int, "0",                                \
                       "Seconds a device-side barrier may spin before it reports which PE it is "   \
                       "waiting for and traps (0: wait forever).")                                  \

@@ -4,13 +4,13 @@
 // from the team's scratch (team.scratch, GSHMEM_TEAM_SCRATCH_SIZE bytes, zero when the
 // team is created) when the team is created; the size is kept in the team entry.
 //
-// The area opens the upper half of the scratch (the reductions' region follows it,
+// The area opens the scratch (the reductions' region follows it and takes the rest,
 // reduce_layout.cuh); for a team of N members, W words per sender (ll_words_of):
 //   count              uint64  this PE's count of LL calls on the team (never written remotely)
 //   words[2][N][W]     uint64  [count parity][sending team PE]: 4 data bytes and the
 //                              32-bit tag of the call that wrote the word
 // W is the largest power of two from kLLMaxWords down to kLLMinWords whose area takes
-// at most a quarter of the upper half (at kLLMinWords: all of it, if it must), so teams
+// at most an eighth of the scratch (at kLLMinWords: at most half of it), so teams
 // of up to 1023 members carry messages of up to 32 bytes (with the default 1 MiB
 // scratch) and larger ones 16.
 #pragma once
@@ -37,12 +37,12 @@ static_assert(kLLReduceBytes <= 4 * kLLMinWords, "every LL area holds an LL redu
 
 __host__ __device__ constexpr uint64_t scratch_align_up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
 
-// Offset in the scratch of its upper half: the first 256-byte aligned address at or after
-// the middle (symmetric: the scratch has the same heap offset on every member, and heap
-// bases are aligned).
-__host__ __device__ inline uint64_t scratch_upper_offset(const char* scratch, uint64_t scratch_bytes) {
+// Offset in the scratch of the collectives' state: its first 256-byte aligned address
+// (symmetric: the scratch has the same heap offset on every member, and heap bases are
+// aligned; the library's scratch is aligned, so 0 there).
+__host__ __device__ inline uint64_t scratch_state_offset(const char* scratch) {
   const uint64_t addr = reinterpret_cast<uint64_t>(scratch);
-  return scratch_align_up(addr + scratch_bytes / 2, 256) - addr;
+  return scratch_align_up(addr, 256) - addr;
 }
 
 __host__ __device__ constexpr uint64_t ll_area_bytes(int n, int words) {
@@ -66,19 +66,19 @@ struct ll_area {
 // runs once, when the team is created (team_layout_fill); calls take the result from the
 // team entry (ll_area_of(team)).
 __host__ __device__ inline int ll_words_of(const char* scratch, uint64_t scratch_bytes, int n) {
-  const uint64_t off = scratch_upper_offset(scratch, scratch_bytes);
+  const uint64_t off = scratch_state_offset(scratch);
   if (n < 1 || off > scratch_bytes) return 0;
-  const uint64_t upper = scratch_bytes - off;
+  const uint64_t room = scratch_bytes - off;
   int w = kLLMaxWords;
-  while (w > kLLMinWords && ll_area_bytes(n, w) > upper / 4) w /= 2;
-  return ll_area_bytes(n, w) > upper ? 0 : w;
+  while (w > kLLMinWords && ll_area_bytes(n, w) > room / 8) w /= 2;
+  return ll_area_bytes(n, w) > room / 2 ? 0 : w;
 }
 
 // The area of w words per sender (from ll_words_of; 0: none).
-__host__ __device__ inline ll_area ll_area_at(char* scratch, uint64_t scratch_bytes, int n, int w) {
+__host__ __device__ inline ll_area ll_area_at(char* scratch, int n, int w) {
   ll_area a;
   if (w == 0) return a;
-  a.count = reinterpret_cast<uint64_t*>(scratch + scratch_upper_offset(scratch, scratch_bytes));
+  a.count = reinterpret_cast<uint64_t*>(scratch + scratch_state_offset(scratch));
   a.words = a.count + 1;
   a.n = n;
   a.w = w;
@@ -86,11 +86,11 @@ __host__ __device__ inline ll_area ll_area_at(char* scratch, uint64_t scratch_by
 }
 
 __host__ __device__ inline ll_area ll_area_of(char* scratch, uint64_t scratch_bytes, int n) {
-  return ll_area_at(scratch, scratch_bytes, n, ll_words_of(scratch, scratch_bytes, n));
+  return ll_area_at(scratch, n, ll_words_of(scratch, scratch_bytes, n));
 }
 // The area of a team, as sized when it was created.
 __host__ __device__ inline ll_area ll_area_of(const gshmemi_team& t) {
-  return ll_area_at(t.scratch, t.scratch_bytes, t.size, static_cast<int>(t.ll_words));
+  return ll_area_at(t.scratch, t.size, static_cast<int>(t.ll_words));
 }
 
 }  // namespace detail

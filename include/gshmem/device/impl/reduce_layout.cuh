@@ -5,10 +5,10 @@
 // (team_layout_fill) - so every member, whatever form it calls (thread/warp/block, host,
 // on-stream), runs the same protocol.
 //
-// STATE: the upper half of the team's symmetric collective scratch (team.scratch,
-// GSHMEM_TEAM_SCRATCH_SIZE bytes; the lower half is left to the other collectives),
-// after the LL area that opens it (ll_layout.cuh: the LL path of every tiny collective).
-// It must be zero when the team is created. For a team of N members:
+// STATE: the team's symmetric collective scratch (team.scratch, GSHMEM_TEAM_SCRATCH_SIZE
+// bytes), after the LL area that opens it (ll_layout.cuh: the LL path of every tiny
+// collective); the push buffers take what is left. It must be zero when the team is
+// created. For a team of N members:
 //
 //   flags[nslots][N]   uint64  flags[s][i] (i != me): the last value team PE i signalled
 //                              to this PE for slot s; flags[s][me]: this PE's count of
@@ -16,13 +16,16 @@
 //   check[4][N]        uint64  debug records (nreduce, op, type): rows 0-1 by the parity
 //                              of slot 0's epoch, rows 2-3 by that of the LL count
 //   host_check[N][4]   uint64  records of the host-side argument check
-//   push[kReducePushSlots][2][N][push_bytes]
-//                              push buffers: [slot][epoch parity][sending team PE]
+//   push[2][N][push_bytes]     push buffers: [epoch parity][sending team PE], each an image
+//                              of the sender's contribution (element i at byte i * size)
 //
 // SLOTS: a call is cut into `slots` contiguous element ranges; each slot runs its own
 // little protocol with its own flags, so a call can be spread over any number of thread
 // groups (CTAs) per PE without any synchronisation between the groups. Which group takes
-// which slot is a local choice; the slots themselves depend only on the arguments.
+// which slot is a local choice; the slots themselves depend only on the arguments. The
+// first reduce_region::uniform_slots() are advanced together by every call (reduce_proto.cuh),
+// so a call's slots among them share one epoch, and its push data one buffer per sender,
+// whose image a lone group (a device-scope call) copies and reduces in one pass.
 #pragma once
 
 #include <cstddef>
@@ -34,7 +37,7 @@ namespace gshmem {
 namespace detail {
 
 constexpr int kReduceMaxSlots = 128;                 // flag rows (slots of one call, at most)
-constexpr int kReducePushSlots = 8;                  // slots of the push (small-array) path
+constexpr int kReducePushSlots = 16;                 // slots of the push (small-array) path, at most
 constexpr uint64_t kReducePushSlotTarget = 8u << 10;  // push bytes per slot before adding one
 constexpr uint64_t kReducePullSlotBytes = 32u << 10;  // input bytes per slot of the pull path
 constexpr int kReduceThreads = 512;                  // threads per CTA of the library's kernel, at most
@@ -50,28 +53,30 @@ struct reduce_region {
   uint64_t* check = nullptr;       // [4][N]
   uint64_t* host_check = nullptr;  // [N][kReduceHostCheckWords]
   ll_area ll;                      // the team's LL area (ll_layout.cuh)
-  char* push = nullptr;            // [kReducePushSlots][2][N][push_bytes]
+  char* push = nullptr;            // [2][N][push_bytes]
   int n = 0;                       // team size
   int nslots = 0;                  // 0: scratch too small for reductions
   uint64_t push_bytes = 0;         // 0: no push path
 
   __host__ __device__ uint64_t* flag_row(int s) const { return flags + static_cast<uint64_t>(s) * n; }
-  __host__ __device__ char* push_buf(int s, int parity, int sender) const {
-    return push + ((static_cast<uint64_t>(s) * 2 + parity) * n + sender) * push_bytes;
+  __host__ __device__ char* push_buf(int parity, int sender) const {
+    return push + (static_cast<uint64_t>(parity) * n + sender) * push_bytes;
   }
+  // Slots 0 .. uniform_slots() - 1 always share their epoch; the push path uses no others.
+  __host__ __device__ int uniform_slots() const { return nslots < kReducePushSlots ? nslots : kReducePushSlots; }
 };
 
 // The region of a team of `n` members whose LL area is `ll`, with `nslots` flag rows and
 // push buffers of `push_bytes` (from reduce_region_of below; nslots 0: none). Additions
 // and multiplications only: the device calls take it from the team entry.
-__host__ __device__ inline reduce_region reduce_region_at(char* scratch, uint64_t scratch_bytes, const ll_area& ll,
+__host__ __device__ inline reduce_region reduce_region_at(char* scratch, const ll_area& ll,
                                                           int nslots, uint64_t push_bytes) {
   reduce_region r;
   if (ll.count == nullptr || nslots == 0) return r;
   const int n = ll.n;
   const uint64_t row = 8ull * static_cast<uint64_t>(n);
   const uint64_t flag_bytes = scratch_align_up(static_cast<uint64_t>(nslots) * row, 256);
-  char* base = scratch + scratch_upper_offset(scratch, scratch_bytes) + ll.bytes();
+  char* base = scratch + scratch_state_offset(scratch) + ll.bytes();
   r.n = n;
   r.nslots = nslots;
   r.ll = ll;
@@ -89,7 +94,7 @@ __host__ __device__ inline reduce_region reduce_region_at(char* scratch, uint64_
 __host__ __device__ inline reduce_region reduce_region_of(char* scratch, uint64_t scratch_bytes, int n) {
   const ll_area ll = ll_area_of(scratch, scratch_bytes, n);
   if (ll.count == nullptr) return reduce_region{};  // no room for the LL area: none for the rest either
-  const uint64_t off = scratch_upper_offset(scratch, scratch_bytes) + ll.bytes();
+  const uint64_t off = scratch_state_offset(scratch) + ll.bytes();
   const uint64_t row = 8ull * static_cast<uint64_t>(n);
   const uint64_t check_bytes = reduce_check_bytes(n);
   if (off >= scratch_bytes || scratch_bytes - off < check_bytes + 2 * row) return reduce_region{};
@@ -98,13 +103,13 @@ __host__ __device__ inline reduce_region reduce_region_of(char* scratch, uint64_
   if (nslots > kReduceMaxSlots) nslots = kReduceMaxSlots;
   const uint64_t flag_bytes = scratch_align_up(nslots * row, 256);
   if (nslots == 0 || flag_bytes > avail) return reduce_region{};
-  const uint64_t push_bytes = (avail - flag_bytes) / (2ull * kReducePushSlots * n) / 16 * 16;
-  return reduce_region_at(scratch, scratch_bytes, ll, static_cast<int>(nslots), push_bytes);
+  const uint64_t push_bytes = (avail - flag_bytes) / (2ull * n) / 16 * 16;
+  return reduce_region_at(scratch, ll, static_cast<int>(nslots), push_bytes);
 }
 
 // The region of a team, as sized when it was created.
 __host__ __device__ inline reduce_region reduce_region_of(const gshmemi_team& t) {
-  return reduce_region_at(t.scratch, t.scratch_bytes, ll_area_of(t), static_cast<int>(t.reduce_slots),
+  return reduce_region_at(t.scratch, ll_area_of(t), static_cast<int>(t.reduce_slots),
                           t.reduce_push_bytes);
 }
 
@@ -148,18 +153,14 @@ struct reduce_plan {
 // nreduce elements of esize bytes; scatter: reducescatter (the input is n * nreduce).
 __host__ __device__ inline reduce_plan reduce_plan_of(uint64_t nreduce, uint32_t esize, bool scatter,
                                                       const reduce_region& r) {
-  const uint32_t vec = esize >= 16 ? 1 : 16 / esize;
   const uint64_t bytes = nreduce * esize;
   if (r.nslots > 0 && (esize == 4 || esize == 8) && bytes <= kLLReduceBytes) return reduce_plan{true, 1, true};
-  if (r.push_bytes > 0) {
+  if (r.push_bytes > 0 && bytes <= r.push_bytes) {  // each member's buffer at every other holds its contribution
+    // One slot per kReducePushSlotTarget bytes, up to the slots that share one epoch.
     uint64_t s = (bytes + kReducePushSlotTarget - 1) / kReducePushSlotTarget;
     if (s < 1) s = 1;
-    for (; s <= static_cast<uint64_t>(kReducePushSlots) && s <= static_cast<uint64_t>(r.nslots); ++s) {
-      const uint64_t nv = nreduce / vec;
-      const uint64_t per = s == 1 ? nv : (nv + s - 1) / s;
-      const uint64_t largest = (per + 1) * vec * esize;  // bound on any slot's bytes
-      if (largest <= r.push_bytes) return reduce_plan{true, static_cast<int>(s), false};
-    }
+    if (s > static_cast<uint64_t>(r.uniform_slots())) s = static_cast<uint64_t>(r.uniform_slots());
+    return reduce_plan{true, static_cast<int>(s), false};
   }
   const uint64_t in = scatter ? bytes * static_cast<uint64_t>(r.n) : bytes;
   uint64_t s = (in + kReducePullSlotBytes - 1) / kReducePullSlotBytes;
