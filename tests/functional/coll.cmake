@@ -8,6 +8,16 @@ foreach(t team team_sync coll_bcast coll_collect coll_alltoall coll_ll stream_or
   gt_add_functional_test(${t})
 endforeach()
 
+# The LL path at other sizes (GSHMEM_LL_MAX_BYTES): coll_ll_4k-N, every call of coll_ll by
+# it (its push-path calls included), and reduce_ll4k-N, test_reduce's arrays of up to 4
+# KiB by it, in every form (a lone thread's wide batches and their remainders).
+foreach(n 2 3 4)
+  gshmem_add_gpu_test(coll_ll_4k test_coll_ll ${n})
+  gt_gpu_test_properties(coll_ll_4k-${n} "${GT_GPU_ENV};GSHMEM_LL_MAX_BYTES=4K")
+  gshmem_add_gpu_test(reduce_ll4k test_reduce ${n})
+  gt_gpu_test_properties(reduce_ll4k-${n} "${GT_GPU_ENV};GSHMEM_LL_MAX_BYTES=4K")
+endforeach()
+
 # The same team-sync test with the dissemination barrier forced on small teams (device
 # forms only: the library's host forms keep the all-to-all exchange).
 add_executable(test_team_sync_dissemination test_team_sync.cu)

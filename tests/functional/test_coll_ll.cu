@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The LL path of the tiny collectives (device/impl/coll_ll.cuh) under reuse pressure.
 // Every member makes thousands of calls on one team back to back, with no barrier in
-// between: alltoall, fcollect and broadcast (rotating root) of 1..32 bytes (the LL
-// message size of these teams; every other round of them at most 16 bytes) and sum
-// reductions of 4..16 bytes (int, double), which all share the team's two LL buffers,
-// with a push-path alltoall or reduction every sixth call. Members are skewed by
+// between: alltoall, fcollect and broadcast (rotating root) of 1..64 bytes (the LL
+// message size of these teams, GSHMEM_LL_MAX_BYTES's default; every other round of them
+// at most 16 bytes) and sum reductions of 4..64 bytes (int, double), which all share the
+// team's two LL buffers, with a push-path alltoall or reduction every sixth call
+// (coll_ll_4k-N: GSHMEM_LL_MAX_BYTES=4K, so those take the LL path too). Members are skewed by
 // PE-dependent sleeps and run in different forms at once: device thread / warp / block
 // scope, and one member through the on-stream or the host C names.
 // Call i reads source slot i and writes dest slot i, and every slot's data depends on
@@ -26,8 +27,8 @@ struct Call {
   int root;        // broadcast
 };
 
-constexpr uint64_t kLLMax = gshmem::detail::kLLMaxBytes;        // 32
-constexpr uint64_t kLLReduceMax = gshmem::detail::kLLReduceBytes;  // 16
+constexpr uint64_t kLLMax = gshmem::detail::kLLDefaultBytes;  // 64: messages and reductions
+constexpr uint64_t kLLReduceMax = kLLMax;
 
 // Message bytes of LL call i: 1..16 in even rounds, 17..kLLMax in odd ones.
 GT_HD inline uint64_t ll_bytes(uint64_t i, uint64_t mul) {

@@ -45,6 +45,7 @@ namespace {
 const char* const kGshmrun = GSHMRUN_PATH;
 const char* const kProbe = LAUNCHER_PROBE_PATH;
 const char* const kBootstrapProbe = LAUNCHER_BOOTSTRAP_PROBE_PATH;
+const char* const kInitConfigProbe = INIT_CONFIG_PROBE_PATH;
 
 double now_s() {
   struct timespec ts;
@@ -411,6 +412,21 @@ TEST_P(LauncherBootstrap, PesJoinTheRendezvousGshmrunSetUp) {
 INSTANTIATE_TEST_SUITE_P(Np, LauncherBootstrap, ::testing::Values(1, 2, 4));
 
 // ---------------------------------------------------------------- failures
+
+// Variables that size shared state must agree: gshmem_init says which one differs, on
+// which PE, and fails before it takes a GPU, instead of hanging in the first collective.
+TEST(Launcher, InitRefusesConfigThatDiffersBetweenPes) {
+  const Result r = run({"-n", "3", "--", kInitConfigProbe, "GSHMEM_LL_MAX_BYTES", "1K"});
+  ASSERT_TRUE(r.exited) << describe(r);
+  EXPECT_EQ(r.code, 10) << "GSHMEM_ERROR_MISMATCH\n" << describe(r);
+  EXPECT_EQ(count_of(r.err, "gshmem_init: GSHMEM_LL_MAX_BYTES differs between PEs (PE 0: 64, PE 1: 1024)"), 3)
+      << "every PE names the variable, the PEs and their values\n" << describe(r);
+  // The same values everywhere pass the check (without a GPU, init fails later).
+  const Result same = run({"-n", "3", "--", kInitConfigProbe, "GSHMEM_LL_MAX_BYTES", "64"});
+  ASSERT_TRUE(same.exited) << describe(same);
+  EXPECT_NE(same.code, 10) << describe(same);
+  EXPECT_EQ(same.err.find("differs between PEs"), std::string::npos) << describe(same);
+}
 
 TEST(Launcher, NonZeroExitStopsTheJobAndNamesThePe) {
   const Result r = run({"-n", "4", "--", kProbe, "--only", "2", "exit", "3", "300"});

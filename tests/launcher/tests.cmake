@@ -10,15 +10,21 @@ add_executable(launcher_bootstrap_probe ${CMAKE_CURRENT_LIST_DIR}/launcher_boots
 target_link_libraries(launcher_bootstrap_probe PRIVATE gshmem_core)
 target_compile_options(launcher_bootstrap_probe PRIVATE -Wall -Wextra)
 
+# gshmem_init under gshmrun with one PE's environment changed (runs without a GPU).
+add_executable(init_config_probe ${CMAKE_CURRENT_LIST_DIR}/init_config_probe.cpp)
+target_link_libraries(init_config_probe PRIVATE gshmem)
+target_compile_options(init_config_probe PRIVATE -Wall -Wextra)
+
 add_executable(test_launcher ${CMAKE_CURRENT_LIST_DIR}/test_launcher.cpp)
 # gshmem_core: the test decodes gshmrun's GSHMEM_UNIQUEID with the library's decoder.
 target_link_libraries(test_launcher PRIVATE gshmem_core GTest::gtest GTest::gtest_main)
 target_compile_definitions(test_launcher PRIVATE
   GSHMRUN_PATH="$<TARGET_FILE:gshmrun>"
   LAUNCHER_PROBE_PATH="$<TARGET_FILE:launcher_probe>"
-  LAUNCHER_BOOTSTRAP_PROBE_PATH="$<TARGET_FILE:launcher_bootstrap_probe>")
+  LAUNCHER_BOOTSTRAP_PROBE_PATH="$<TARGET_FILE:launcher_bootstrap_probe>"
+  INIT_CONFIG_PROBE_PATH="$<TARGET_FILE:init_config_probe>")
 target_compile_options(test_launcher PRIVATE -Wall -Wextra)
-add_dependencies(test_launcher gshmrun launcher_probe launcher_bootstrap_probe)
+add_dependencies(test_launcher gshmrun launcher_probe launcher_bootstrap_probe init_config_probe)
 gtest_discover_tests(test_launcher DISCOVERY_MODE PRE_TEST
                      PROPERTIES LABELS launcher TIMEOUT 60)
 

@@ -23,7 +23,7 @@ namespace {
 
 using gshmem::detail::kLLMaxWords;
 using gshmem::detail::kLLMinWords;
-using gshmem::detail::kLLReduceBytes;
+using gshmem::detail::kLLDefaultBytes;
 using gshmem::detail::kReduceHostCheckWords;
 using gshmem::detail::kReducePushSlots;
 using gshmem::detail::ll_area;
@@ -143,10 +143,15 @@ TEST(ScratchLayout, TooSmallLeavesAreasEmpty) {
 }
 
 TEST(ScratchLayout, LLMessagesShrinkWithTheTeamNotBelow16Bytes) {
-  // The default scratch (1 MiB): 32-byte messages up to 1023 members (an eighth of the
-  // scratch, 128 KiB); 1024, 2048 and 4096 members keep 16 bytes.
+  // The default scratch (1 MiB) and LL size (64 bytes): 64-byte messages up to 511
+  // members (an eighth of the scratch, 128 KiB), then halving with the team: 32 bytes up
+  // to 1023 members; 1024, 2048 and 4096 members keep 16 bytes.
   const uint64_t mib = uint64_t{1} << 20;
-  for (int n : {2, 3, 4, 8, 64, 1000, 1023}) EXPECT_EQ(ll_area_of(kBase, mib, n).max_bytes(), 32u) << n << " members";
+  ASSERT_EQ(kLLDefaultBytes, 64u);
+  for (int n : {2, 3, 4, 8, 64, 127, 511}) EXPECT_EQ(ll_area_of(kBase, mib, n).max_bytes(), 64u) << n << " members";
+  EXPECT_EQ(ll_area_of(kBase, mib, 4, 256).max_bytes(), 256u);
+  EXPECT_EQ(ll_area_of(kBase, mib, 128, 256).max_bytes(), 128u);
+  for (int n : {512, 1000, 1023}) EXPECT_EQ(ll_area_of(kBase, mib, n).max_bytes(), 32u) << n << " members";
   EXPECT_EQ(ll_area_of(kBase, mib, 1024).max_bytes(), 16u);
   // A smaller scratch halves first: 64 KiB (an eighth: 8 KiB).
   EXPECT_EQ(ll_area_of(kBase, uint64_t{1} << 16, 63).max_bytes(), 32u);
@@ -155,6 +160,33 @@ TEST(ScratchLayout, LLMessagesShrinkWithTheTeamNotBelow16Bytes) {
   EXPECT_EQ(ll_area_of(kBase, mib, 4096).max_bytes(), 16u);
   // The reductions' region past the area, as with 16-byte messages for every team.
   for (int n : {2, 4, 64, 1000, 2048}) EXPECT_GT(reduce_region_of(kBase, mib, n).nslots, 0) << n << " members";
+}
+
+// GSHMEM_LL_MAX_BYTES: rounded down to a power of two in [16, 4096], then bounded by the
+// scratch as above; the area grows with it and the push buffers give up the room.
+TEST(ScratchLayout, LLMaxBytesBoundsTheMessages) {
+  const uint64_t mib = uint64_t{1} << 20;
+  const struct {
+    uint64_t cap, want;
+  } cases[] = {{0, 16}, {16, 16}, {31, 16}, {32, 32}, {100, 64}, {256, 256}, {1000, 512}, {4096, 4096}, {mib, 4096}};
+  for (const auto& c : cases) EXPECT_EQ(ll_area_of(kBase, mib, 4, c.cap).max_bytes(), c.want) << "cap " << c.cap;
+  // 64 members: 4 KiB messages take 2 x 64 x 1024 words (1 MiB); at most an eighth of the
+  // scratch leaves 64 words (2 x 64 x 128 words is 8 bytes over).
+  EXPECT_EQ(ll_area_of(kBase, mib, 64, 4096).max_bytes(), 256u);
+  const reduce_region small = reduce_region_of(kBase, mib, 4, 16), big = reduce_region_of(kBase, mib, 4, 4096);
+  ASSERT_GT(small.nslots, 0);
+  ASSERT_GT(big.nslots, 0);
+  EXPECT_GT(reinterpret_cast<char*>(big.flags), reinterpret_cast<char*>(small.flags));
+  EXPECT_LT(big.push_bytes, small.push_bytes);
+  EXPECT_LE(big.push + 2ull * 4 * big.push_bytes, kBase + mib);
+  // A team entry sized with a cap gives the same area as the sizing.
+  gshmemi_team t{};
+  t.size = 4;
+  t.scratch = kBase;
+  t.scratch_bytes = mib;
+  team_layout_fill(&t, 1024);
+  EXPECT_EQ(ll_area_of(t).max_bytes(), 1024u);
+  EXPECT_EQ(reduce_region_of(t).push, reduce_region_of(kBase, mib, 4, 1024).push);
 }
 
 // The push path (one signalled round through the buffers) takes arrays of up to a push
@@ -205,16 +237,19 @@ TEST(ScratchLayout, PushSlotsAreUniformSlots) {
     }
 }
 
-TEST(ScratchLayout, ReductionPlanTakesLLForTinyArraysOnly) {
-  const reduce_region r = reduce_region_of(kBase, uint64_t{1} << 20, 4);
-  ASSERT_GT(r.nslots, 0);
-  for (uint32_t esize : {1u, 2u, 4u, 8u, 16u})
-    for (uint64_t n : {1u, 2u, 3u, 4u, 5u, 100u}) {
-      const reduce_plan p = reduce_plan_of(n, esize, false, r);
-      const bool want = (esize == 4 || esize == 8) && n * esize <= kLLReduceBytes;
-      EXPECT_EQ(p.ll, want) << n << " elements of " << esize << " bytes";
-      if (p.ll) EXPECT_TRUE(p.push && p.slots == 1);
-    }
+TEST(ScratchLayout, ReductionPlanTakesLLForArraysOfOneLLMessage) {
+  for (uint64_t cap : {uint64_t{16}, kLLDefaultBytes, uint64_t{4096}}) {
+    const reduce_region r = reduce_region_of(kBase, uint64_t{1} << 20, 4, cap);
+    ASSERT_GT(r.nslots, 0);
+    ASSERT_EQ(r.ll.max_bytes(), cap);
+    for (uint32_t esize : {1u, 2u, 4u, 8u, 16u})
+      for (uint64_t n : {1u, 2u, 3u, 4u, 5u, 31u, 32u, 33u, 63u, 64u, 65u, 100u, 512u, 1024u, 1025u}) {
+        const reduce_plan p = reduce_plan_of(n, esize, false, r);
+        const bool want = (esize == 4 || esize == 8) && n * esize <= cap;
+        EXPECT_EQ(p.ll, want) << n << " elements of " << esize << " bytes, LL messages of " << cap;
+        if (p.ll) EXPECT_TRUE(p.push && p.slots == 1);
+      }
+  }
 }
 
 }  // namespace

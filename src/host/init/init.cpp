@@ -53,6 +53,32 @@ Status discover_node(Runtime& r) {
 // (GSHMEM_BOOTSTRAP_SPIN_US; auto: only while the node has two CPUs per local PE,
 // so that a spinning PE never holds the CPU the PE it waits for needs: on two
 // CPUs with a compiler running, 20 us of spinning made a 2-PE barrier 50 us).
+// Variables that size or shape symmetric state (the team slots, their layout, the paths
+// collectives take) must be equal on every PE: a difference would put members' calls at
+// different offsets or on different paths, and hang them. Compared once, before anything
+// is sized; every PE reports the first difference.
+Status check_shared_config(Runtime& r) {
+  const config::Values& cfg = config::get();
+  constexpr int kShared = 3;
+  static const char* const kNames[kShared] = {"GSHMEM_TEAM_SCRATCH_SIZE", "GSHMEM_MAX_TEAMS", "GSHMEM_LL_MAX_BYTES"};
+  struct Shared {
+    uint64_t v[kShared];
+  };
+  const Shared mine{{static_cast<uint64_t>(cfg.team_scratch_size), static_cast<uint64_t>(cfg.max_teams),
+                     static_cast<uint64_t>(cfg.ll_max_bytes)}};
+  std::vector<Shared> all(r.n_pes);
+  GSHMEM_TRY(r.boot->allgather(&mine, all.data(), sizeof(Shared)));
+  for (int k = 0; k < kShared; ++k)
+    for (int pe = 1; pe < r.n_pes; ++pe)
+      if (all[pe].v[k] != all[0].v[k]) {
+        GSHMEM_LOG_ERROR("gshmem_init: %s differs between PEs (PE 0: %llu, PE %d: %llu); it sizes state every PE "
+                         "shares, so give it the same value on every PE (or leave it unset everywhere)",
+                         kNames[k], (unsigned long long)all[0].v[k], pe, (unsigned long long)all[pe].v[k]);
+        return GSHMEM_ERROR_MISMATCH;
+      }
+  return GSHMEM_SUCCESS;
+}
+
 void tune_bootstrap_waits(Runtime& r) {
   const unsigned cpus = std::thread::hardware_concurrency();
   long long us = config::get().bootstrap_spin_us;
@@ -256,6 +282,7 @@ Status init_steps(Runtime& r, unsigned flags, const gshmemx_init_attr_t* attr) {
   GSHMEM_TRY(config::load());
   GSHMEM_TRY(connect_bootstrap(r, flags, attr));
   GSHMEM_TRY(discover_node(r));
+  GSHMEM_TRY(check_shared_config(r));
   tune_bootstrap_waits(r);
   Status gpu = select_gpu(r);
   bool all_ok = false;

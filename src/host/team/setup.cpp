@@ -82,7 +82,7 @@ Status install(const char* call, int slot, int start, int stride, int size, int 
   t.coll_flags = t.sync_flags + size;
   t.scratch = base + ctrl;
   t.scratch_bytes = r.team_slot_bytes - ctrl;
-  detail::team_layout_fill(&t);
+  detail::team_layout_fill(&t, config::get().ll_max_bytes);
   GSHMEM_CUDA_TRY(call, cudaMemsetAsync(base, 0, r.team_slot_bytes, stream));
   r.teams[slot] = t;
   r.team_configs[slot] = config;

@@ -2,7 +2,7 @@
 // alltoall and alltoalls (contract: device/coll.cuh). Every member pushes block
 // j of its source into member j's dest at block me, lane by lane (each lane a
 // slice of every block), and signals (base+1). alltoalls does the same with
-// element strides. alltoall blocks of LL size (ll_plan: up to 32 bytes) go by
+// element strides. alltoall blocks of LL size (ll_plan: up to 64 bytes by default) go by
 // the LL path (coll_ll.cuh) instead: through the team's LL area, no signals.
 #pragma once
 

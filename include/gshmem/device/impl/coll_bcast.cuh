@@ -16,7 +16,7 @@
 //           with base+1+j in lanes[s][o] of the others. The root's outgoing
 //           traffic is the message once instead of N-1 times; chunks pipeline
 //           (root -> owner -> others).
-// Messages of LL size (ll_plan: up to 32 bytes) go by the LL path (coll_ll.cuh) instead.
+// Messages of LL size (ll_plan: up to 64 bytes by default) go by the LL path (coll_ll.cuh) instead.
 #pragma once
 
 #include "coll_common.cuh"

@@ -2,7 +2,7 @@
 // fcollect and collect (contract: device/coll.cuh). Every member pushes its
 // contribution into every member's dest at its offset, lane by lane, and
 // signals; one phase of values (fcollect: base+1). fcollect contributions of
-// LL size (ll_plan: up to 32 bytes) go by the LL path (coll_ll.cuh) instead.
+// LL size (ll_plan: up to 64 bytes by default) go by the LL path (coll_ll.cuh) instead.
 // collect first exchanges the byte counts (counts[me] of every member, then
 // lanes[0] = base+1), computes its offset as the sum of the counts of lower team
 // PEs and the lanes from the total (the same on every member), then pushes

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The LL ("low latency") protocol of a team's small collectives: reductions of at most
-// kLLReduceBytes (reduce_ll.cuh), and broadcast, fcollect and alltoall of at most the
-// team's LL message size per message (4 * ll_area::w bytes, 32 in teams of up to 1023
-// members with the default scratch; ll_exchange below). For these calls the cost of the
-// flag protocols is their ordering, not their data: a fence between the data and the
-// flag (0.64 us on H200) and the flag's own flight.
+// The LL ("low latency") protocol of a team's small collectives: reductions, broadcast,
+// fcollect and alltoall of at most the team's LL message size per message (4 *
+// ll_area::w bytes: GSHMEM_LL_MAX_BYTES, 64 by default, in teams of up to 511 members
+// with the default scratch; reduce_ll.cuh and ll_exchange below). For these calls the
+// cost of the flag protocols is their ordering, not their data: a fence between the
+// data and the flag (0.64 us on H200) and the flag's own flight.
 //
 // Each 8-byte word carries 4 bytes of data and the call's 32-bit tag, written with one
 // relaxed system-scope store; an 8-byte aligned store is single-copy atomic, so a word
@@ -33,6 +33,7 @@
 
 #include "../scope.cuh"
 
+#include "copy.cuh"
 #include "ll_layout.cuh"
 #include "memops.cuh"
 #include "state.cuh"
@@ -70,10 +71,22 @@ __device__ __forceinline__ void ll_end(const ll_call& c) {
   Scope::sync();
 }
 
+// Where this member's words go in team PE j's area (its words[parity][me]), with the
+// call's tag in place. A thread sending many words works it out once per member: the
+// stores' asm clobbers memory, so anything the address needs that is not already in a
+// register would be loaded again for every word.
+struct ll_outbox {
+  uint64_t* to;
+  uint64_t tag;  // the call's tag in the high half
+};
+__device__ __forceinline__ ll_outbox ll_outbox_of(const gshmemi_team& t, const ll_call& c, int j) {
+  return ll_outbox{peer_address(c.a.buf(c.parity, t.my_pe), team_world_pe(t, j)), static_cast<uint64_t>(c.tag) << 32};
+}
+// Stores word w of this member's message through o.
+__device__ __forceinline__ void ll_put(const ll_outbox& o, int w, uint32_t data) { st_relaxed_sys(o.to + w, o.tag | data); }
 // Stores word w of this member's message into team PE j's area.
 __device__ __forceinline__ void ll_send(const gshmemi_team& t, const ll_call& c, int j, int w, uint32_t data) {
-  uint64_t* to = peer_address(c.a.buf(c.parity, t.my_pe) + w, team_world_pe(t, j));
-  st_relaxed_sys(to, (static_cast<uint64_t>(c.tag) << 32) | data);
+  ll_put(ll_outbox_of(t, c, j), w, data);
 }
 
 // Waits until each word p[b] whose bit b is set in `pending` carries the call's tag; v[b]
@@ -139,7 +152,7 @@ __device__ __forceinline__ uint64_t ll_word_bytes(uint64_t n, int w) {
 // the team's scratch if so, an empty one if not. Depends only on arguments every member
 // agrees on and on the team, so all members decide alike.
 __device__ __forceinline__ ll_area ll_plan(const gshmemi_team& t, uint64_t nbytes) {
-  if (nbytes == 0 || nbytes > kLLMaxBytes || t.size < 2) return ll_area{};
+  if (nbytes == 0 || t.size < 2) return ll_area{};
   const ll_area a = ll_area_of(t);
   return nbytes <= a.max_bytes() ? a : ll_area{};
 }
@@ -149,11 +162,58 @@ __device__ __forceinline__ void ll_copy_word(char* to, const char* from, uint64_
   ll_store_bytes(to + 4 * w, ll_word_bytes(n, w), ll_load_bytes(from + 4 * w, ll_word_bytes(n, w)));
 }
 
-// Words a lone thread keeps in flight, sends and polls; a longer message goes in
-// several batches, each a load and a poll round trip. Wider batches are slower for the
-// 1-16 byte messages (on H200, a 16-byte broadcast took 1.5-1.7 us in batches of 4, 2.0
-// in batches of 8 and 2.4 in one batch of 16: the wider unrolled loops of a lone thread).
+// Words a lone thread keeps in flight, sends and polls: kLLThreadBatch at a time,
+// predicated on the message's length, for short messages and the rest of long ones,
+// whose full groups go kLLThreadWide at a time. Wider predicated batches are slower for
+// the 1-16 byte messages (on H200, a 16-byte broadcast took 1.5-1.7 us in batches of 4,
+// 2.0 in batches of 8 and 2.4 in one batch of 16: the wider unrolled loops of a lone
+// thread); a long message in batches of 4 waits one load latency per 16 bytes.
 constexpr int kLLThreadBatch = 4;
+constexpr int kLLThreadWide = 16;
+
+// A lone thread's words w0 .. w0 + B - 1 of its message `src` through o, loaded together,
+// then sent. kFull: all of them are whole words of a message; else only those below nw,
+// the last maybe partial (src nullptr: a tag-only word).
+template <int B, bool kFull>
+__device__ __forceinline__ void ll_thread_send(const ll_outbox& o, const char* src, int nw, int w0, uint64_t nbytes) {
+  uint32_t data[B];
+#pragma unroll
+  for (int b = 0; b < B; ++b) {
+    const int w = w0 + b;
+    if (kFull) data[b] = ll_load_bytes(src + 4 * w, 4);
+    else data[b] = src != nullptr && w < nw ? ll_load_bytes(src + 4 * w, ll_word_bytes(nbytes, w)) : 0;
+  }
+#pragma unroll
+  for (int b = 0; b < B; ++b)
+    if (kFull || w0 + b < nw) ll_put(o, w0 + b, data[b]);
+}
+
+// A lone thread's wait for words w0 .. w0 + B - 1 from team PE j (kFull: whole words of a
+// message; else those below nw), their polls in flight together; then their data to dst
+// (nullptr: dropped).
+template <int B, bool kFull>
+__device__ __forceinline__ void ll_thread_recv(const gshmemi_team& t, const ll_call& c, int j, char* dst, int nw,
+                                               int w0, uint64_t nbytes, const char* call) {
+  const uint64_t* p[B];
+  uint64_t v[B];
+  unsigned pending = 0;
+#pragma unroll
+  for (int b = 0; b < B; ++b) {
+    p[b] = c.inbox(j) + w0 + b;
+    if (kFull || w0 + b < nw) {
+      v[b] = ld_relaxed_sys(p[b]);
+      pending |= 1u << b;
+    }
+  }
+  ll_wait_all(c, p, v, pending, call, [&](int) { return team_world_pe(t, j); });
+  if (dst != nullptr)
+#pragma unroll
+    for (int b = 0; b < B; ++b) {
+      const int w = w0 + b;
+      if (kFull) ll_store_bytes(dst + 4 * w, 4, static_cast<uint32_t>(v[b]));
+      else if (w < nw) ll_store_bytes(dst + 4 * w, ll_word_bytes(nbytes, w), static_cast<uint32_t>(v[b]));
+    }
+}
 
 // One LL call of a data-movement collective: every member sends every other member a
 // message of nbytes (<= a.max_bytes()) or a tag-only word. The route R says, for this
@@ -166,10 +226,10 @@ constexpr int kLLThreadBatch = 4;
 // A warp or block spreads the (member, word) pairs over its threads, a power-of-two
 // number of slots per member (the unused ones skipped): one pair per thread unless the
 // team or the message is large, all in flight at once. A lone thread goes member by
-// member, kLLThreadBatch words of one member loaded, sent and polled together: its
-// latency is that of every instruction it runs, and these plain loops run fewest (an
-// index space over the pairs, batched, took 7.9 us for a 16-byte alltoall at 4 PEs where
-// this takes 5.4; bench/results/2026-11-22_h200_11f71cd/tuning/README.md).
+// member, kLLThreadWide or kLLThreadBatch words of one member loaded, sent and polled
+// together: its latency is that of every instruction it runs, and these plain loops run
+// fewest (an index space over the pairs, batched, took 7.9 us for a 16-byte alltoall at
+// 4 PEs where this takes 5.4; bench/results/2026-11-22_h200_11f71cd/tuning/README.md).
 template <class Scope, class R>
 __device__ __forceinline__ void ll_exchange(const gshmemi_team& t, const ll_area& a, const R& r, uint64_t nbytes,
                                             const char* call) {
@@ -183,49 +243,29 @@ __device__ __forceinline__ void ll_exchange(const gshmemi_team& t, const ll_area
   const bool self_copy = self_src != nullptr && self_dst != nullptr && self_src != self_dst;
 
   if constexpr (std::is_same<Scope, thread_scope>::value) {
-    constexpr int B = kLLThreadBatch;
-    if (self_copy)
+    constexpr int B = kLLThreadBatch, WB = kLLThreadWide;
+    if (self_copy && W <= B)
       for (int w = 0; w < W; ++w) ll_copy_word(self_dst, self_src, nbytes, w);
     for (int d = 1, j = me; d < N; ++d) {
       j = j + 1 < N ? j + 1 : 0;
       const char* src = r.from(j);
       const int nw = words(src);
-      for (int w0 = 0; w0 < nw; w0 += B) {
-        uint32_t data[B];
-#pragma unroll
-        for (int b = 0; b < B; ++b) {
-          const int w = w0 + b;
-          data[b] = src != nullptr && w < nw ? ll_load_bytes(src + 4 * w, ll_word_bytes(nbytes, w)) : 0;
-        }
-#pragma unroll
-        for (int b = 0; b < B; ++b)
-          if (w0 + b < nw) ll_send(t, c, j, w0 + b, data[b]);
-      }
+      const ll_outbox o = ll_outbox_of(t, c, j);
+      int w0 = 0;
+      if (src != nullptr)
+        for (; 4ull * static_cast<uint64_t>(w0 + WB) <= nbytes; w0 += WB) ll_thread_send<WB, true>(o, src, nw, w0, nbytes);
+      for (; w0 < nw; w0 += B) ll_thread_send<B, false>(o, src, nw, w0, nbytes);
     }
+    // A longer message of my own: the copy loop's loads in flight, once my words are out.
+    if (self_copy && W > B) scoped_copy<thread_scope>(self_dst, self_src, nbytes);
     for (int d = 1, j = me; d < N; ++d) {
       j = j + 1 < N ? j + 1 : 0;
       char* dst = r.to(j);
       const int nw = words(dst);
-      for (int w0 = 0; w0 < nw; w0 += B) {
-        const uint64_t* p[B];
-        uint64_t v[B];
-        unsigned pending = 0;
-#pragma unroll
-        for (int b = 0; b < B; ++b) {
-          p[b] = c.inbox(j) + w0 + b;
-          if (w0 + b < nw) {
-            v[b] = ld_relaxed_sys(p[b]);
-            pending |= 1u << b;
-          }
-        }
-        ll_wait_all(c, p, v, pending, call, [&](int) { return team_world_pe(t, j); });
-        if (dst != nullptr)
-#pragma unroll
-          for (int b = 0; b < B; ++b) {
-            const int w = w0 + b;
-            if (w < nw) ll_store_bytes(dst + 4 * w, ll_word_bytes(nbytes, w), static_cast<uint32_t>(v[b]));
-          }
-      }
+      int w0 = 0;
+      if (dst != nullptr)
+        for (; 4ull * static_cast<uint64_t>(w0 + WB) <= nbytes; w0 += WB) ll_thread_recv<WB, true>(t, c, j, dst, nw, w0, nbytes, call);
+      for (; w0 < nw; w0 += B) ll_thread_recv<B, false>(t, c, j, dst, nw, w0, nbytes, call);
     }
   } else {
     // Pair i: member me + 1 + (i >> lg) (mod N), word i & (2^lg - 1); 2^lg >= W.

@@ -9,10 +9,10 @@
 //   count              uint64  this PE's count of LL calls on the team (never written remotely)
 //   words[2][N][W]     uint64  [count parity][sending team PE]: 4 data bytes and the
 //                              32-bit tag of the call that wrote the word
-// W is the largest power of two from kLLMaxWords down to kLLMinWords whose area takes
-// at most an eighth of the scratch (at kLLMinWords: at most half of it), so teams
-// of up to 1023 members carry messages of up to 32 bytes (with the default 1 MiB
-// scratch) and larger ones 16.
+// W is the largest power of two from GSHMEM_LL_MAX_BYTES / 4 (default kLLDefaultBytes / 4)
+// down to kLLMinWords whose area takes at most an eighth of the scratch (at kLLMinWords:
+// at most half of it). With the default 1 MiB scratch, teams of up to 511 members carry
+// messages of up to 64 bytes, larger ones fewer (teams of up to 8191 at least 16).
 #pragma once
 
 #include <cstdint>
@@ -22,18 +22,21 @@
 namespace gshmem {
 namespace detail {
 
-// Words one member sends another, at most (32 data bytes). Warps, blocks and the
-// on-stream kernels took broadcasts of 32-256 bytes 1.35-1.6 x faster by this path than
-// by the flag path on H200, but one thread sends and polls a few words at a time
-// (coll_ll.cuh: kLLThreadBatch): a 64-byte fcollect per member took it 5.2 us against
-// 3.3 by the flag path, a 64-byte broadcast 3.4 against 2.7, a 256-byte one 10.7
-// against 2.7. At 32 bytes it is still a little faster for one thread (a broadcast:
-// 2.1 us against 2.4 by the flag path).
-constexpr int kLLMaxWords = 8;
-constexpr int kLLMinWords = 4;                 // ... at least, if the team has an LL area (16 bytes)
-constexpr uint64_t kLLMaxBytes = 4ull * kLLMaxWords;
-constexpr uint64_t kLLReduceBytes = 16;        // reductions take the LL path up to this many bytes
-static_assert(kLLReduceBytes <= 4 * kLLMinWords, "every LL area holds an LL reduction");
+// Words one member sends another: at most kLLMaxWords (4 KiB of data), by default
+// kLLDefaultBytes / 4, at least kLLMinWords if the team has an LL area. The LL path
+// ends where the flag paths - a fence between data and flag (0.64 us on H200), the
+// flag's flight - cost less than sending twice the bytes (a word carries 4 data bytes)
+// and polling every word. That depends on the form: a warp or block (and the library's
+// on-stream kernels) sends and polls a word per thread at once and gains up to 1 KiB (a
+// block-scope sum of 256 bytes at 2 PEs: 1.05 against 3.04 us), but a lone thread goes
+// word by word, about 0.1 us each (its broadcast of 256 bytes: 10.3 against 2.7 us). The
+// bound is a team property, not a form's - members may call one collective in different
+// forms, so all take the same path - and the default keeps the lone thread's loss small
+// (bench/results/2026-11-24_h200_1gpu-mps4/README.md).
+constexpr int kLLMaxWords = 1024;
+constexpr int kLLMinWords = 4;                 // 16 bytes: every LL area holds a scalar reduction
+constexpr uint64_t kLLDefaultBytes = 64;       // GSHMEM_LL_MAX_BYTES's default
+static_assert(kLLDefaultBytes >= 4 * kLLMinWords && kLLDefaultBytes <= 4 * kLLMaxWords, "default in range");
 
 __host__ __device__ constexpr uint64_t scratch_align_up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
 
@@ -62,14 +65,21 @@ struct ll_area {
   __host__ __device__ uint64_t bytes() const { return ll_area_bytes(n, w); }
 };
 
-// Words per sender of the LL area of a team of n members (0: no room for one). The sizing
-// runs once, when the team is created (team_layout_fill); calls take the result from the
-// team entry (ll_area_of(team)).
-__host__ __device__ inline int ll_words_of(const char* scratch, uint64_t scratch_bytes, int n) {
+// Words per sender of the LL area of a team of n members, with messages of at most
+// max_bytes (GSHMEM_LL_MAX_BYTES; rounded down to a power of two in [16, 4096]); 0: no
+// room for one. The sizing runs once, when the team is created (team_layout_fill);
+// calls take the result from the team entry (ll_area_of(team)).
+__host__ __device__ constexpr int ll_max_words_of(uint64_t max_bytes) {
+  int w = kLLMinWords;
+  while (w < kLLMaxWords && 8ull * static_cast<uint64_t>(w) <= max_bytes) w *= 2;
+  return w;
+}
+__host__ __device__ inline int ll_words_of(const char* scratch, uint64_t scratch_bytes, int n,
+                                           uint64_t max_bytes = kLLDefaultBytes) {
   const uint64_t off = scratch_state_offset(scratch);
   if (n < 1 || off > scratch_bytes) return 0;
   const uint64_t room = scratch_bytes - off;
-  int w = kLLMaxWords;
+  int w = ll_max_words_of(max_bytes);
   while (w > kLLMinWords && ll_area_bytes(n, w) > room / 8) w /= 2;
   return ll_area_bytes(n, w) > room / 2 ? 0 : w;
 }
@@ -85,8 +95,9 @@ __host__ __device__ inline ll_area ll_area_at(char* scratch, int n, int w) {
   return a;
 }
 
-__host__ __device__ inline ll_area ll_area_of(char* scratch, uint64_t scratch_bytes, int n) {
-  return ll_area_at(scratch, n, ll_words_of(scratch, scratch_bytes, n));
+__host__ __device__ inline ll_area ll_area_of(char* scratch, uint64_t scratch_bytes, int n,
+                                              uint64_t max_bytes = kLLDefaultBytes) {
+  return ll_area_at(scratch, n, ll_words_of(scratch, scratch_bytes, n, max_bytes));
 }
 // The area of a team, as sized when it was created.
 __host__ __device__ inline ll_area ll_area_of(const gshmemi_team& t) {

@@ -4,7 +4,7 @@
 //   reduce_layout.cuh  scratch layout and the slot plan (shared with the host launcher)
 //   reduce_proto.cuh   per-slot epochs, signals and waits
 //   reduce_loop.cuh    the element loop
-//   reduce_ll.cuh      tiny arrays (<= 16 bytes): data and tag in one word, no fence
+//   reduce_ll.cuh      small arrays (<= GSHMEM_LL_MAX_BYTES, 64): data and tag in one word, no fence
 //   reduce_push.cuh    small arrays: one signalled round through the push buffers
 //   reduce_pull.cuh    large arrays: reduce-scatter from the sources, all-gather to the dests
 //   reduce_check.cuh   GSHMEM_DEBUG_CHECKS argument checks

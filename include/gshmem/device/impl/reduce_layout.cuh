@@ -89,10 +89,11 @@ __host__ __device__ inline reduce_region reduce_region_at(char* scratch, const l
 }
 
 // Layout for a team of `n` members with `scratch_bytes` of scratch at `scratch` (a
-// device address; the host only uses the sizes): the sizing, run when the team is
-// created (team_layout_fill).
-__host__ __device__ inline reduce_region reduce_region_of(char* scratch, uint64_t scratch_bytes, int n) {
-  const ll_area ll = ll_area_of(scratch, scratch_bytes, n);
+// device address; the host only uses the sizes) and LL messages of at most ll_max_bytes:
+// the sizing, run when the team is created (team_layout_fill).
+__host__ __device__ inline reduce_region reduce_region_of(char* scratch, uint64_t scratch_bytes, int n,
+                                                          uint64_t ll_max_bytes = kLLDefaultBytes) {
+  const ll_area ll = ll_area_of(scratch, scratch_bytes, n, ll_max_bytes);
   if (ll.count == nullptr) return reduce_region{};  // no room for the LL area: none for the rest either
   const uint64_t off = scratch_state_offset(scratch) + ll.bytes();
   const uint64_t row = 8ull * static_cast<uint64_t>(n);
@@ -113,11 +114,12 @@ __host__ __device__ inline reduce_region reduce_region_of(const gshmemi_team& t)
                           t.reduce_push_bytes);
 }
 
-// Sizes the LL area and the reductions' region of team entry t (scratch, scratch_bytes
-// and size set) into its layout fields; the library calls it when it creates a team.
-__host__ __device__ inline void team_layout_fill(gshmemi_team* t) {
-  const reduce_region r = reduce_region_of(t->scratch, t->scratch_bytes, t->size);
-  t->ll_words = static_cast<uint32_t>(ll_words_of(t->scratch, t->scratch_bytes, t->size));
+// Sizes the LL area (messages of at most ll_max_bytes: GSHMEM_LL_MAX_BYTES) and the
+// reductions' region of team entry t (scratch, scratch_bytes and size set) into its
+// layout fields; the library calls it when it creates a team.
+__host__ __device__ inline void team_layout_fill(gshmemi_team* t, uint64_t ll_max_bytes = kLLDefaultBytes) {
+  const reduce_region r = reduce_region_of(t->scratch, t->scratch_bytes, t->size, ll_max_bytes);
+  t->ll_words = static_cast<uint32_t>(ll_words_of(t->scratch, t->scratch_bytes, t->size, ll_max_bytes));
   t->reduce_slots = static_cast<uint32_t>(r.nslots);
   t->reduce_push_bytes = r.push_bytes;
 }
@@ -154,7 +156,9 @@ struct reduce_plan {
 __host__ __device__ inline reduce_plan reduce_plan_of(uint64_t nreduce, uint32_t esize, bool scatter,
                                                       const reduce_region& r) {
   const uint64_t bytes = nreduce * esize;
-  if (r.nslots > 0 && (esize == 4 || esize == 8) && bytes <= kLLReduceBytes) return reduce_plan{true, 1, true};
+  // The LL path: arrays of 4- or 8-byte elements that fit one LL message (a member's
+  // whole contribution; in a reducescatter, each chunk).
+  if (r.nslots > 0 && (esize == 4 || esize == 8) && bytes <= r.ll.max_bytes()) return reduce_plan{true, 1, true};
   if (r.push_bytes > 0 && bytes <= r.push_bytes) {  // each member's buffer at every other holds its contribution
     // One slot per kReducePushSlotTarget bytes, up to the slots that share one epoch.
     uint64_t s = (bytes + kReducePushSlotTarget - 1) / kReducePushSlotTarget;
