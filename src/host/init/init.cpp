@@ -49,10 +49,6 @@ Status discover_node(Runtime& r) {
   return GSHMEM_SUCCESS;
 }
 
-// How long this PE spins in bootstrap collectives before it sleeps
-// (GSHMEM_BOOTSTRAP_SPIN_US; auto: only while the node has two CPUs per local PE,
-// so that a spinning PE never holds the CPU the PE it waits for needs: on two
-// CPUs with a compiler running, 20 us of spinning made a 2-PE barrier 50 us).
 // Variables that size or shape symmetric state (the team slots, their layout, the paths
 // collectives take) must be equal on every PE: a difference would put members' calls at
 // different offsets or on different paths, and hang them. Compared once, before anything
@@ -79,6 +75,10 @@ Status check_shared_config(Runtime& r) {
   return GSHMEM_SUCCESS;
 }
 
+// How long this PE spins in bootstrap collectives before it sleeps
+// (GSHMEM_BOOTSTRAP_SPIN_US; auto: only while the node has two CPUs per local PE,
+// so that a spinning PE never holds the CPU the PE it waits for needs: on two
+// CPUs with a compiler running, 20 us of spinning made a 2-PE barrier 50 us).
 void tune_bootstrap_waits(Runtime& r) {
   const unsigned cpus = std::thread::hardware_concurrency();
   long long us = config::get().bootstrap_spin_us;
