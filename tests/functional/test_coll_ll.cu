@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The LL path of the tiny collectives (device/impl/coll_ll.cuh) under reuse pressure.
 // Every member makes thousands of calls on one team back to back, with no barrier in
-// between: alltoall, fcollect and broadcast (rotating root) of 1..64 bytes (the LL
-// message size of these teams, GSHMEM_LL_MAX_BYTES's default; every other round of them
-// at most 16 bytes) and sum reductions of 4..64 bytes (int, double), which all share the
-// team's two LL buffers, with a push-path alltoall or reduction every sixth call
-// (coll_ll_4k-N: GSHMEM_LL_MAX_BYTES=4K, so those take the LL path too). Members are skewed by
+// between: alltoall, fcollect and broadcast (rotating root) of 1..M bytes (M: the LL
+// message size of these teams, GSHMEM_LL_MAX_BYTES, 256 by default, at most 1 KiB here;
+// every other round of them at most 16 bytes) and sum reductions of 4..M bytes (int,
+// double), which all share the team's two LL buffers, with a push-path alltoall or
+// reduction every sixth call (coll_ll_4k-N: GSHMEM_LL_MAX_BYTES=4K, so M is 1 KiB - a lone
+// thread's many lines and their remainders - and those take the LL path too). Members are skewed by
 // PE-dependent sleeps and run in different forms at once: device thread / warp / block
 // scope, and one member through the on-stream or the host C names.
 // Call i reads source slot i and writes dest slot i, and every slot's data depends on
@@ -13,6 +14,9 @@
 // read) shows as a wrong byte. The host checks every byte of every dest slot, including
 // that the bytes after each result still hold the poison. Teams: WORLD, and world PEs
 // 1..N-1 (at 3 PEs and more).
+#include <cstdlib>
+#include <cstring>
+
 #include "coll_test.cuh"
 
 using namespace gt;
@@ -27,29 +31,37 @@ struct Call {
   int root;        // broadcast
 };
 
-constexpr uint64_t kLLMax = gshmem::detail::kLLDefaultBytes;  // 64: messages and reductions
-constexpr uint64_t kLLReduceMax = kLLMax;
+// M: GSHMEM_LL_MAX_BYTES as the library reads it (a power of two; suffix K; unset: the
+// default), from 64 to 1 KiB.
+uint64_t ll_max_of_env() {
+  const char* v = getenv("GSHMEM_LL_MAX_BYTES");
+  uint64_t m = v != nullptr ? strtoull(v, nullptr, 10) : gshmem::detail::kLLDefaultBytes;
+  if (v != nullptr && strpbrk(v, "kK") != nullptr) m *= 1024;
+  uint64_t p = 64;
+  while (p < 1024 && 2 * p <= m) p *= 2;
+  return p;
+}
 
-// Message bytes of LL call i: 1..16 in even rounds, 17..kLLMax in odd ones.
-GT_HD inline uint64_t ll_bytes(uint64_t i, uint64_t mul) {
-  return (i / 6) % 2 ? 17 + (i * mul) % (kLLMax - 16) : 1 + (i * mul) % 16;
+// Message bytes of LL call i: 1..16 in even rounds, 17..M in odd ones.
+GT_HD inline uint64_t ll_bytes(uint64_t i, uint64_t mul, uint64_t m) {
+  return (i / 6) % 2 ? 17 + (i * mul) % (m - 16) : 1 + (i * mul) % 16;
 }
 
 // Call i on a team of n members. Every sixth takes the push path (over the LL sizes).
-GT_HD inline Call call_of(uint64_t i, int n) {
+GT_HD inline Call call_of(uint64_t i, int n, uint64_t m) {
   const uint64_t r = i / 6;
   switch (i % 6) {
-    case 0: return Call{kAlltoall, ll_bytes(i, 7), 0};
-    case 1: return Call{kFcollect, ll_bytes(i, 37), 0};
-    case 2: return Call{kBroadcast, ll_bytes(i, 3), static_cast<int>(r % static_cast<uint64_t>(n))};
-    case 3: return Call{kIntSum, 4 * (1 + r % (kLLReduceMax / 4)), 0};
-    case 4: return Call{kDoubleSum, 8 * (1 + r % (kLLReduceMax / 8)), 0};
-    default: return r % 2 ? Call{kAlltoall, kLLMax + 1 + r % 9, 0} : Call{kIntSum, kLLReduceMax + 4 * (1 + r % 5), 0};
+    case 0: return Call{kAlltoall, ll_bytes(i, 7, m), 0};
+    case 1: return Call{kFcollect, ll_bytes(i, 37, m), 0};
+    case 2: return Call{kBroadcast, ll_bytes(i, 3, m), static_cast<int>(r % static_cast<uint64_t>(n))};
+    case 3: return Call{kIntSum, 4 * (1 + (r * 13) % (m / 4)), 0};
+    case 4: return Call{kDoubleSum, 8 * (1 + (r * 5) % (m / 8)), 0};
+    default: return r % 2 ? Call{kAlltoall, m + 1 + r % 9, 0} : Call{kIntSum, m + 4 * (1 + r % 5), 0};
   }
 }
 
-// Bytes of one slot (the largest dest: a push-path alltoall of kLLMax + 9 bytes a pair).
-uint64_t slot_bytes(int n) { return (kLLMax + 16) * static_cast<uint64_t>(n); }
+// Bytes of one slot (the largest dest: a push-path alltoall of M + 9 bytes a pair).
+uint64_t slot_bytes(int n, uint64_t m) { return (m + 16) * static_cast<uint64_t>(n); }
 
 // Skew: some calls start late on some members (up to 6 us).
 __device__ inline void skew(uint64_t i, int me) {
@@ -74,12 +86,12 @@ __device__ int device_call(gshmem_team_t team, const Call& c, unsigned char* d, 
 
 // Calls first .. first+count-1 in one kernel; *errors counts nonzero return values.
 template <class S>
-__global__ void __launch_bounds__(1024) k_calls(gshmem_team_t team, int n, int me, unsigned char* dest,
+__global__ void __launch_bounds__(1024) k_calls(gshmem_team_t team, int n, int me, uint64_t m, unsigned char* dest,
                                                 const unsigned char* src, uint64_t stride, uint64_t first,
                                                 uint64_t count, int* errors) {
   for (uint64_t i = first; i < first + count; ++i) {
     skew(i, me);
-    const int r = device_call<S>(team, call_of(i, n), dest + i * stride, src + i * stride);
+    const int r = device_call<S>(team, call_of(i, n, m), dest + i * stride, src + i * stride);
     if (r != 0 && S::rank() == 0) atomicAdd(errors, 1);
   }
 }
@@ -109,11 +121,11 @@ int host_call(gshmem_team_t team, const Call& c, unsigned char* d, const unsigne
 
 // Source data of world PE pe for call i: bytes, or ints / integer-valued doubles (exact sums).
 unsigned char src_byte(int pe, uint64_t i, uint64_t k) {
-  return static_cast<unsigned char>(hash3(pe, i * 4096 + k, 81000) % 251 + 1);
+  return static_cast<unsigned char>(hash3(pe, i * 65536 + k, 81000) % 251 + 1);
 }
-int src_int(int pe, uint64_t i, uint64_t k) { return static_cast<int>(hash3(pe, i * 4096 + k, 82000) % 1000001) - 500000; }
+int src_int(int pe, uint64_t i, uint64_t k) { return static_cast<int>(hash3(pe, i * 65536 + k, 82000) % 1000001) - 500000; }
 double src_double(int pe, uint64_t i, uint64_t k) {
-  return static_cast<double>(static_cast<int64_t>(hash3(pe, i * 4096 + k, 83000) % 2000000001) - 1000000000);
+  return static_cast<double>(static_cast<int64_t>(hash3(pe, i * 65536 + k, 83000) % 2000000001) - 1000000000);
 }
 
 // Source slot i of world PE pe, as the call reads it.
@@ -184,6 +196,7 @@ const char* way_name(Way w) {
 }
 
 struct Bufs {
+  uint64_t m = 64;  // M
   unsigned char* dest = nullptr;
   unsigned char* src = nullptr;
   uint64_t bytes = 0;
@@ -193,12 +206,12 @@ struct Bufs {
 // Calls first .. first+count-1 on team t, this member taking part in way w; then checks
 // every dest slot.
 void phase(Bufs& b, const TestTeam& t, Way w, uint64_t first, uint64_t count) {
-  const uint64_t stride = slot_bytes(t.size);
+  const uint64_t stride = slot_bytes(t.size, b.m);
   set_context("LL stress, team %s, calls %llu..%llu, this member %s", t.name.c_str(),
               static_cast<unsigned long long>(first), static_cast<unsigned long long>(first + count - 1), way_name(w));
   std::vector<unsigned char> h(count * stride);
   for (uint64_t i = first; i < first + count; ++i)
-    fill_slot(t.world[t.me], i, call_of(i, t.size), h.data() + (i - first) * stride, stride);
+    fill_slot(t.world[t.me], i, call_of(i, t.size, b.m), h.data() + (i - first) * stride, stride);
   CUDA_CHECK(cudaMemcpy(b.src + first * stride, h.data(), h.size(), cudaMemcpyHostToDevice));
   poison_device(b.dest + first * stride, count * stride);
   CUDA_CHECK(cudaMemset(b.errors, 0, sizeof(int)));
@@ -207,18 +220,21 @@ void phase(Bufs& b, const TestTeam& t, Way w, uint64_t first, uint64_t count) {
   int host_errors = 0;
   switch (w) {
     case Way::thread:
-      k_calls<gshmem::thread_scope><<<1, 1>>>(t.team, t.size, t.me, b.dest, b.src, stride, first, count, b.errors);
+      k_calls<gshmem::thread_scope>
+          <<<1, 1>>>(t.team, t.size, t.me, b.m, b.dest, b.src, stride, first, count, b.errors);
       break;
     case Way::warp:
-      k_calls<gshmem::warp_scope><<<1, 32>>>(t.team, t.size, t.me, b.dest, b.src, stride, first, count, b.errors);
+      k_calls<gshmem::warp_scope>
+          <<<1, 32>>>(t.team, t.size, t.me, b.m, b.dest, b.src, stride, first, count, b.errors);
       break;
     case Way::block:
-      k_calls<gshmem::block_scope><<<1, 256>>>(t.team, t.size, t.me, b.dest, b.src, stride, first, count, b.errors);
+      k_calls<gshmem::block_scope>
+          <<<1, 256>>>(t.team, t.size, t.me, b.m, b.dest, b.src, stride, first, count, b.errors);
       break;
     case Way::stream:
     case Way::host:
       for (uint64_t i = first; i < first + count; ++i)
-        if (host_call(t.team, call_of(i, t.size), b.dest + i * stride, b.src + i * stride,
+        if (host_call(t.team, call_of(i, t.size, b.m), b.dest + i * stride, b.src + i * stride,
                       w == Way::stream ? test_stream() : nullptr) != 0)
           ++host_errors;
       break;
@@ -233,7 +249,7 @@ void phase(Bufs& b, const TestTeam& t, Way w, uint64_t first, uint64_t count) {
   std::vector<unsigned char> want(stride);
   uint64_t bad = 0;
   for (uint64_t i = first; i < first + count; ++i) {
-    const Call c = call_of(i, t.size);
+    const Call c = call_of(i, t.size, b.m);
     uint64_t len = 0;
     expect_slot(t, i, c, want.data(), &len);
     const unsigned char* got = h.data() + (i - first) * stride;
@@ -258,7 +274,8 @@ int main() {
   constexpr uint64_t kDevice = 3000, kStream = 300, kHost = 60;
   const uint64_t calls = 4 * kDevice + kStream + kHost;
   Bufs b;
-  b.bytes = calls * slot_bytes(npes);
+  b.m = ll_max_of_env();
+  b.bytes = calls * slot_bytes(npes, b.m);
   b.dest = static_cast<unsigned char*>(gshmem_malloc(b.bytes));
   b.src = static_cast<unsigned char*>(gshmem_malloc(b.bytes));
   GT_CHECK(b.dest != nullptr && b.src != nullptr);

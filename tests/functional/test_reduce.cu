@@ -8,9 +8,9 @@
 //     with a reference computed here;
 //   - every form: device thread / warp (full and partial) / block scope through the C
 //     names, warp / block through the C++ templates, host (blocking), on-stream;
-//   - nreduce 1-7 and 16 (the LL path for 4-byte elements up to 64 bytes, GSHMEM_LL_MAX_BYTES's
-//     default; reduce_ll4k-N runs 17-255 by it too, with 4 KiB), 17, 64, 255, 4099, 40961,
-//     65541, 2^20
+//   - nreduce 1-7, 16, 17, 32, 33, 64 and 65 (the LL path for 4- and 8-byte elements up to
+//     256 bytes, GSHMEM_LL_MAX_BYTES's default: 64 and 32 elements, the path's edges;
+//     reduce_ll4k-N runs 65 and 255 by it too, with 4 KiB), 255, 4099, 40961, 65541, 2^20
 //     (+ 16M+5 floats all-reduce, 4M+5
 //     reducescatter), one after another so that the paths' epochs interleave,
 //     misaligned arrays (element offset 1: the element-wise paths), in place;
@@ -393,13 +393,14 @@ void forms_one(Env& e, const Team& t, std::initializer_list<Form> forms, std::in
 template <class... Tags>
 void forms(Env& e, const Team& t) {
   const auto all = {kThread, kWarp, kWarpPartial, kBlock, kWarpCpp, kBlockCpp, kHost, kStream};
-  // 1-7: the LL path for 4- and 8-byte elements (at most 64 bytes by default), 16 for
-  // 4-byte ones (64 bytes; 8-byte ones and 17 on: push and pull).
+  // 1-32: the LL path for 4- and 8-byte elements (at most 256 bytes by default), 33-64 for
+  // 4-byte ones (8-byte ones and 65 on: push and pull).
   // With the default scratch the push path takes up to about 1 MiB / (2 N) bytes a member:
   // 40961 4-byte elements (160 KiB) and 65541 2-byte ones go by it with all 16 of its slots
   // at 2 and 3 PEs, by the pull path at 4.
-  const auto sizes = {size_t{1},  size_t{3},    size_t{4},     size_t{7},     size_t{16},    size_t{17},
-                      size_t{64}, size_t{255},  size_t{4099},  size_t{40961}, size_t{65541}, size_t{1} << 20};
+  const auto sizes = {size_t{1},  size_t{3},  size_t{4},    size_t{7},    size_t{16},    size_t{17},
+                      size_t{32}, size_t{33}, size_t{64},   size_t{65},   size_t{255},   size_t{4099},
+                      size_t{40961}, size_t{65541}, size_t{1} << 20};
   (forms_one<Tags>(e, t, all, sizes), ...);
 }
 

@@ -53,7 +53,10 @@ TEST(ScratchLayout, AreasAreAlignedDisjointAndInside) {
       if (ll.count != nullptr) {
         EXPECT_EQ(reinterpret_cast<const char*>(ll.count), kBase) << "the area opens the scratch";
         EXPECT_EQ(reinterpret_cast<uintptr_t>(ll.count) % 256, 0u);
-        EXPECT_EQ(ll.words, ll.count + 1);
+        // The words start a line, so a lone thread's 16-byte pairs and 128-byte lines are aligned.
+        EXPECT_EQ(reinterpret_cast<const char*>(ll.words), reinterpret_cast<const char*>(ll.count) + 128);
+        for (int j : {0, n - 1})
+          EXPECT_EQ(reinterpret_cast<uintptr_t>(ll.buf(1, j)) % (ll.w >= 16 ? 128 : 16), 0u) << "sender " << j;
         EXPECT_LE(end_of_ll(ll), end);
         EXPECT_EQ(ll.buf(1, n - 1) + ll.w, ll.words + 2ull * n * ll.w);  // the last sender's words
         EXPECT_GE(ll.w, kLLMinWords);
@@ -143,16 +146,20 @@ TEST(ScratchLayout, TooSmallLeavesAreasEmpty) {
 }
 
 TEST(ScratchLayout, LLMessagesShrinkWithTheTeamNotBelow16Bytes) {
-  // The default scratch (1 MiB) and LL size (64 bytes): 64-byte messages up to 511
-  // members (an eighth of the scratch, 128 KiB), then halving with the team: 32 bytes up
-  // to 1023 members; 1024, 2048 and 4096 members keep 16 bytes.
+  // The default scratch (1 MiB) and LL size (256 bytes): 256-byte messages up to 127
+  // members (an eighth of the scratch, 128 KiB), then halving with the team: 128 bytes up
+  // to 255 members, 64 up to 511, 32 up to 1023; 1024, 2048 and 4096 members keep 16 bytes.
   const uint64_t mib = uint64_t{1} << 20;
-  ASSERT_EQ(kLLDefaultBytes, 64u);
-  for (int n : {2, 3, 4, 8, 64, 127, 511}) EXPECT_EQ(ll_area_of(kBase, mib, n).max_bytes(), 64u) << n << " members";
-  EXPECT_EQ(ll_area_of(kBase, mib, 4, 256).max_bytes(), 256u);
-  EXPECT_EQ(ll_area_of(kBase, mib, 128, 256).max_bytes(), 128u);
+  ASSERT_EQ(kLLDefaultBytes, 256u);
+  for (int n : {2, 3, 4, 8, 64, 127}) EXPECT_EQ(ll_area_of(kBase, mib, n).max_bytes(), 256u) << n << " members";
+  for (int n : {128, 255}) EXPECT_EQ(ll_area_of(kBase, mib, n).max_bytes(), 128u) << n << " members";
+  for (int n : {256, 511}) EXPECT_EQ(ll_area_of(kBase, mib, n).max_bytes(), 64u) << n << " members";
+  EXPECT_EQ(ll_area_of(kBase, mib, 4, 64).max_bytes(), 64u);
+  EXPECT_EQ(ll_area_of(kBase, mib, 511, 64).max_bytes(), 64u);
   for (int n : {512, 1000, 1023}) EXPECT_EQ(ll_area_of(kBase, mib, n).max_bytes(), 32u) << n << " members";
   EXPECT_EQ(ll_area_of(kBase, mib, 1024).max_bytes(), 16u);
+  EXPECT_EQ(ll_area_of(kBase, mib, 8190).max_bytes(), 16u);
+  EXPECT_EQ(ll_area_of(kBase, mib, 8191).count, nullptr) << "more than half of the scratch";
   // A smaller scratch halves first: 64 KiB (an eighth: 8 KiB).
   EXPECT_EQ(ll_area_of(kBase, uint64_t{1} << 16, 63).max_bytes(), 32u);
   EXPECT_EQ(ll_area_of(kBase, uint64_t{1} << 16, 64).max_bytes(), 16u);

@@ -46,12 +46,12 @@
                       "Symmetric scratch memory each team reserves for collectives, per PE. "      \
                       "Reductions of up to about this / (2 x team size) bytes a member take the "  \
                       "one-round push path.")                                                      \
-  GSHMEM_CONFIG_ENTRY(ll_max_bytes, "GSHMEM_LL_MAX_BYTES", Size, "64",                              \
+  GSHMEM_CONFIG_ENTRY(ll_max_bytes, "GSHMEM_LL_MAX_BYTES", Size, "256",                             \
                       "Largest message (broadcast, fcollect and alltoall: per member or pair; "     \
                       "reductions: the array) taken by the LL path, whose data carries its own "    \
                       "tag: no fence, no flag. 16 .. 4K, rounded down to a power of two; a large "  \
-                      "team may get less. 256 or 1K speed up warp, block and on-stream calls of "  \
-                      "65 bytes - 1 KiB 2-3 x but slow down one thread's. Same on every PE.")     \
+                      "team may get less. 1K speeds up warp, block and on-stream calls of "        \
+                      "257 bytes - 1 KiB but slows down one thread's. Same on every PE.")          \
   GSHMEM_CONFIG_ENTRY(wait_timeout, "GSHMEM_WAIT_TIMEOUT", Int, "0",                                \
                       "Seconds a device-side barrier may spin before it reports which PE it is "   \
                       "waiting for and traps (0: wait forever).")                                  \

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The LL ("low latency") protocol of a team's small collectives: reductions, broadcast,
 // fcollect and alltoall of at most the team's LL message size per message (4 *
-// ll_area::w bytes: GSHMEM_LL_MAX_BYTES, 64 by default, in teams of up to 511 members
+// ll_area::w bytes: GSHMEM_LL_MAX_BYTES, 256 by default, in teams of up to 127 members
 // with the default scratch; reduce_ll.cuh and ll_exchange below). For these calls the
 // cost of the flag protocols is their ordering, not their data: a fence between the
 // data and the flag (0.64 us on H200) and the flag's own flight.
 //
 // Each 8-byte word carries 4 bytes of data and the call's 32-bit tag, written with one
-// relaxed system-scope store; an 8-byte aligned store is single-copy atomic, so a word
-// whose tag is this call's also holds this call's data. No fence, no flag: one flight.
+// relaxed system-scope store (or a 16-byte one of two words: each word of it single-copy
+// atomic); an 8-byte aligned store is single-copy atomic, so a word whose tag is this
+// call's also holds this call's data. No fence, no flag: one flight.
 //
 // Call k of a team's LL calls (k counts them: area.count, local, the same on every
 // member since all members choose paths alike), parity p = k & 1, tag = k mod 2^32:
@@ -162,57 +163,138 @@ __device__ __forceinline__ void ll_copy_word(char* to, const char* from, uint64_
   ll_store_bytes(to + 4 * w, ll_word_bytes(n, w), ll_load_bytes(from + 4 * w, ll_word_bytes(n, w)));
 }
 
-// Words a lone thread keeps in flight, sends and polls: kLLThreadBatch at a time,
-// predicated on the message's length, for short messages and the rest of long ones,
-// whose full groups go kLLThreadWide at a time. Wider predicated batches are slower for
-// the 1-16 byte messages (on H200, a 16-byte broadcast took 1.5-1.7 us in batches of 4,
-// 2.0 in batches of 8 and 2.4 in one batch of 16: the wider unrolled loops of a lone
-// thread); a long message in batches of 4 waits one load latency per 16 bytes.
+// A lone thread moves its words in 16-byte pairs (ld/st_relaxed_sys_v2): a line of kLLLine
+// words (128 bytes) sent together, then polled together, one line in flight; then whole
+// 16-byte groups; the last, partial group kLLThreadBatch words at a time. Two things set
+// its speed more than the number of loads:
+//  - registers: a line's polls hold 32 of them, and a kernel bounded to 1024 threads has
+//    64 a thread. Wider batches, or one that also held an address per word, spilled there,
+//    and a thread's reload of a spilled value waits behind the polls issued before it: a
+//    load latency per word (a lone thread's LL broadcast of 1 KiB at 2 PEs: 41 us);
+//  - instructions: a lone thread waits for every instruction it fetches, so its loops are
+//    not unrolled and its copies are vector loads and stores (unrolled and word by word,
+//    the same polls took 13.5 us for that broadcast; as below, 5.9).
+// bench/results/2026-11-24_h200_1gpu-ll-line/ has the measurements.
+constexpr int kLLLine = 16;
 constexpr int kLLThreadBatch = 4;
-constexpr int kLLThreadWide = 16;
 
-// A lone thread's words w0 .. w0 + B - 1 of its message `src` through o, loaded together,
-// then sent. kFull: all of them are whole words of a message; else only those below nw,
-// the last maybe partial (src nullptr: a tag-only word).
-template <int B, bool kFull>
-__device__ __forceinline__ void ll_thread_send(const ll_outbox& o, const char* src, int nw, int w0, uint64_t nbytes) {
+// Sends words w0 .. w0 + B - 1 of a message `src` (those below nw, the last maybe partial;
+// src nullptr: a tag-only word) to `to`, the receiver's words for this sender, with `tag`
+// (the call's, in the high half): loaded together, then stored in pairs. A pair whose
+// second word is past the message stores that word as well, with the tag and no data: it
+// lies in the sender's slot (nw is odd only below the slot's even length), and no receiver
+// reads it.
+template <int B>
+__device__ __forceinline__ void ll_send_words(uint64_t* to, uint64_t tag, const char* src, int nw, int w0,
+                                              uint64_t nbytes) {
+  static_assert(B % 2 == 0, "pairs");
   uint32_t data[B];
 #pragma unroll
   for (int b = 0; b < B; ++b) {
     const int w = w0 + b;
-    if (kFull) data[b] = ll_load_bytes(src + 4 * w, 4);
-    else data[b] = src != nullptr && w < nw ? ll_load_bytes(src + 4 * w, ll_word_bytes(nbytes, w)) : 0;
+    data[b] = src != nullptr && w < nw ? ll_load_bytes(src + 4 * w, ll_word_bytes(nbytes, w)) : 0;
   }
 #pragma unroll
-  for (int b = 0; b < B; ++b)
-    if (kFull || w0 + b < nw) ll_put(o, w0 + b, data[b]);
+  for (int b = 0; b < B; b += 2)
+    if (w0 + b < nw) st_relaxed_sys_v2(to + w0 + b, tag | data[b], tag | data[b + 1]);
 }
 
-// A lone thread's wait for words w0 .. w0 + B - 1 from team PE j (kFull: whole words of a
-// message; else those below nw), their polls in flight together; then their data to dst
-// (nullptr: dropped).
+// Waits until words 0 .. n - 1 at `at` (16-byte aligned; all B if kFull) carry `tag`,
+// loaded in pairs, all in flight together; v ends with them. A round that finds one
+// missing reloads them all: nothing of a failed round stays live, so a line's wait holds
+// only its 32 registers of values (reloading only the pairs still pending kept both
+// rounds' values live, and spilled). peer: the world PE named on a timeout.
 template <int B, bool kFull>
-__device__ __forceinline__ void ll_thread_recv(const gshmemi_team& t, const ll_call& c, int j, char* dst, int nw,
-                                               int w0, uint64_t nbytes, const char* call) {
-  const uint64_t* p[B];
-  uint64_t v[B];
-  unsigned pending = 0;
+__device__ __forceinline__ void ll_wait_words(uint32_t tag, const uint64_t* at, int n, uint64_t (&v)[B],
+                                              const char* what, int peer) {
+  static_assert(B % 2 == 0, "pairs");
+  const auto here = [&] {
+    bool all = true;
 #pragma unroll
-  for (int b = 0; b < B; ++b) {
-    p[b] = c.inbox(j) + w0 + b;
-    if (kFull || w0 + b < nw) {
-      v[b] = ld_relaxed_sys(p[b]);
-      pending |= 1u << b;
+    for (int q = 0; q < B / 2; ++q)
+      if (kFull || 2 * q < n) {
+        ld_relaxed_sys_v2(at + 2 * q, v[2 * q], v[2 * q + 1]);
+        all &= static_cast<uint32_t>(v[2 * q] >> 32) == tag &&
+               ((!kFull && 2 * q + 1 >= n) || static_cast<uint32_t>(v[2 * q + 1] >> 32) == tag);
+      }
+    return all;
+  };
+  wait_deadline d;
+  while (!here())
+    if (d.expired()) report_wait_timeout(what, peer, d.timeout_ns / 1000000000ull);
+}
+
+__device__ __forceinline__ bool ll_aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15) == 0; }
+
+// Whole groups of G words (G / 4 16-byte loads, G / 2 pair stores) of a 16-byte aligned
+// message src from word w0 on, to `to`; returns the first word not sent.
+template <int G>
+__device__ __forceinline__ int ll_send_groups(uint64_t* to, uint64_t tag, const char* src, int w0, uint64_t nbytes) {
+#pragma unroll 1
+  for (; 4ull * static_cast<uint64_t>(w0 + G) <= nbytes; w0 += G) {
+    uint4 x[G / 4];
+#pragma unroll
+    for (int i = 0; i < G / 4; ++i) x[i] = reinterpret_cast<const uint4*>(src + 4 * w0)[i];
+#pragma unroll
+    for (int i = 0; i < G / 4; ++i) {
+      st_relaxed_sys_v2(to + w0 + 4 * i, tag | x[i].x, tag | x[i].y);
+      st_relaxed_sys_v2(to + w0 + 4 * i + 2, tag | x[i].z, tag | x[i].w);
     }
   }
-  ll_wait_all(c, p, v, pending, call, [&](int) { return team_world_pe(t, j); });
-  if (dst != nullptr)
+  return w0;
+}
+
+// Whole groups of G words of a message from `in` into a 16-byte aligned dst, from word w0
+// on; returns the first word not taken.
+template <int G>
+__device__ __forceinline__ int ll_recv_groups(const uint64_t* in, char* dst, int w0, uint64_t nbytes, uint32_t tag,
+                                              const char* call, int peer) {
+#pragma unroll 1
+  for (; 4ull * static_cast<uint64_t>(w0 + G) <= nbytes; w0 += G) {
+    uint64_t v[G];
+    ll_wait_words<G, true>(tag, in + w0, G, v, call, peer);
 #pragma unroll
-    for (int b = 0; b < B; ++b) {
-      const int w = w0 + b;
-      if (kFull) ll_store_bytes(dst + 4 * w, 4, static_cast<uint32_t>(v[b]));
-      else if (w < nw) ll_store_bytes(dst + 4 * w, ll_word_bytes(nbytes, w), static_cast<uint32_t>(v[b]));
-    }
+    for (int i = 0; i < G / 4; ++i)
+      reinterpret_cast<uint4*>(dst + 4 * w0)[i] =
+          make_uint4(static_cast<uint32_t>(v[4 * i]), static_cast<uint32_t>(v[4 * i + 1]),
+                     static_cast<uint32_t>(v[4 * i + 2]), static_cast<uint32_t>(v[4 * i + 3]));
+  }
+  return w0;
+}
+
+// A lone thread's message of nw words (nbytes bytes; src nullptr: one tag-only word) to
+// `to`, a member's words for this sender. From a 16-byte aligned source: whole lines,
+// then whole 16-byte groups, by vector loads and pair stores; the rest (a partial last
+// word, or an unaligned source) kLLThreadBatch words at a time.
+__device__ __forceinline__ void ll_lone_send(uint64_t* to, uint64_t tag, const char* src, int nw, uint64_t nbytes) {
+  int w0 = 0;
+  if (src != nullptr && ll_aligned16(src)) {
+    w0 = ll_send_groups<kLLLine>(to, tag, src, w0, nbytes);
+    w0 = ll_send_groups<4>(to, tag, src, w0, nbytes);
+  }
+#pragma unroll 1
+  for (; w0 < nw; w0 += kLLThreadBatch) ll_send_words<kLLThreadBatch>(to, tag, src, nw, w0, nbytes);
+}
+
+// A lone thread's wait for a member's nw words at `in` (its words in this PE's area), their
+// data to dst (nbytes bytes; nullptr: dropped, nw is then 1), in the groups of ll_lone_send.
+// peer: the member's world PE.
+__device__ __forceinline__ void ll_lone_recv(const uint64_t* in, char* dst, int nw, uint64_t nbytes, uint32_t tag,
+                                             const char* call, int peer) {
+  int w0 = 0;
+  if (dst != nullptr && ll_aligned16(dst)) {
+    w0 = ll_recv_groups<kLLLine>(in, dst, w0, nbytes, tag, call, peer);
+    w0 = ll_recv_groups<4>(in, dst, w0, nbytes, tag, call, peer);
+  }
+#pragma unroll 1
+  for (; w0 < nw; w0 += kLLThreadBatch) {
+    uint64_t v[kLLThreadBatch];
+    ll_wait_words<kLLThreadBatch, false>(tag, in + w0, nw - w0, v, call, peer);
+    if (dst != nullptr)
+#pragma unroll
+      for (int b = 0; b < kLLThreadBatch; ++b)
+        if (w0 + b < nw) ll_store_bytes(dst + 4 * (w0 + b), ll_word_bytes(nbytes, w0 + b), static_cast<uint32_t>(v[b]));
+  }
 }
 
 // One LL call of a data-movement collective: every member sends every other member a
@@ -226,10 +308,11 @@ __device__ __forceinline__ void ll_thread_recv(const gshmemi_team& t, const ll_c
 // A warp or block spreads the (member, word) pairs over its threads, a power-of-two
 // number of slots per member (the unused ones skipped): one pair per thread unless the
 // team or the message is large, all in flight at once. A lone thread goes member by
-// member, kLLThreadWide or kLLThreadBatch words of one member loaded, sent and polled
-// together: its latency is that of every instruction it runs, and these plain loops run
-// fewest (an index space over the pairs, batched, took 7.9 us for a 16-byte alltoall at
-// 4 PEs where this takes 5.4; bench/results/2026-11-22_h200_11f71cd/tuning/README.md).
+// member (ll_lone_send, ll_lone_recv), a line (kLLLine words) or less of one member loaded,
+// sent and polled together: its latency is that of every instruction it runs, and these
+// plain loops run fewest (an index space over the pairs, batched, took 7.9 us for a
+// 16-byte alltoall at 4 PEs where the loops took 5.4;
+// bench/results/2026-11-22_h200_11f71cd/tuning/README.md).
 template <class Scope, class R>
 __device__ __forceinline__ void ll_exchange(const gshmemi_team& t, const ll_area& a, const R& r, uint64_t nbytes,
                                             const char* call) {
@@ -243,29 +326,20 @@ __device__ __forceinline__ void ll_exchange(const gshmemi_team& t, const ll_area
   const bool self_copy = self_src != nullptr && self_dst != nullptr && self_src != self_dst;
 
   if constexpr (std::is_same<Scope, thread_scope>::value) {
-    constexpr int B = kLLThreadBatch, WB = kLLThreadWide;
-    if (self_copy && W <= B)
+    if (self_copy && W <= kLLThreadBatch)
       for (int w = 0; w < W; ++w) ll_copy_word(self_dst, self_src, nbytes, w);
     for (int d = 1, j = me; d < N; ++d) {
       j = j + 1 < N ? j + 1 : 0;
       const char* src = r.from(j);
-      const int nw = words(src);
       const ll_outbox o = ll_outbox_of(t, c, j);
-      int w0 = 0;
-      if (src != nullptr)
-        for (; 4ull * static_cast<uint64_t>(w0 + WB) <= nbytes; w0 += WB) ll_thread_send<WB, true>(o, src, nw, w0, nbytes);
-      for (; w0 < nw; w0 += B) ll_thread_send<B, false>(o, src, nw, w0, nbytes);
+      ll_lone_send(o.to, o.tag, src, words(src), nbytes);
     }
     // A longer message of my own: the copy loop's loads in flight, once my words are out.
-    if (self_copy && W > B) scoped_copy<thread_scope>(self_dst, self_src, nbytes);
+    if (self_copy && W > kLLThreadBatch) scoped_copy<thread_scope>(self_dst, self_src, nbytes);
     for (int d = 1, j = me; d < N; ++d) {
       j = j + 1 < N ? j + 1 : 0;
       char* dst = r.to(j);
-      const int nw = words(dst);
-      int w0 = 0;
-      if (dst != nullptr)
-        for (; 4ull * static_cast<uint64_t>(w0 + WB) <= nbytes; w0 += WB) ll_thread_recv<WB, true>(t, c, j, dst, nw, w0, nbytes, call);
-      for (; w0 < nw; w0 += B) ll_thread_recv<B, false>(t, c, j, dst, nw, w0, nbytes, call);
+      ll_lone_recv(c.inbox(j), dst, words(dst), nbytes, c.tag, call, team_world_pe(t, j));
     }
   } else {
     // Pair i: member me + 1 + (i >> lg) (mod N), word i & (2^lg - 1); 2^lg >= W.

@@ -7,12 +7,15 @@
 // The area opens the scratch (the reductions' region follows it and takes the rest,
 // reduce_layout.cuh); for a team of N members, W words per sender (ll_words_of):
 //   count              uint64  this PE's count of LL calls on the team (never written remotely)
+//   (to 128 bytes)
 //   words[2][N][W]     uint64  [count parity][sending team PE]: 4 data bytes and the
 //                              32-bit tag of the call that wrote the word
+// The words start a cache line, so each sender's words start one too (W >= 16) or a
+// 16-byte pair at least: a lone thread moves them in 16-byte pairs, a line at a time.
 // W is the largest power of two from GSHMEM_LL_MAX_BYTES / 4 (default kLLDefaultBytes / 4)
 // down to kLLMinWords whose area takes at most an eighth of the scratch (at kLLMinWords:
-// at most half of it). With the default 1 MiB scratch, teams of up to 511 members carry
-// messages of up to 64 bytes, larger ones fewer (teams of up to 8191 at least 16).
+// at most half of it). With the default 1 MiB scratch, teams of up to 127 members carry
+// messages of up to 256 bytes, larger ones fewer (teams of up to 8190 at least 16).
 #pragma once
 
 #include <cstdint>
@@ -28,14 +31,16 @@ namespace detail {
 // flag's flight - cost less than sending twice the bytes (a word carries 4 data bytes)
 // and polling every word. That depends on the form: a warp or block (and the library's
 // on-stream kernels) sends and polls a word per thread at once and gains up to 1 KiB (a
-// block-scope sum of 256 bytes at 2 PEs: 1.05 against 3.04 us), but a lone thread goes
-// word by word, about 0.1 us each (its broadcast of 256 bytes: 10.3 against 2.7 us). The
-// bound is a team property, not a form's - members may call one collective in different
-// forms, so all take the same path - and the default keeps the lone thread's loss small
-// (bench/results/2026-11-24_h200_1gpu-mps4/README.md).
+// block-scope sum of 256 bytes at 2 PEs: 1.05 against 3.04 us), while a lone thread polls
+// a 128-byte line per load latency, one member after another, and gains up to about 256
+// bytes at 2 PEs (its broadcast of 256 bytes: 1.8 against 2.7 us; of 1 KiB, 5.2 against
+// 4.4), less with more members (at 4 PEs its fcollect of 256 bytes a member: 6.0 against
+// 4.6). The bound is a team property, not a form's - members may call one collective in
+// different forms, so all take the same path - and the default, 256, is where the forms'
+// gains outweigh a lone thread's few losses (bench/results/2026-11-24_h200_1gpu-ll-line/).
 constexpr int kLLMaxWords = 1024;
 constexpr int kLLMinWords = 4;                 // 16 bytes: every LL area holds a scalar reduction
-constexpr uint64_t kLLDefaultBytes = 64;       // GSHMEM_LL_MAX_BYTES's default
+constexpr uint64_t kLLDefaultBytes = 256;      // GSHMEM_LL_MAX_BYTES's default
 static_assert(kLLDefaultBytes >= 4 * kLLMinWords && kLLDefaultBytes <= 4 * kLLMaxWords, "default in range");
 
 __host__ __device__ constexpr uint64_t scratch_align_up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
@@ -48,8 +53,10 @@ __host__ __device__ inline uint64_t scratch_state_offset(const char* scratch) {
   return scratch_align_up(addr, 256) - addr;
 }
 
+constexpr uint64_t kLLWordsOffset = 128;  // bytes from the count to the words
+
 __host__ __device__ constexpr uint64_t ll_area_bytes(int n, int words) {
-  return scratch_align_up(8ull + 8ull * 2 * static_cast<uint64_t>(n) * static_cast<uint64_t>(words), 256);
+  return scratch_align_up(kLLWordsOffset + 8ull * 2 * static_cast<uint64_t>(n) * static_cast<uint64_t>(words), 256);
 }
 
 struct ll_area {
@@ -89,7 +96,7 @@ __host__ __device__ inline ll_area ll_area_at(char* scratch, int n, int w) {
   ll_area a;
   if (w == 0) return a;
   a.count = reinterpret_cast<uint64_t*>(scratch + scratch_state_offset(scratch));
-  a.words = a.count + 1;
+  a.words = a.count + kLLWordsOffset / 8;
   a.n = n;
   a.w = w;
   return a;

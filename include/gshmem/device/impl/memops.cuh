@@ -36,6 +36,23 @@ template <class T>
 __device__ __forceinline__ void st_relaxed_sys(T* p, T v) {
   cuda::atomic_ref<T, cuda::thread_scope_system>(*p).store(v, cuda::memory_order_relaxed);
 }
+// Two 8-byte words at once, relaxed at system scope: PTX {ld,st}.relaxed.sys.global.v2.u64,
+// one 16-byte access. The memory model takes a vector access for one access per element,
+// in no set order (PTX ISA, memory consistency model, vector data-types): each word is
+// single-copy atomic as with the scalar forms, the pair is not. p: global memory, 16-byte
+// aligned. Half the instructions of two scalar accesses, and a lone thread's 16 polls of a
+// line in 8 requests (an LL broadcast of 1 KiB between two lone threads on one H200: 4.0 us
+// against 4.5; bench/results/2026-11-24_h200_1gpu-ll-line/probe/ll_vec_probe.txt).
+__device__ __forceinline__ void ld_relaxed_sys_v2(const uint64_t* p, uint64_t& a, uint64_t& b) {
+  asm volatile("ld.relaxed.sys.global.v2.u64 {%0, %1}, [%2];"
+               : "=l"(a), "=l"(b)
+               : "l"(__cvta_generic_to_global(p))
+               : "memory");
+}
+__device__ __forceinline__ void st_relaxed_sys_v2(uint64_t* p, uint64_t a, uint64_t b) {
+  asm volatile("st.relaxed.sys.global.v2.u64 [%0], {%1, %2};" ::"l"(__cvta_generic_to_global(p)), "l"(a), "l"(b)
+               : "memory");
+}
 
 // ---- named system-scope atomics (memory order in the name) ----
 template <class T>

@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // LL path of the team reductions: arrays of 4- or 8-byte elements of at most the team's LL
-// message size (GSHMEM_LL_MAX_BYTES, 64 bytes by default: a scalar, a norm, a few
-// counters). The protocol, and why no word needs a fence or an acquire,
+// message size (GSHMEM_LL_MAX_BYTES, 256 bytes by default: a scalar, a norm, a few
+// counters, a small gradient). The protocol, and why no word needs a fence or an acquire,
 // is in coll_ll.cuh. Call k of the team's LL calls:
 //   1. send my contribution to every other member j: words into j's words[p][me]
 //      (reducescatter: my chunk j);
 //   2. per element, in team order, my own source and the words of every other member,
 //      each polled until it carries the tag; write dest.
-// Each thread takes groups of G consecutive elements (reduce_ll_group): a warp or block
-// one element per thread, several members' words polled together; a lone thread
-// kLLThreadWide words of one member at a time, then the rest kLLThreadBatch at a time
-// (one element per round trip cost a lone thread 2.9 us for a 16-byte sum at 2 PEs,
-// against 1.3 for 4 bytes).
+// A warp or block takes one element per thread, several members' words polled together,
+// all of step 1 before step 2; a lone thread goes a group of elements at a time - a line
+// (kLLLine words), then kLLThreadBatch words - steps 1 and 2 for each group, its members'
+// words a line in flight (why a line: coll_ll.cuh).
 #pragma once
 
 #include <cstdint>
@@ -28,107 +27,167 @@
 namespace gshmem {
 namespace detail {
 
-// Elements e0 .. e0 + G - 1 (those below n unless kFull) of this thread. Phase 1
-// (reduce_ll_send): to every other member, loaded together, then sent. Phase 2
-// (reduce_ll_recv): M members' words polled at a time, G * kW * M in flight, reduced in
-// team order (every member computes the same bits) into dest.
+// The words of elements p[0 .. G - 1] (those below `left` unless kFull) into w: 16-byte
+// loads for a whole group at a 16-byte aligned p (a lone thread's), else element by element.
+template <int G, bool kFull, class T>
+__device__ __forceinline__ void reduce_ll_load(const T* p, uint64_t left, uint32_t (&w)[G * sizeof(T) / 4]) {
+  constexpr int kW = sizeof(T) / 4, X = G * kW;
+  if constexpr (kFull && X % 4 == 0) {
+    if (ll_aligned16(p)) {
+#pragma unroll
+      for (int i = 0; i < X / 4; ++i) {
+        const uint4 v = reinterpret_cast<const uint4*>(p)[i];
+        w[4 * i] = v.x;
+        w[4 * i + 1] = v.y;
+        w[4 * i + 2] = v.z;
+        w[4 * i + 3] = v.w;
+      }
+      return;
+    }
+  }
+#pragma unroll
+  for (int g = 0; g < G; ++g)
+    if (kFull || g < left) memcpy(w + g * kW, p + g, sizeof(T));
+}
+
+// Stores v[0 .. G - 1] (those below `left` unless kFull) to p, as reduce_ll_load loads.
+template <int G, bool kFull, class T>
+__device__ __forceinline__ void reduce_ll_store(T* p, uint64_t left, const T (&v)[G]) {
+  if constexpr (kFull && (G * sizeof(T)) % 16 == 0) {
+    if (ll_aligned16(p)) {
+#pragma unroll
+      for (int i = 0; i < static_cast<int>(G * sizeof(T) / 16); ++i) {
+        uint4 x;
+        memcpy(&x, reinterpret_cast<const char*>(v) + 16 * i, 16);
+        reinterpret_cast<uint4*>(p)[i] = x;
+      }
+      return;
+    }
+  }
+#pragma unroll
+  for (int g = 0; g < G; ++g)
+    if (kFull || g < left) p[g] = v[g];
+}
+
+// Phase 1: elements e0 .. e0 + G - 1 (those below n unless kFull) of this thread to every
+// other member: loaded together (once, unless a reducescatter sends each its own chunk),
+// then sent, in 16-byte pairs where they fill them.
 template <int G, bool kFull, class T>
 __device__ __forceinline__ void reduce_ll_send(const reduce_ctx<T>& c, const ll_call& k, uint64_t e0) {
   constexpr int kW = sizeof(T) / 4;  // words per element
+  constexpr int X = G * kW;          // words of the group
   const int N = c.t.size, me = c.t.my_pe;
   const uint64_t n = c.n;
+  const int nw = static_cast<int>((n - e0) * kW);  // words left in the message from e0
+  const int w0 = static_cast<int>(e0) * kW;
+  uint32_t half[X];
+  if (!c.scatter) reduce_ll_load<G, kFull>(c.source + e0, n - e0, half);
+#pragma unroll 1
   for (int d = 1, j = me; d < N; ++d) {
     j = j + 1 < N ? j + 1 : 0;
-    const T* src = c.source + (c.scatter ? static_cast<uint64_t>(j) * n : 0) + e0;
+    if (c.scatter) reduce_ll_load<G, kFull>(c.source + static_cast<uint64_t>(j) * n + e0, n - e0, half);
     const ll_outbox o = ll_outbox_of(c.t, k, j);
-    uint32_t half[G][kW];
+    if constexpr (X % 2 == 0) {
 #pragma unroll
-    for (int g = 0; g < G; ++g)
-      if (kFull || e0 + g < n) memcpy(half[g], src + g, sizeof(T));
+      for (int x = 0; x < X; x += 2)
+        if (kFull || x < nw) st_relaxed_sys_v2(o.to + w0 + x, o.tag | half[x], o.tag | half[x + 1]);
+    } else {
 #pragma unroll
-    for (int g = 0; g < G; ++g)
-      if (kFull || e0 + g < n)
-#pragma unroll
-        for (int h = 0; h < kW; ++h) ll_put(o, static_cast<int>(e0 + g) * kW + h, half[g][h]);
+      for (int x = 0; x < X; ++x)
+        if (kFull || x < nw) ll_put(o, w0 + x, half[x]);
+    }
   }
 }
 
-template <class Op, int G, int M, bool kFull, class T>
-__device__ __forceinline__ void reduce_ll_recv(const reduce_ctx<T>& c, const ll_call& k, uint64_t e0) {
+// Phase 2 of a warp's or block's thread: element e, M members' words polled at a time
+// (kW * M in flight), reduced in team order (every member computes the same bits) into dest.
+template <class Op, int M, class T>
+__device__ __forceinline__ void reduce_ll_recv(const reduce_ctx<T>& c, const ll_call& k, uint64_t e) {
   constexpr int kW = sizeof(T) / 4;
-  constexpr int X = G * kW * M;  // words in flight
+  constexpr int X = kW * M;  // words in flight
   static_assert(X <= 32, "pending is a 32-bit mask");
   using A = typename reduce_acc<T>::type;
   const int N = c.t.size, me = c.t.my_pe;
-  const uint64_t n = c.n;
-  const T* own = c.source + (c.scatter ? static_cast<uint64_t>(me) * n : 0) + e0;
-  T mine[G];
-#pragma unroll
-  for (int g = 0; g < G; ++g)
-    if (kFull || e0 + g < n) mine[g] = own[g];
-  A acc[G]{};
+  const T mine = c.source[(c.scatter ? static_cast<uint64_t>(me) * c.n : 0) + e];
+  A acc{};
   for (int j0 = 0; j0 < N; j0 += M) {
     const uint64_t* p[X];
     uint64_t w[X];
     unsigned pending = 0;
 #pragma unroll
     for (int x = 0; x < X; ++x) {
-      const int j = j0 + x / (G * kW), g = x / kW % G;
-      p[x] = k.inbox(j) + (e0 + g) * kW + x % kW;
-      if (j < N && j != me && (kFull || e0 + g < n)) {
+      const int j = j0 + x / kW;
+      p[x] = k.inbox(j) + e * kW + x % kW;
+      if (j < N && j != me) {
         w[x] = ld_relaxed_sys(p[x]);
         pending |= 1u << x;
       }
     }
-    ll_wait_all(k, p, w, pending, c.call, [&](int x) { return team_world_pe(c.t, j0 + x / (G * kW)); });
+    ll_wait_all(k, p, w, pending, c.call, [&](int x) { return team_world_pe(c.t, j0 + x / kW); });
 #pragma unroll
     for (int m = 0; m < M; ++m) {
       const int j = j0 + m;
       if (j >= N) break;
+      T v = mine;
+      if (j != me) {
+        uint32_t half[kW];
 #pragma unroll
-      for (int g = 0; g < G; ++g) {
-        if (!kFull && e0 + g >= n) break;
-        T v = mine[g];
-        if (j != me) {
-          uint32_t half[kW];
-#pragma unroll
-          for (int h = 0; h < kW; ++h) half[h] = static_cast<uint32_t>(w[(m * G + g) * kW + h]);
-          memcpy(&v, half, sizeof(T));
-        }
-        acc[g] = j == 0 ? to_acc(v) : reduce_fn<Op>::apply(acc[g], to_acc(v));
+        for (int h = 0; h < kW; ++h) half[h] = static_cast<uint32_t>(w[m * kW + h]);
+        memcpy(&v, half, sizeof(T));
       }
+      acc = j == 0 ? to_acc(v) : reduce_fn<Op>::apply(acc, to_acc(v));
     }
   }
-#pragma unroll
-  for (int g = 0; g < G; ++g)
-    if (kFull || e0 + g < n) c.dest[e0 + g] = from_acc<T>(acc[g]);
+  c.dest[e] = from_acc<T>(acc);
 }
 
-template <class Op, class T, class Scope>
-__device__ __forceinline__ void reduce_ll(const reduce_ctx<T>& c, int part) {
-  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "the LL path moves 4- and 8-byte elements");
+// Phase 2 of a lone thread: elements e0 .. e0 + G - 1 (those below n unless kFull), member
+// by member in team order, each member's G * kW words (at most a line) polled together;
+// my own elements loaded first, in flight with the first member's polls.
+template <class Op, int G, bool kFull, class T>
+__device__ __forceinline__ void reduce_ll_recv_lone(const reduce_ctx<T>& c, const ll_call& k, uint64_t e0) {
   constexpr int kW = sizeof(T) / 4;
-  constexpr bool kLone = std::is_same<Scope, thread_scope>::value;
-  // A group: one element and 4 / kW members' words (a warp or block), or a lone thread's
-  // kLLThreadWide words of whole groups, then kLLThreadBatch words of the rest.
-  constexpr int kWide = kLLThreadWide / kW, kNarrow = kLLThreadBatch / kW;
-  if (part != 0) return;  // one slot: the first participant
-  const ll_call k = ll_begin(c.r.ll);
-  GSHMEMI_REDUCE_CHECK_RECORD(Scope, c, 2 + k.parity);
+  constexpr int X = G * kW;
+  using A = typename reduce_acc<T>::type;
+  const int N = c.t.size, me = c.t.my_pe;
   const uint64_t n = c.n;
-  uint64_t e0 = 0;
-
-  // 1. send: my contribution to every other member
-  if constexpr (kLone) {
-    for (; e0 + kWide <= n; e0 += kWide) reduce_ll_send<kWide, true>(c, k, e0);
-    for (; e0 < n; e0 += kNarrow) reduce_ll_send<kNarrow, false>(c, k, e0);
-  } else {
-    for (e0 = Scope::rank(); e0 < n; e0 += Scope::size()) reduce_ll_send<1, false>(c, k, e0);
+  const int nw = static_cast<int>((n - e0) * kW);
+  uint32_t mine[X];
+  reduce_ll_load<G, kFull>(c.source + (c.scatter ? static_cast<uint64_t>(me) * n : 0) + e0, n - e0, mine);
+  A acc[G];
+#pragma unroll 1
+  for (int j = 0; j < N; ++j) {
+    uint32_t words[X];
+    if (j == me) {
+#pragma unroll
+      for (int x = 0; x < X; ++x) words[x] = mine[x];
+    } else {
+      uint64_t w[X];
+      ll_wait_words<X, kFull>(k.tag, k.inbox(j) + e0 * kW, nw, w, c.call, team_world_pe(c.t, j));
+#pragma unroll
+      for (int x = 0; x < X; ++x) words[x] = static_cast<uint32_t>(w[x]);
+    }
+#pragma unroll
+    for (int g = 0; g < G; ++g)
+      if (kFull || e0 + g < n) {
+        T v;
+        memcpy(&v, words + g * kW, sizeof(T));
+        acc[g] = j == 0 ? to_acc(v) : reduce_fn<Op>::apply(acc[g], to_acc(v));
+      }
   }
+  T out[G];
+#pragma unroll
+  for (int g = 0; g < G; ++g)
+    if (kFull || e0 + g < n) out[g] = from_acc<T>(acc[g]);
+  reduce_ll_store<G, kFull>(c.dest + e0, n - e0, out);
+}
 
+// With debug checks: waits for every member's first word of the call, then compares the
+// members' records of it (every member's record precedes its first word:
+// reduce_check_record fenced it, and an acquire load that sees the word sees the record).
+template <class Scope, class T>
+__device__ __forceinline__ void reduce_ll_check_peers(const reduce_ctx<T>& c, const ll_call& k) {
 #if defined(GSHMEM_DEBUG_CHECKS)
-  // Every member's record precedes its first word (reduce_check_record fenced it): an
-  // acquire load that sees the word sees the record.
   for (int j = Scope::rank(); j < c.t.size; j += Scope::size())
     if (j != c.t.my_pe) {
       const uint64_t* w0 = k.inbox(j);
@@ -137,14 +196,51 @@ __device__ __forceinline__ void reduce_ll(const reduce_ctx<T>& c, int part) {
     }
   Scope::sync();
   GSHMEMI_REDUCE_CHECK_COMPARE(Scope, c, 2 + k.parity);
+#else
+  (void)c;
+  (void)k;
 #endif
+}
 
-  // 2. receive and reduce, in team order
-  if constexpr (kLone) {
-    for (e0 = 0; e0 + kWide <= n; e0 += kWide) reduce_ll_recv<Op, kWide, 1, true>(c, k, e0);
-    for (; e0 < n; e0 += kNarrow) reduce_ll_recv<Op, kNarrow, 1, false>(c, k, e0);
+// A lone thread goes group by group - a line of elements, then kLLThreadBatch words at a
+// time - each group sent to every other member, then received from them and reduced. Every
+// member sends a group before it waits for that group from the others, so no member waits
+// for words not yet on their way; and my elements, loaded to be sent, are still in L1 when
+// they are reduced (with every group sent first, and loaded again for every member, a lone
+// thread's 256-byte sum at 2 PEs took 6.0 us; so, 4.2).
+template <class Op, class T>
+__device__ __forceinline__ void reduce_ll_lone(const reduce_ctx<T>& c, const ll_call& k) {
+  constexpr int kW = sizeof(T) / 4, kLine = kLLLine / kW, kNarrow = kLLThreadBatch / kW;
+  uint64_t e0 = 0;
+#pragma unroll 1
+  for (; e0 + kLine <= c.n; e0 += kLine) {
+    reduce_ll_send<kLine, true>(c, k, e0);
+    if (e0 == 0) reduce_ll_check_peers<thread_scope>(c, k);
+    reduce_ll_recv_lone<Op, kLine, true>(c, k, e0);
+  }
+#pragma unroll 1
+  for (; e0 < c.n; e0 += kNarrow) {
+    reduce_ll_send<kNarrow, false>(c, k, e0);
+    if (e0 == 0) reduce_ll_check_peers<thread_scope>(c, k);
+    reduce_ll_recv_lone<Op, kNarrow, false>(c, k, e0);
+  }
+}
+
+template <class Op, class T, class Scope>
+__device__ __forceinline__ void reduce_ll(const reduce_ctx<T>& c, int part) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "the LL path moves 4- and 8-byte elements");
+  constexpr int kW = sizeof(T) / 4;  // words per element
+  if (part != 0) return;  // one slot: the first participant
+  const ll_call k = ll_begin(c.r.ll);
+  GSHMEMI_REDUCE_CHECK_RECORD(Scope, c, 2 + k.parity);
+  if constexpr (std::is_same<Scope, thread_scope>::value) {
+    reduce_ll_lone<Op>(c, k);
   } else {
-    for (e0 = Scope::rank(); e0 < n; e0 += Scope::size()) reduce_ll_recv<Op, 1, 4 / kW, false>(c, k, e0);
+    // 1. send: my contribution to every other member
+    for (uint64_t e = Scope::rank(); e < c.n; e += Scope::size()) reduce_ll_send<1, false>(c, k, e);
+    reduce_ll_check_peers<Scope>(c, k);
+    // 2. receive and reduce, in team order
+    for (uint64_t e = Scope::rank(); e < c.n; e += Scope::size()) reduce_ll_recv<Op, 4 / kW>(c, k, e);
   }
   ll_end<Scope>(k);
 }
