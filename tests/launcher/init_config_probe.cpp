@@ -2,8 +2,12 @@
 // init_config_probe: gshmem_init_thread under gshmrun, PE 1 with one environment variable
 // of its own (test_launcher: InitRefusesConfigThatDiffersBetweenPes).
 //   init_config_probe [NAME VALUE]   PE 1 sets NAME=VALUE before initialising
-// Exits with the status gshmem_init_thread returned (0: initialised, then finalised).
+// Exits with the status gshmem_init_thread returned (0: initialised, then finalised); a
+// failing PE waits 300 ms first, so that every PE has written its report before gshmrun
+// stops the job at the first failure (else a slower PE's report could be cut off).
 // The shared-configuration check runs before a GPU is chosen, so this runs without one.
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 
@@ -16,5 +20,6 @@ int main(int argc, char** argv) {
   const int st = gshmem_init_thread(GSHMEM_THREAD_SINGLE, &provided);
   fprintf(stderr, "init_config_probe: PE %s: status %d\n", rank != nullptr ? rank : "?", st);
   if (st == 0) gshmem_finalize();
+  else usleep(300 * 1000);
   return st;
 }

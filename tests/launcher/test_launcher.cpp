@@ -419,10 +419,11 @@ TEST(Launcher, InitRefusesConfigThatDiffersBetweenPes) {
   const Result r = run({"-n", "3", "--", kInitConfigProbe, "GSHMEM_LL_MAX_BYTES", "1K"});
   ASSERT_TRUE(r.exited) << describe(r);
   EXPECT_EQ(r.code, 10) << "GSHMEM_ERROR_MISMATCH\n" << describe(r);
-  EXPECT_EQ(count_of(r.err, "gshmem_init: GSHMEM_LL_MAX_BYTES differs between PEs (PE 0: 64, PE 1: 1024)"), 3)
+  // PE 0 has the default, 256 (kLLDefaultBytes in include/gshmem/device/impl/ll_layout.cuh).
+  EXPECT_EQ(count_of(r.err, "gshmem_init: GSHMEM_LL_MAX_BYTES differs between PEs (PE 0: 256, PE 1: 1024)"), 3)
       << "every PE names the variable, the PEs and their values\n" << describe(r);
   // The same values everywhere pass the check (without a GPU, init fails later).
-  const Result same = run({"-n", "3", "--", kInitConfigProbe, "GSHMEM_LL_MAX_BYTES", "64"});
+  const Result same = run({"-n", "3", "--", kInitConfigProbe, "GSHMEM_LL_MAX_BYTES", "256"});
   ASSERT_TRUE(same.exited) << describe(same);
   EXPECT_NE(same.code, 10) << describe(same);
   EXPECT_EQ(same.err.find("differs between PEs"), std::string::npos) << describe(same);
