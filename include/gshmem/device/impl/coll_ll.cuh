@@ -172,8 +172,8 @@ __device__ __forceinline__ void ll_copy_word(char* to, const char* from, uint64_
 //    and a thread's reload of a spilled value waits behind the polls issued before it: a
 //    load latency per word (a lone thread's LL broadcast of 1 KiB at 2 PEs: 41 us);
 //  - instructions: a lone thread waits for every instruction it fetches, so its loops are
-//    not unrolled and its copies are vector loads and stores (unrolled and word by word,
-//    the same polls took 13.5 us for that broadcast; as below, 5.9).
+//    not unrolled and its copies are vector loads and stores (that broadcast: 5.9 us; with
+//    the same pairs but unrolled, word-by-word copies, 13.5).
 // bench/results/2026-11-24_h200_1gpu-ll-line/ has the measurements.
 constexpr int kLLLine = 16;
 constexpr int kLLThreadBatch = 4;
