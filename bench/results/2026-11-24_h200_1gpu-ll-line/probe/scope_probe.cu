@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// lone_probe.cu with a scope argument: `scope_vN LABEL warp` times warp-scope calls (32
-// threads of the 256 launched), else thread scope. Small collectives (LL bound from
-// GSHMEM_LL_MAX_BYTES) in a kernel bounded to 1024 threads: median per-call latency (clock64)
-// of broadcast, alltoall, fcollect (bytes per message) and a float sum-reduce (array bytes).
+// lone_probe.cu with a form argument: `scope_vN LABEL warp` times warp-scope calls (32
+// threads of the 256 launched), `block` block-scope calls (256 threads), else thread scope.
+// Small collectives (LL bound from GSHMEM_LL_MAX_BYTES) in a kernel bounded to 1024 threads:
+// median per-call latency (clock64) of broadcast, alltoall, fcollect (bytes per message) and
+// a float sum-reduce (array bytes).
 #include <cstdio>
 #include <vector>
 #include <algorithm>
@@ -34,7 +35,7 @@ __global__ void __launch_bounds__(1024) k_run(int op, char* d, const char* s, si
 int main(int argc, char** argv) {
   gshmem_init();
   const int me = gshmem_my_pe(), npes = gshmem_n_pes();
-  const bool warp = argc > 2 && argv[2][0] == 'w';
+  const char form = argc > 2 ? argv[2][0] : 't';  // t(hread), w(arp), b(lock: 256 threads)
   char* d = static_cast<char*>(gshmem_malloc(1 << 16));
   char* s = static_cast<char*>(gshmem_malloc(1 << 16));
   PROBE_CHECK(cudaMemset(s, 1, 1 << 16));
@@ -47,7 +48,9 @@ int main(int argc, char** argv) {
     if (me == 0) printf("%s %d PEs %-10s", argc > 1 ? argv[1] : "", npes, kN[op]);
     for (size_t nb : {4, 16, 64, 256, 1024}) {
       gshmem_barrier_all();
-      if (warp) k_run<gshmem::warp_scope><<<1, 256>>>(op, d, s, nb, dc); else k_run<gshmem::thread_scope><<<1, 256>>>(op, d, s, nb, dc);
+      if (form == 'w') k_run<gshmem::warp_scope><<<1, 256>>>(op, d, s, nb, dc);
+      else if (form == 'b') k_run<gshmem::block_scope><<<1, 256>>>(op, d, s, nb, dc);
+      else k_run<gshmem::thread_scope><<<1, 256>>>(op, d, s, nb, dc);
       PROBE_CHECK(cudaDeviceSynchronize());
       PROBE_CHECK(cudaMemcpy(h.data(), dc, kIters * sizeof(long long), cudaMemcpyDeviceToHost));
       std::sort(h.begin(), h.end());
