@@ -108,8 +108,11 @@ std::string id_path(const char* tag) {
   const char* dir = getenv("GSHMEM_TEST_TMPDIR");
   if (!dir || !*dir) dir = getenv("TMPDIR");
   if (!dir || !*dir) dir = "/tmp";
-  // Same on every PE of this job, different for every job (the id gshmrun made is random).
-  const uint64_t job = fnv1a(getenv("GSHMEM_UNIQUEID")) ^ (static_cast<uint64_t>(getppid()) << 20);
+  // Same on every PE of this job, different for every job: the id gshmrun made (random), else
+  // the launcher's pid. Not the parent's pid with gshmrun: a wrapper between it and the test
+  // (compute-sanitizer, valgrind) gives every PE a parent of its own.
+  const char* uid = getenv("GSHMEM_UNIQUEID");
+  const uint64_t job = uid != nullptr && *uid != '\0' ? fnv1a(uid) : static_cast<uint64_t>(getppid()) << 20;
   char name[256];
   snprintf(name, sizeof(name), "%s/gshmem-test-%016llx-%s.id", dir, static_cast<unsigned long long>(job), tag);
   return name;
