@@ -8,8 +8,9 @@
 #   cmake -DGSHMEM_TEST_WRAPPER="compute-sanitizer;--tool;memcheck;--error-exitcode;86" \
 #         -DGSHMEM_TEST_TIMEOUT=600 build/default && ctest --preset gpu
 # (reconfiguring only rewrites the test commands; nothing is rebuilt). GSHMEM_TEST_TIMEOUT:
-# seconds a GPU test may run (gshmrun's --timeout; ctest allows 30 more, and a device wait
-# traps after half of it, so a hang reports itself before gshmrun stops the job).
+# seconds a GPU test may run (gshmrun's --timeout; ctest allows 30 more). Half of it,
+# GSHMEM_TEST_WAIT_TIMEOUT, is the GSHMEM_WAIT_TIMEOUT the test directories give their tests,
+# so a hung device wait reports itself before gshmrun stops the job.
 set(GSHMEM_TEST_WRAPPER "" CACHE STRING
     "Command (a ;-list) every PE of the GPU tests runs under, e.g. compute-sanitizer;--tool;memcheck")
 set(GSHMEM_TEST_TIMEOUT 120 CACHE STRING "Seconds a GPU test may run (gshmrun --timeout)")
