@@ -104,7 +104,8 @@ void run_all_scopes(Bufs& b, Case c) {
 }
 
 void getmem_matrix(Bufs& b) {
-  const size_t sizes[] = {0, 1, 3, 15, 16, 17, 31, 1000, 4097, 65537, (1u << 20) + 7};
+  // 1-16 and 4096 bytes: one unit, and one unit a thread of a 256-thread block, when aligned.
+  const size_t sizes[] = {0, 1, 2, 3, 4, 8, 15, 16, 17, 31, 32, 1000, 4096, 4097, 65537, (1u << 20) + 7};
   const size_t offs[] = {0, 1, 2, 3, 4, 7, 8, 12};
   const size_t big_pairs[][2] = {{0, 0}, {8, 0}, {4, 12}, {1, 3}, {3, 2}, {7, 7}, {12, 4}, {2, 8}};
   for (size_t n : sizes) {
@@ -132,7 +133,8 @@ void getmem_variants(Bufs& b) {
         run_all_scopes<ty_mem>(b, Case{n, 3, 5, nbi != 0, api, true, 0, false});    // from self
         run_all_scopes<ty_mem>(b, Case{n, 12, 1, nbi != 0, api, false, 0, true});  // symmetric destination
       }
-  const size_t odd_sizes[] = {17, 1000, 65537};
+  // 320, 16000, 16384: one 16-byte unit a thread for 20, 1000 and 1024 threads, when aligned.
+  const size_t odd_sizes[] = {17, 320, 1000, 16000, 16384, 65537};
   const size_t odd_pairs[][2] = {{0, 0}, {3, 1}, {7, 12}};
   for (size_t n : odd_sizes)
     for (int nbi = 0; nbi < 2; ++nbi)

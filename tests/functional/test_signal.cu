@@ -2,10 +2,11 @@
 // Signals.
 //   1. put_signal for every form: putmem, put8..put128 and every device-capable
 //      typed name, at thread, warp and block scope, blocking and _nbi, with
-//      GSHMEM_SIGNAL_SET and then GSHMEM_SIGNAL_ADD, odd sizes. Each PE sends to
-//      the next; the receiver waits with signal_wait_until (EQ on the exact
-//      expected value, returned value checked), then checks every element in
-//      the kernel, and the host checks the data and its guard zones.
+//      GSHMEM_SIGNAL_SET and then GSHMEM_SIGNAL_ADD, odd sizes and one element
+//      a thread. Each PE sends to the next; the receiver waits with
+//      signal_wait_until (EQ on the exact expected value, returned value
+//      checked), then checks every element in the kernel, and the host checks
+//      the data and its guard zones.
 //   2. Fan-in ADD: every PE put_signals its slot into PE 0 with ADD of a
 //      distinct bit; PE 0 waits for the sum and checks every slot.
 //   3. For every form again, from the host: the host put_signal (SET, blocking
@@ -200,10 +201,9 @@ __global__ void k_put_signal(typename Ty::T* dst, typename Ty::T* src, uint64_t*
 uint64_t g_salt = 5000;
 
 template <class Ty, class S, bool NBI>
-void one_form(Guarded& dst, typename Ty::T* src, uint64_t* sig) {
+void one_form(Guarded& dst, typename Ty::T* src, uint64_t* sig, size_t n) {
   using T = typename Ty::T;
   const int me = gshmem_my_pe(), npes = gshmem_n_pes();
-  const size_t n = elems_of<S>() * (sizeof(T) == 1 ? 3 : 1);
   const uint64_t salt = (g_salt += 4);
   set_context("%s_put_signal%s at %s scope, %zu elements, SET then ADD", Ty::name, NBI ? "_nbi" : "", scope_name<S>(), n);
   poison_device(dst.base, dst.bytes);
@@ -224,16 +224,25 @@ void one_form(Guarded& dst, typename Ty::T* src, uint64_t* sig) {
   GT_VERIFY_GUARDED(T, dst, 0, n, [&](size_t i) { return value<T>(prev, i, salt + 1); });
 }
 
+// Each form with an odd count, and with one element a thread (a lone thread's one
+// element; the copy's one-unit-a-thread path).
+template <class Ty, class S>
+void both_sizes(Guarded& dst, typename Ty::T* src, uint64_t* sig) {
+  const size_t odd = elems_of<S>() * (sizeof(typename Ty::T) == 1 ? 3 : 1);
+  const size_t short_n = static_cast<size_t>(threads_of<S>());
+  for (size_t n : {odd, short_n}) {
+    one_form<Ty, S, false>(dst, src, sig, n);
+    one_form<Ty, S, true>(dst, src, sig, n);
+  }
+}
+
 template <class Ty>
 struct AllScopes {
   static void run(Guarded& dst, void* src, uint64_t* sig) {
     using T = typename Ty::T;
-    one_form<Ty, thread_scope, false>(dst, static_cast<T*>(src), sig);
-    one_form<Ty, thread_scope, true>(dst, static_cast<T*>(src), sig);
-    one_form<Ty, warp_scope, false>(dst, static_cast<T*>(src), sig);
-    one_form<Ty, warp_scope, true>(dst, static_cast<T*>(src), sig);
-    one_form<Ty, block_scope, false>(dst, static_cast<T*>(src), sig);
-    one_form<Ty, block_scope, true>(dst, static_cast<T*>(src), sig);
+    both_sizes<Ty, thread_scope>(dst, static_cast<T*>(src), sig);
+    both_sizes<Ty, warp_scope>(dst, static_cast<T*>(src), sig);
+    both_sizes<Ty, block_scope>(dst, static_cast<T*>(src), sig);
   }
 };
 

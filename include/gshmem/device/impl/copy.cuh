@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Scoped memory copy used by every put/get on the load/store path.
-// The widest unit both pointers can be aligned to at once (16, 8, 4, 2 or 1
-// bytes) is used for the body; the few bytes before and after it go in at most
-// four naturally aligned pieces (1, 2, 4, 8 bytes), one per thread. Each
-// thread keeps copy_unroll independent loads in flight before storing, which
-// matters for gets (remote loads) and costs puts nothing.
+// For puts and gets (scoped_copy_unit_first), a copy of at most one aligned
+// unit a thread (one element; a block's few KiB) goes straight to its load
+// (copy_unit_per_thread). Otherwise the widest unit both pointers can be
+// aligned to at once (16, 8, 4, 2 or 1 bytes) is used for the body; the few
+// bytes before and after it go in at most four naturally aligned pieces (1, 2,
+// 4, 8 bytes), one per thread. Each thread keeps copy_unroll independent loads
+// in flight before storing, which matters for gets (remote loads) and costs
+// puts nothing.
 // scoped_copy_fanout: one source to several destinations in one pass.
 // scoped_strided_copy: the same for element-strided copies (iput/iget).
 #pragma once
@@ -118,6 +121,52 @@ __device__ __forceinline__ void copy_edge(const D& d, const char* src, size_t at
   }
 }
 
+// Unit r of the `count` units of width U at src, by rank r (none if r >= count).
+template <class U, class D>
+__device__ __forceinline__ void copy_unit_at(const D& d, const char* src, size_t r, size_t count) {
+  if (r < count) store_all(d, r * sizeof(U), reinterpret_cast<const U*>(src)[r]);
+}
+
+// Copies in which no thread of Scope has more than one unit of the widest width
+// (16, 8, 4, 2 or 1 bytes) that the pointers and the size are all multiples of:
+// one element at any scope, up to 512 aligned bytes a warp, 16 KiB a block of
+// 1024. Rank r moves unit r: no loop, no edge pieces, and only a few tests ahead
+// of its load, where the general path below works out widths and counts first
+// (each dependent instruction there delays the load). The first test needs only
+// the size, so larger copies pay one uniform branch. On one H200 (2 PEs under
+// MPS; bench/results/2026-11-24_h200_1gpu-one-unit/) putmem_block 8 B + quiet
+// went from 1.13 to 0.97 us, a block's 1-8 KiB put + quiet from 1.23-1.28 to
+// 0.91-0.96, a warp's 1-512 B get from 0.52-0.62 to 0.37-0.43. Copies it does
+// not take pay the tests: a lone thread's 32 B - 4 KiB and a warp's 1-4 KiB
+// took up to 5 % longer (a lone thread's 64 B put 7 %, its 32 and 128 B
+// ping-pongs 8-9 %).
+// False (nothing done) for any other copy.
+template <class Scope, class D>
+__device__ __forceinline__ bool copy_unit_per_thread(const D& d, const char* src, size_t bytes, size_t r) {
+  const size_t n = static_cast<size_t>(Scope::size());
+  if (bytes > n * 16) return false;  // two units for some thread at any width
+  uintptr_t a = reinterpret_cast<uintptr_t>(src) | bytes;
+#pragma unroll
+  for (int j = 0; j < D::kMax; ++j)
+    if (j < d.count()) a |= reinterpret_cast<uintptr_t>(d.at(j));
+  if ((a & 15) == 0) {
+    copy_unit_at<uint4>(d, src, r, bytes >> 4);
+  } else if ((a & 7) == 0) {
+    if (bytes > n * 8) return false;
+    copy_unit_at<uint64_t>(d, src, r, bytes >> 3);
+  } else if ((a & 3) == 0) {
+    if (bytes > n * 4) return false;
+    copy_unit_at<uint32_t>(d, src, r, bytes >> 2);
+  } else if ((a & 1) == 0) {
+    if (bytes > n * 2) return false;
+    copy_unit_at<uint16_t>(d, src, r, bytes >> 1);
+  } else {
+    if (bytes > n) return false;
+    copy_unit_at<uint8_t>(d, src, r, bytes);
+  }
+  return true;
+}
+
 // Copies `bytes` from src to every destination of `d`, spread over the threads
 // of Scope. Does not synchronise the scope (callers do). The unit is a power
 // of two picked by shifts and an if-chain (a division and a switch's jump
@@ -163,6 +212,17 @@ __device__ __forceinline__ void scoped_copy_to(const D& d, const char* src, size
 template <class Scope>
 __device__ __forceinline__ void scoped_copy(void* dst, const void* src, size_t bytes) {
   scoped_copy_to<Scope>(one_dest{static_cast<char*>(dst)}, static_cast<const char*>(src), bytes);
+}
+
+// scoped_copy for the RMA calls (put, get, put_signal): copy_unit_per_thread
+// first. The collectives keep scoped_copy: in their kernels the extra path cost
+// more than it saved (a block-scope reducescatter of 64 KiB went from 4.85 to
+// 5.39 us, warp-scope reductions of 1-64 KiB 2-5 %, in the run named above).
+template <class Scope>
+__device__ __forceinline__ void scoped_copy_unit_first(void* dst, const void* src, size_t bytes) {
+  const one_dest d{static_cast<char*>(dst)};
+  const char* s = static_cast<const char*>(src);
+  if (!copy_unit_per_thread<Scope>(d, s, bytes, static_cast<size_t>(Scope::rank()))) scoped_copy_to<Scope>(d, s, bytes);
 }
 
 template <class Scope>

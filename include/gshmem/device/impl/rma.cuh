@@ -65,13 +65,13 @@ __device__ __forceinline__ T g(const char* call, const T* source, int pe) {
 template <class Scope>
 __device__ __forceinline__ void putmem_nbi(const char* call, void* dest, const void* source, size_t bytes, int pe) {
   GSHMEMI_CHECK_RMA(Scope, call, true, dest, 1, source, 1, bytes, 1, pe);
-  scoped_copy<Scope>(peer_address(dest, pe), source, bytes);
+  scoped_copy_unit_first<Scope>(peer_address(dest, pe), source, bytes);
 }
 
 template <class Scope>
 __device__ __forceinline__ void getmem_nbi(const char* call, void* dest, const void* source, size_t bytes, int pe) {
   GSHMEMI_CHECK_RMA(Scope, call, false, source, 1, dest, 1, bytes, 1, pe);
-  scoped_copy<Scope>(dest, peer_address(source, pe), bytes);
+  scoped_copy_unit_first<Scope>(dest, peer_address(source, pe), bytes);
 }
 
 // Blocking forms: on the load/store path the copy is done when the issuing

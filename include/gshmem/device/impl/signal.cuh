@@ -66,7 +66,7 @@ __device__ inline void putmem_signal_nbi(void* dest, const void* source, size_t 
                                          uint64_t signal, int sig_op, int pe) {
   GSHMEMI_CHECK_REMOTE("gshmem_putmem_signal", dest, bytes, pe);
   GSHMEMI_CHECK_SIGNAL("gshmem_putmem_signal", sig_addr, sig_op, pe);
-  detail::scoped_copy<Scope>(detail::peer_address(dest, pe), source, bytes);
+  detail::scoped_copy_unit_first<Scope>(detail::peer_address(dest, pe), source, bytes);
   Scope::sync();
   if (Scope::rank() == 0) detail::signal_update_release(detail::peer_address(sig_addr, pe), signal, sig_op);
 }
