@@ -133,14 +133,13 @@ __device__ __forceinline__ void copy_unit_at(const D& d, const char* src, size_t
 // 1024. Rank r moves unit r: no loop, no edge pieces, and only a few tests ahead
 // of its load, where the general path below works out widths and counts first
 // (each dependent instruction there delays the load). The first test needs only
-// the size, so larger copies pay one uniform branch. On one H200 (2 PEs under
-// MPS; bench/results/2026-11-24_h200_1gpu-one-unit/) putmem_block 8 B + quiet
-// went from 1.13 to 0.97 us, a block's 1-8 KiB put + quiet from 1.23-1.28 to
-// 0.91-0.96, a warp's 1-512 B get from 0.52-0.62 to 0.37-0.43. Copies it does
-// not take pay the tests: a lone thread's 32 B - 4 KiB and a warp's 1-4 KiB
-// took up to 5 % longer (a lone thread's 64 B put 7 %, its 32 and 128 B
-// ping-pongs 8-9 %).
-// False (nothing done) for any other copy.
+// the size, so larger copies pay one branch that every thread takes alike.
+// On one H200 (2 PEs under MPS; bench/results/2026-11-24_h200_1gpu-one-unit/)
+// putmem_block 8 B + quiet went from 1.13 to 0.97 us, a block's 1-8 KiB put +
+// quiet from 1.23-1.28 to 0.91-0.96, a warp's 1-512 B get from 0.52-0.62 to
+// 0.37-0.43. Copies it does not take pay the tests: a lone thread's 32 B - 4 KiB
+// and a warp's 1-4 KiB took up to 5 % longer (a lone thread's 64 B put 7 %, its
+// 32 and 128 B ping-pongs 8-9 %). False (nothing done) for any other copy.
 template <class Scope, class D>
 __device__ __forceinline__ bool copy_unit_per_thread(const D& d, const char* src, size_t bytes, size_t r) {
   const size_t n = static_cast<size_t>(Scope::size());
