@@ -41,6 +41,12 @@ enum Variant {
   v_block_lib,    // gshmem::putmem<block_scope> + gshmem::quiet<block_scope>
   v_nbi_prefetch, // v_nbi_lib after prefetch.global.L1 of each thread's first 16 source bytes
                   // (rejected: slower, 1.35 against 1.29 us at 8 B)
+  // quiet<block> with one barrier instead of two, the fence by every thread or by every
+  // warp's lane 0 (rejected: 1.62-1.65 against 1.08 us at 8 B, 7.37-7.42 against 7.24 at
+  // 256 KiB, on 2 x H200: bench/results/2026-11-24_h200x2_cf7c2ec)
+  v_quiet_each_sc,  // raw copy; every thread fence.sc.sys; sync
+  v_quiet_each_ar,  // the same with fence.acq_rel.sys
+  v_quiet_warp,     // raw copy; syncwarp; lane 0 fence.sc.sys; sync
   v_count
 };
 const char* const kNames[v_count] = {"thread 0 alone: ld, st, fence.sc.sys",
@@ -54,7 +60,10 @@ const char* const kNames[v_count] = {"thread 0 alone: ld, st, fence.sc.sys",
                                      "predicated copy loop, generic pointers",
                                      "library putmem_nbi<block> + quiet<block>",
                                      "library putmem<block> + quiet<block>",
-                                     "L1 prefetch, putmem_nbi<block> + quiet<block>"};
+                                     "L1 prefetch, putmem_nbi<block> + quiet<block>",
+                                     "raw copy, every thread fence.sc.sys, sync",
+                                     "raw copy, every thread fence.acq_rel.sys, sync",
+                                     "raw copy, syncwarp, lane 0 fence.sc.sys, sync"};
 
 __device__ __forceinline__ void fence_sc_sys() { asm volatile("fence.sc.sys;" ::: "memory"); }
 
@@ -155,6 +164,12 @@ __device__ __forceinline__ void one_put(char* sym, char* peer_sym, const char* s
   } else if constexpr (V == v_block_lib) {
     gshmem::putmem<gshmem::block_scope>(sym, src, bytes, 1);
     gshmem::quiet<gshmem::block_scope>();
+  } else if constexpr (V == v_quiet_each_sc || V == v_quiet_each_ar || V == v_quiet_warp) {
+    raw_copy(peer_sym, src, bytes);
+    if (V == v_quiet_warp) __syncwarp();
+    if (V == v_quiet_each_sc || (V == v_quiet_warp && threadIdx.x % 32 == 0)) fence_sc_sys();
+    if (V == v_quiet_each_ar) asm volatile("fence.acq_rel.sys;" ::: "memory");
+    __syncthreads();
   } else {
     if (V == v_block_raw) __syncthreads();
     nbi_copy<V == v_block_raw ? v_nbi_raw : V>(sym, peer_sym, src, bytes);
