@@ -200,10 +200,10 @@ __device__ __forceinline__ void ll_send_words(uint64_t* to, uint64_t tag, const 
 }
 
 // Waits until words 0 .. n - 1 at `at` (16-byte aligned; all B if kFull) carry `tag`,
-// loaded in pairs, all in flight together; v ends with them. A round that finds one
-// missing reloads them all: nothing of a failed round stays live, so a line's wait holds
-// only its 32 registers of values (reloading only the pairs still pending kept both
-// rounds' values live, and spilled). peer: the world PE named on a timeout.
+// loaded in pairs, all in flight together; v ends with them (the pairs past n: zero). A
+// round that finds one missing reloads them all: nothing of a failed round stays live, so
+// a line's wait holds only its 32 registers of values (reloading only the pairs still
+// pending kept both rounds' values live, and spilled). peer: the world PE named on a timeout.
 template <int B, bool kFull>
 __device__ __forceinline__ void ll_wait_words(uint32_t tag, const uint64_t* at, int n, uint64_t (&v)[B],
                                               const char* what, int peer) {
@@ -216,6 +216,8 @@ __device__ __forceinline__ void ll_wait_words(uint32_t tag, const uint64_t* at, 
         ld_relaxed_sys_v2(at + 2 * q, v[2 * q], v[2 * q + 1]);
         all &= static_cast<uint32_t>(v[2 * q] >> 32) == tag &&
                ((!kFull && 2 * q + 1 >= n) || static_cast<uint32_t>(v[2 * q + 1] >> 32) == tag);
+      } else {
+        v[2 * q] = v[2 * q + 1] = 0;
       }
     return all;
   };

@@ -9,8 +9,9 @@
 //      each polled until it carries the tag; write dest.
 // A warp or block takes one element per thread, several members' words polled together,
 // all of step 1 before step 2; a lone thread goes a group of elements at a time - a line
-// (kLLLine words), then kLLThreadBatch words - steps 1 and 2 for each group, its members'
-// words a line in flight (why a line: coll_ll.cuh).
+// (kLLLine words), the last part of a line as one group, or kLLThreadBatch words when that
+// part is short - steps 1 and 2 for each group, its members' words a line in flight (why a
+// line: coll_ll.cuh).
 #pragma once
 
 #include <cstdint>
@@ -28,9 +29,10 @@ namespace gshmem {
 namespace detail {
 
 // The words of elements p[0 .. G - 1] (those below `left` unless kFull) into w: 16-byte
-// loads for a whole group at a 16-byte aligned p (a lone thread's), else element by element.
-template <int G, bool kFull, class T>
-__device__ __forceinline__ void reduce_ll_load(const T* p, uint64_t left, uint32_t (&w)[G * sizeof(T) / 4]) {
+// loads for a whole group at a 16-byte aligned p (a lone thread's), else element by element;
+// a lone thread's group past `left` gets zero words. (L: the type of `left`.)
+template <int G, bool kFull, class T, class L>
+__device__ __forceinline__ void reduce_ll_load(const T* p, L left, uint32_t (&w)[G * sizeof(T) / 4]) {
   constexpr int kW = sizeof(T) / 4, X = G * kW;
   if constexpr (kFull && X % 4 == 0) {
     if (ll_aligned16(p)) {
@@ -46,13 +48,17 @@ __device__ __forceinline__ void reduce_ll_load(const T* p, uint64_t left, uint32
     }
   }
 #pragma unroll
-  for (int g = 0; g < G; ++g)
+  for (int g = 0; g < G; ++g) {
     if (kFull || g < left) memcpy(w + g * kW, p + g, sizeof(T));
+    else if constexpr (G > 1)
+#pragma unroll
+      for (int h = 0; h < kW; ++h) w[g * kW + h] = 0;
+  }
 }
 
 // Stores v[0 .. G - 1] (those below `left` unless kFull) to p, as reduce_ll_load loads.
 template <int G, bool kFull, class T>
-__device__ __forceinline__ void reduce_ll_store(T* p, uint64_t left, const T (&v)[G]) {
+__device__ __forceinline__ void reduce_ll_store(T* p, int left, const T (&v)[G]) {
   if constexpr (kFull && (G * sizeof(T)) % 16 == 0) {
     if (ll_aligned16(p)) {
 #pragma unroll
@@ -71,26 +77,33 @@ __device__ __forceinline__ void reduce_ll_store(T* p, uint64_t left, const T (&v
 
 // Phase 1: elements e0 .. e0 + G - 1 (those below n unless kFull) of this thread to every
 // other member: loaded together (once, unless a reducescatter sends each its own chunk),
-// then sent, in 16-byte pairs where they fill them.
-template <int G, bool kFull, class T>
+// then sent, in 16-byte pairs where they fill them. kPad: the whole group is sent, zero
+// words past the message included (a lone thread's last part of a line: pair stores
+// without a test each; they stay in the receiver's words for this sender, which has room
+// for whole lines, and no receiver reads them).
+template <int G, bool kFull, bool kPad = kFull, class T>
 __device__ __forceinline__ void reduce_ll_send(const reduce_ctx<T>& c, const ll_call& k, uint64_t e0) {
   constexpr int kW = sizeof(T) / 4;  // words per element
   constexpr int X = G * kW;          // words of the group
   const int N = c.t.size, me = c.t.my_pe;
   const uint64_t n = c.n;
   const int nw = static_cast<int>((n - e0) * kW);  // words left in the message from e0
+  // Elements left; a lone thread's group tests each of its elements against it, in 32 bits
+  // (the LL message has at most kLLMaxWords words). A warp's or block's G == 1 keeps 64.
+  using L = std::conditional_t<(G > 1), int, uint64_t>;
+  const L left = static_cast<L>(n - e0);
   const int w0 = static_cast<int>(e0) * kW;
   uint32_t half[X];
-  if (!c.scatter) reduce_ll_load<G, kFull>(c.source + e0, n - e0, half);
+  if (!c.scatter) reduce_ll_load<G, kFull>(c.source + e0, left, half);
 #pragma unroll 1
   for (int d = 1, j = me; d < N; ++d) {
     j = j + 1 < N ? j + 1 : 0;
-    if (c.scatter) reduce_ll_load<G, kFull>(c.source + static_cast<uint64_t>(j) * n + e0, n - e0, half);
+    if (c.scatter) reduce_ll_load<G, kFull>(c.source + static_cast<uint64_t>(j) * n + e0, left, half);
     const ll_outbox o = ll_outbox_of(c.t, k, j);
     if constexpr (X % 2 == 0) {
 #pragma unroll
       for (int x = 0; x < X; x += 2)
-        if (kFull || x < nw) st_relaxed_sys_v2(o.to + w0 + x, o.tag | half[x], o.tag | half[x + 1]);
+        if (kPad || x < nw) st_relaxed_sys_v2(o.to + w0 + x, o.tag | half[x], o.tag | half[x + 1]);
     } else {
 #pragma unroll
       for (int x = 0; x < X; ++x)
@@ -142,8 +155,11 @@ __device__ __forceinline__ void reduce_ll_recv(const reduce_ctx<T>& c, const ll_
 }
 
 // Phase 2 of a lone thread: elements e0 .. e0 + G - 1 (those below n unless kFull), member
-// by member in team order, each member's G * kW words (at most a line) polled together;
-// my own elements loaded first, in flight with the first member's polls.
+// by member in team order, each member's G * kW words (at most a line) polled together
+// (those past the message are zero, reduced and not stored); my own elements loaded again
+// in my turn, from L1 (phase 1 loaded them). Holding them in registers across the polls
+// cost a line's wait its registers: without them a lone thread's sum of 64-256 bytes at
+// 2 PEs took 0.89-0.94 x the time (bench/results/2026-11-24_h200_1gpu-ll-tail).
 template <class Op, int G, bool kFull, class T>
 __device__ __forceinline__ void reduce_ll_recv_lone(const reduce_ctx<T>& c, const ll_call& k, uint64_t e0) {
   constexpr int kW = sizeof(T) / 4;
@@ -151,16 +167,13 @@ __device__ __forceinline__ void reduce_ll_recv_lone(const reduce_ctx<T>& c, cons
   using A = typename reduce_acc<T>::type;
   const int N = c.t.size, me = c.t.my_pe;
   const uint64_t n = c.n;
-  const int nw = static_cast<int>((n - e0) * kW);
-  uint32_t mine[X];
-  reduce_ll_load<G, kFull>(c.source + (c.scatter ? static_cast<uint64_t>(me) * n : 0) + e0, n - e0, mine);
+  const int left = static_cast<int>(n - e0), nw = left * kW;
   A acc[G];
 #pragma unroll 1
   for (int j = 0; j < N; ++j) {
     uint32_t words[X];
     if (j == me) {
-#pragma unroll
-      for (int x = 0; x < X; ++x) words[x] = mine[x];
+      reduce_ll_load<G, kFull>(c.source + (c.scatter ? static_cast<uint64_t>(me) * n : 0) + e0, left, words);
     } else {
       uint64_t w[X];
       ll_wait_words<X, kFull>(k.tag, k.inbox(j) + e0 * kW, nw, w, c.call, team_world_pe(c.t, j));
@@ -168,18 +181,16 @@ __device__ __forceinline__ void reduce_ll_recv_lone(const reduce_ctx<T>& c, cons
       for (int x = 0; x < X; ++x) words[x] = static_cast<uint32_t>(w[x]);
     }
 #pragma unroll
-    for (int g = 0; g < G; ++g)
-      if (kFull || e0 + g < n) {
-        T v;
-        memcpy(&v, words + g * kW, sizeof(T));
-        acc[g] = j == 0 ? to_acc(v) : reduce_fn<Op>::apply(acc[g], to_acc(v));
-      }
+    for (int g = 0; g < G; ++g) {
+      T v;
+      memcpy(&v, words + g * kW, sizeof(T));
+      acc[g] = j == 0 ? to_acc(v) : reduce_fn<Op>::apply(acc[g], to_acc(v));
+    }
   }
   T out[G];
 #pragma unroll
-  for (int g = 0; g < G; ++g)
-    if (kFull || e0 + g < n) out[g] = from_acc<T>(acc[g]);
-  reduce_ll_store<G, kFull>(c.dest + e0, n - e0, out);
+  for (int g = 0; g < G; ++g) out[g] = from_acc<T>(acc[g]);
+  reduce_ll_store<G, kFull>(c.dest + e0, left, out);
 }
 
 // With debug checks: waits for every member's first word of the call, then compares the
@@ -202,8 +213,13 @@ __device__ __forceinline__ void reduce_ll_check_peers(const reduce_ctx<T>& c, co
 #endif
 }
 
-// A lone thread goes group by group - a line of elements, then kLLThreadBatch words at a
-// time - each group sent to every other member, then received from them and reduced. Every
+// A lone thread goes group by group - a line of elements; then what is left of a line, as
+// one group if it is more than 2 * kLLThreadBatch words and the team's words have room for
+// a line, else kLLThreadBatch words at a time - each group sent to every other member, then
+// received from them and reduced. Each group costs a round trip: the last part of a line in
+// kLLThreadBatch-word rounds made a lone thread's 60-byte sum at 2 PEs take 3.9 us against
+// 3.0 as one group; one group for a short rest (the 4-byte sum) took 1.6 x as long as a
+// kLLThreadBatch round (bench/results/2026-11-24_h200_1gpu-ll-tail). Every
 // member sends a group before it waits for that group from the others, so no member waits
 // for words not yet on their way; and my elements, loaded to be sent, are still in L1 when
 // they are reduced (with every group sent first, and loaded again for every member, a lone
@@ -217,6 +233,12 @@ __device__ __forceinline__ void reduce_ll_lone(const reduce_ctx<T>& c, const ll_
     reduce_ll_send<kLine, true>(c, k, e0);
     if (e0 == 0) reduce_ll_check_peers<thread_scope>(c, k);
     reduce_ll_recv_lone<Op, kLine, true>(c, k, e0);
+  }
+  if ((c.n - e0) * kW > 2 * kLLThreadBatch && k.a.w >= kLLLine) {
+    reduce_ll_send<kLine, false, true>(c, k, e0);
+    if (e0 == 0) reduce_ll_check_peers<thread_scope>(c, k);
+    reduce_ll_recv_lone<Op, kLine, false>(c, k, e0);
+    return;
   }
 #pragma unroll 1
   for (; e0 < c.n; e0 += kNarrow) {
