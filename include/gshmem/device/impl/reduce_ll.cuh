@@ -158,8 +158,8 @@ __device__ __forceinline__ void reduce_ll_recv(const reduce_ctx<T>& c, const ll_
 // by member in team order, each member's G * kW words (at most a line) polled together
 // (those past the message are zero, reduced and not stored); my own elements loaded again
 // in my turn, from L1 (phase 1 loaded them). Holding them in registers across the polls
-// cost a line's wait its registers: without them a lone thread's sum of 64-256 bytes at
-// 2 PEs took 0.89-0.94 x the time (bench/results/2026-11-24_h200_1gpu-ll-tail).
+// cost a line's wait its registers: without them a lone thread's sums of 64-256 bytes at
+// 2 PEs took 0.89-0.90 x the time (bench/results/2026-11-24_h200_1gpu-ll-tail, V6).
 template <class Op, int G, bool kFull, class T>
 __device__ __forceinline__ void reduce_ll_recv_lone(const reduce_ctx<T>& c, const ll_call& k, uint64_t e0) {
   constexpr int kW = sizeof(T) / 4;
