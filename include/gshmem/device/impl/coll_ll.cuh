@@ -85,10 +85,6 @@ __device__ __forceinline__ ll_outbox ll_outbox_of(const gshmemi_team& t, const l
 }
 // Stores word w of this member's message through o.
 __device__ __forceinline__ void ll_put(const ll_outbox& o, int w, uint32_t data) { st_relaxed_sys(o.to + w, o.tag | data); }
-// Stores word w of this member's message into team PE j's area.
-__device__ __forceinline__ void ll_send(const gshmemi_team& t, const ll_call& c, int j, int w, uint32_t data) {
-  ll_put(ll_outbox_of(t, c, j), w, data);
-}
 
 // Waits until each word p[b] whose bit b is set in `pending` carries the call's tag; v[b]
 // holds a first read of it and ends with the tagged value. Every round reloads all the
@@ -299,6 +295,57 @@ __device__ __forceinline__ void ll_lone_recv(const uint64_t* in, char* dst, int 
   }
 }
 
+// The data of words 2u and 2u + 1 of an n-byte message of nw words at src (zero past
+// them; src nullptr: a tag-only word) - one 8-byte load where both are whole and aligned.
+__device__ __forceinline__ void ll_load_pair(const char* src, uint64_t n, int nw, int u, uint32_t& d0, uint32_t& d1) {
+  d0 = d1 = 0;
+  if (src == nullptr) return;
+  const char* p = src + 8 * u;
+  if (8ull * static_cast<uint64_t>(u) + 8 <= n && (reinterpret_cast<uintptr_t>(p) & 7) == 0) {
+    const uint2 x = *reinterpret_cast<const uint2*>(p);
+    d0 = x.x;
+    d1 = x.y;
+    return;
+  }
+  d0 = ll_load_bytes(p, ll_word_bytes(n, 2 * u));
+  if (2 * u + 1 < nw) d1 = ll_load_bytes(p + 4, ll_word_bytes(n, 2 * u + 1));
+}
+// Stores the data d0, d1 of words 2u and 2u + 1 (those of the nw words) into dst.
+__device__ __forceinline__ void ll_store_pair(char* dst, uint64_t n, int nw, int u, uint32_t d0, uint32_t d1) {
+  char* p = dst + 8 * u;
+  if (8ull * static_cast<uint64_t>(u) + 8 <= n && (reinterpret_cast<uintptr_t>(p) & 7) == 0) {
+    *reinterpret_cast<uint2*>(p) = make_uint2(d0, d1);
+    return;
+  }
+  ll_store_bytes(p, ll_word_bytes(n, 2 * u), d0);
+  if (2 * u + 1 < nw) ll_store_bytes(p + 4, ll_word_bytes(n, 2 * u + 1), d1);
+}
+
+// Pairs a lane of a warp polls at a time in ll_exchange, their loads in flight together.
+// More spilled in gshmem-perf's kernels (64 registers a thread at 1024 threads): with 4,
+// two of the four polls' values went to local memory, and the store of each waited for
+// its poll to return before the next poll was issued.
+constexpr int kLLUnits = 2;
+
+// The wait of a lane of a warp or block in ll_exchange, `pending` its first answer: repeats
+// round() (which returns whether this lane still waits) until no lane of `lanes` waits, so
+// that the warp stays converged; report(d) names the late member once past d. A lane that
+// leaves a loop its neighbours still run leaves the warp diverged to the end of the call:
+// a warp's alltoall of 4 bytes a pair at 2 PEs (one lane with a word) took 2.56 us where
+// one of 128 bytes (32 lanes with a word each) took 1.82; with the vote, 1.84 (2 PEs
+// sharing one H200; bench/results/2026-11-24_h200_1gpu-ll-pairs/, call 6).
+template <class Round, class Report>
+__device__ __forceinline__ void ll_wait_vote(unsigned lanes, bool pending, Round round, Report report) {
+  if (!__any_sync(lanes, pending)) return;
+  wait_deadline d;
+  do {
+    if (pending) {
+      pending = round();
+      if (pending && d.expired()) report(d);
+    }
+  } while (__any_sync(lanes, pending));
+}
+
 // One LL call of a data-movement collective: every member sends every other member a
 // message of nbytes (<= a.max_bytes()) or a tag-only word. The route R says, for this
 // member,
@@ -307,10 +354,12 @@ __device__ __forceinline__ void ll_lone_recv(const uint64_t* in, char* dst, int 
 //                            sends a tag-only word, taken and dropped).
 // to(me) receives from(me) by a local copy (unless either is nullptr or they are equal).
 //
-// A warp or block spreads the (member, word) pairs over its threads, a power-of-two
-// number of slots per member (the unused ones skipped): one pair per thread unless the
-// team or the message is large, all in flight at once. A lone thread goes member by
-// member (ll_lone_send, ll_lone_recv), a line (kLLLine words) or less of one member loaded,
+// A warp or block spreads the (member, piece) slots over its threads, a power-of-two
+// number of slots per member (the unused ones skipped): each thread sends its pieces, then
+// polls them, its warp's lanes converged (ll_wait_vote); below for the pieces. A warp's
+// pair whose second word is past the message stores that word too, tag only, as a lone
+// thread does: it lies in the sender's slot, and no receiver polls it. A lone thread goes
+// member by member (ll_lone_send, ll_lone_recv), a line (kLLLine words) or less of one member loaded,
 // sent and polled together: its latency is that of every instruction it runs, and these
 // plain loops run fewest (an index space over the pairs, batched, took 7.9 us for a
 // 16-byte alltoall at 4 PEs where the loops took 5.4;
@@ -344,13 +393,26 @@ __device__ __forceinline__ void ll_exchange(const gshmemi_team& t, const ll_area
       ll_lone_recv(c.inbox(j), dst, words(dst), nbytes, c.tag, call, team_world_pe(t, j));
     }
   } else {
-    // Pair i: member me + 1 + (i >> lg) (mod N), word i & (2^lg - 1); 2^lg >= W.
-    const int lg = W > 1 ? 32 - __clz(W - 1) : 0;
-    const int pairs = (N - 1) << lg;
+    // Slot i: piece i & (2^lg - 1) of the message to or from member me + 1 + (i >> lg)
+    // (mod N), 2^lg >= the pieces of a message. A piece is a word, polled one at a time,
+    // except where a warp has more words than lanes: then a 16-byte pair of words (one
+    // store, one load), a lane polling kLLUnits pairs at a time (a warp's alltoall of 256
+    // bytes a pair at 4 PEs: 6 words a lane, one after the other, 4.56 us; 3 pairs a lane,
+    // 2 at a time, 3.80). Pairs where each lane has a word made warps 5-15 % slower, and
+    // blocks 5-30 % (more registers in use across the call; a block's threads have a word
+    // each up to 1024 words).
+    const int lgw = W > 1 ? 32 - __clz(W - 1) : 0;
+    const bool pairs = std::is_same<Scope, warp_scope>::value && ((N - 1) << lgw) > Scope::size();
+    const int piece = pairs ? 2 : 1;         // words a piece
+    const int batch = pairs ? kLLUnits : 1;  // pieces a lane polls at a time
+    const int lg = pairs ? (W > 2 ? 32 - __clz((W + 1) / 2 - 1) : 0) : lgw;
+    const int slots = (N - 1) << lg;
     const auto member = [me, N, lg](int i) {
       const int j = me + 1 + (i >> lg);
       return j < N ? j : j - N;
     };
+    const auto piece_of = [lg](int i) { return i & ((1 << lg) - 1); };
+    const auto tagged = [&c](uint64_t v) { return static_cast<uint32_t>(v >> 32) == c.tag; };
     // My own message: loaded first, stored last (a store that waits for its load would
     // hold back the thread's sends and polls); words past kSelf per thread, which only
     // scopes of fewer than W / kSelf threads have, are copied directly at the end.
@@ -361,18 +423,74 @@ __device__ __forceinline__ void ll_exchange(const gshmemi_team& t, const ll_area
       const int w = Scope::rank() + m * Scope::size();
       if (self_copy && w < W) self[m] = ll_load_bytes(self_src + 4 * w, ll_word_bytes(nbytes, w));
     }
-    for (int i = Scope::rank(); i < pairs; i += Scope::size()) {
-      const int j = member(i), w = i & ((1 << lg) - 1);
+    for (int i = Scope::rank(); i < slots; i += Scope::size()) {
+      const int j = member(i), q = piece_of(i);
       const char* src = r.from(j);
-      if (w < words(src)) ll_send(t, c, j, w, src != nullptr ? ll_load_bytes(src + 4 * w, ll_word_bytes(nbytes, w)) : 0);
+      if (piece * q >= words(src)) continue;
+      if (pairs) {
+        uint32_t d0, d1;
+        ll_load_pair(src, nbytes, words(src), q, d0, d1);
+        const ll_outbox o = ll_outbox_of(t, c, j);
+        st_relaxed_sys_v2(o.to + 2 * q, o.tag | d0, o.tag | d1);
+      } else {
+        const uint32_t d = src != nullptr ? ll_load_bytes(src + 4 * q, ll_word_bytes(nbytes, q)) : 0;
+        ll_put(ll_outbox_of(t, c, j), q, d);
+      }
     }
-    for (int i = Scope::rank(); i < pairs; i += Scope::size()) {
-      const int j = member(i), w = i & ((1 << lg) - 1);
-      char* dst = r.to(j);
-      if (w >= words(dst)) continue;
-      const uint64_t* p = c.inbox(j) + w;
-      const uint32_t data = ll_wait(c, p, ld_relaxed_sys(p), call, team_world_pe(t, j));
-      if (dst != nullptr) ll_store_bytes(dst + 4 * w, ll_word_bytes(nbytes, w), data);
+    // The polls: every lane of a warp runs the same iterations (b is the warp's first
+    // slot), its slots past the end idle, and waits in ll_wait_vote.
+    const int lane = Scope::rank() & 31;
+    const unsigned lanes = warp_scope::mask();
+    const auto report = [&](int i, wait_deadline& d) {
+      report_wait_timeout(call, team_world_pe(t, member(i)), d.timeout_ns / 1000000000ull);
+    };
+    for (int b = Scope::rank() & ~31; b < slots; b += batch * Scope::size()) {
+      if (pairs) {
+        constexpr int kBatch = kLLUnits;
+        const uint64_t* p[kBatch];
+        uint64_t v[2 * kBatch];
+        unsigned pending = 0;  // bits 2k, 2k + 1: words 2q, 2q + 1 of pair k not yet tagged
+#pragma unroll
+        for (int k = 0; k < kBatch; ++k) {
+          const int i = b + lane + k * Scope::size();
+          p[k] = nullptr;
+          v[2 * k] = v[2 * k + 1] = 0;
+          if (i >= slots) continue;
+          const int j = member(i), q = piece_of(i), nw = words(r.to(j));
+          if (2 * q >= nw) continue;
+          p[k] = c.inbox(j) + 2 * q;
+          pending |= (2 * q + 1 < nw ? 3u : 1u) << (2 * k);
+        }
+        const unsigned need = pending;
+        const auto round = [&] {
+#pragma unroll
+          for (int k = 0; k < kBatch; ++k)
+            if (pending >> (2 * k) & 3u) ld_relaxed_sys_v2(p[k], v[2 * k], v[2 * k + 1]);
+#pragma unroll
+          for (int x = 0; x < 2 * kBatch; ++x)
+            if ((pending >> x & 1u) && tagged(v[x])) pending &= ~(1u << x);
+          return pending != 0;
+        };
+        ll_wait_vote(lanes, round(), round,
+                     [&](wait_deadline& d) { report(b + lane + (__ffs(pending) - 1) / 2 * Scope::size(), d); });
+#pragma unroll
+        for (int k = 0; k < kBatch; ++k) {
+          if ((need >> (2 * k) & 1u) == 0) continue;
+          const int i = b + lane + k * Scope::size();
+          char* dst = r.to(member(i));
+          if (dst != nullptr) ll_store_pair(dst, nbytes, words(dst), piece_of(i), v[2 * k], v[2 * k + 1]);
+        }
+      } else {
+        const int i = b + lane;
+        const int j = i < slots ? member(i) : me, w = piece_of(i);
+        char* dst = i < slots ? r.to(j) : nullptr;
+        const bool on = i < slots && w < words(dst);
+        const uint64_t* p = c.inbox(j) + w;
+        uint64_t v = on ? ld_relaxed_sys(p) : 0;
+        ll_wait_vote(lanes, on && !tagged(v), [&] { return !tagged(v = ld_relaxed_sys(p)); },
+                     [&](wait_deadline& d) { report(i, d); });
+        if (on && dst != nullptr) ll_store_bytes(dst + 4 * w, ll_word_bytes(nbytes, w), static_cast<uint32_t>(v));
+      }
     }
     if (self_copy) {
 #pragma unroll
