@@ -446,12 +446,11 @@ __device__ __forceinline__ void ll_exchange(const gshmemi_team& t, const ll_area
     };
     for (int b = Scope::rank() & ~31; b < slots; b += batch * Scope::size()) {
       if (pairs) {
-        constexpr int kBatch = kLLUnits;
-        const uint64_t* p[kBatch];
-        uint64_t v[2 * kBatch];
+        const uint64_t* p[kLLUnits];
+        uint64_t v[2 * kLLUnits];
         unsigned pending = 0;  // bits 2k, 2k + 1: words 2q, 2q + 1 of pair k not yet tagged
 #pragma unroll
-        for (int k = 0; k < kBatch; ++k) {
+        for (int k = 0; k < kLLUnits; ++k) {
           const int i = b + lane + k * Scope::size();
           p[k] = nullptr;
           v[2 * k] = v[2 * k + 1] = 0;
@@ -464,17 +463,17 @@ __device__ __forceinline__ void ll_exchange(const gshmemi_team& t, const ll_area
         const unsigned need = pending;
         const auto round = [&] {
 #pragma unroll
-          for (int k = 0; k < kBatch; ++k)
+          for (int k = 0; k < kLLUnits; ++k)
             if (pending >> (2 * k) & 3u) ld_relaxed_sys_v2(p[k], v[2 * k], v[2 * k + 1]);
 #pragma unroll
-          for (int x = 0; x < 2 * kBatch; ++x)
+          for (int x = 0; x < 2 * kLLUnits; ++x)
             if ((pending >> x & 1u) && tagged(v[x])) pending &= ~(1u << x);
           return pending != 0;
         };
         ll_wait_vote(lanes, round(), round,
                      [&](wait_deadline& d) { report(b + lane + (__ffs(pending) - 1) / 2 * Scope::size(), d); });
 #pragma unroll
-        for (int k = 0; k < kBatch; ++k) {
+        for (int k = 0; k < kLLUnits; ++k) {
           if ((need >> (2 * k) & 1u) == 0) continue;
           const int i = b + lane + k * Scope::size();
           char* dst = r.to(member(i));
