@@ -86,42 +86,16 @@ __device__ __forceinline__ ll_outbox ll_outbox_of(const gshmemi_team& t, const l
 // Stores word w of this member's message through o.
 __device__ __forceinline__ void ll_put(const ll_outbox& o, int w, uint32_t data) { st_relaxed_sys(o.to + w, o.tag | data); }
 
-// Waits until each word p[b] whose bit b is set in `pending` carries the call's tag; v[b]
-// holds a first read of it and ends with the tagged value. Every round reloads all the
-// words still pending, their loads in flight together, so a round costs one load latency
-// however many words are late; waiting for them one at a time costs one latency per late
-// word (a block's 4-byte sum-reduce at 4 PEs: 2.44 us one at a time, 2.10 in rounds of 4
-// words; perftest/probe/coll_small_probe.cu). peer_of(b): the world PE named if the wait
-// times out.
-template <int B, class F>
-__device__ __forceinline__ void ll_wait_all(const ll_call& c, const uint64_t* const (&p)[B], uint64_t (&v)[B],
-                                            unsigned pending, const char* what, F peer_of) {
-  const auto settle = [&] {
-#pragma unroll
-    for (int b = 0; b < B; ++b)
-      if ((pending >> b & 1u) && static_cast<uint32_t>(v[b] >> 32) == c.tag) pending &= ~(1u << b);
-  };
-  settle();
-  if (pending == 0) return;
-  wait_deadline d;
-  for (;;) {
-#pragma unroll
-    for (int b = 0; b < B; ++b)
-      if (pending >> b & 1u) v[b] = ld_relaxed_sys(p[b]);
-    settle();
-    if (pending == 0) return;
-    if (d.expired()) report_wait_timeout(what, peer_of(__ffs(pending) - 1), d.timeout_ns / 1000000000ull);
-  }
-}
-
-// The data of the word at p once it carries the call's tag (v: a first read of it):
-// ll_wait_all of one word. `peer` (a world PE) is named if the wait times out.
+// The data of the word at p once it carries the call's tag (v: a first read of it). `peer`
+// (a world PE) is named if the wait times out.
 __device__ __forceinline__ uint32_t ll_wait(const ll_call& c, const uint64_t* p, uint64_t v, const char* what,
                                             int peer) {
-  const uint64_t* const words[1] = {p};
-  uint64_t values[1] = {v};
-  ll_wait_all(c, words, values, 1u, what, [peer](int) { return peer; });
-  return static_cast<uint32_t>(values[0]);
+  if (static_cast<uint32_t>(v >> 32) != c.tag) {
+    wait_deadline d;
+    while (static_cast<uint32_t>((v = ld_relaxed_sys(p)) >> 32) != c.tag)
+      if (d.expired()) report_wait_timeout(what, peer, d.timeout_ns / 1000000000ull);
+  }
+  return static_cast<uint32_t>(v);
 }
 
 // The n (1..4) bytes at p as a little-endian word, and back; p need not be aligned.

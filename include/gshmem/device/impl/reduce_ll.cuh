@@ -112,16 +112,26 @@ __device__ __forceinline__ void reduce_ll_send(const reduce_ctx<T>& c, const ll_
   }
 }
 
-// Phase 2 of a warp's or block's thread: element e, M members' words polled at a time
-// (kW * M in flight), reduced in team order (every member computes the same bits) into dest.
-template <class Op, int M, class T>
+// Phase 2 of a warp's or block's thread: element e (none if e >= n, which only a warp's
+// lanes past the end have), M members' words polled at a time, reduced in team order
+// (every member computes the same bits) into dest. Every round reloads all the words still
+// pending, their loads in flight together, so a round costs one load latency however many
+// words are late; waiting for them one at a time costs one latency per late word (a
+// block's 4-byte sum at 4 PEs: 2.44 us one at a time, 2.10 in rounds of 4 words;
+// perftest/probe/coll_small_probe.cu). A warp's lanes run the same rounds, each wait ended
+// by a vote (ll_wait_vote, coll_ll.cuh): a warp whose lanes left their waits one by one
+// took 1.16-1.39 x as long for sums of fewer elements than lanes. A block's threads wait one
+// by one: the vote made its sums up to 1.15 x slower (one H200, 2-4 PEs under MPS;
+// bench/results/2026-11-24_h200_1gpu-reduce-vote).
+template <class Op, int M, class Scope, class T>
 __device__ __forceinline__ void reduce_ll_recv(const reduce_ctx<T>& c, const ll_call& k, uint64_t e) {
   constexpr int kW = sizeof(T) / 4;
   constexpr int X = kW * M;  // words in flight
   static_assert(X <= 32, "pending is a 32-bit mask");
   using A = typename reduce_acc<T>::type;
   const int N = c.t.size, me = c.t.my_pe;
-  const T mine = c.source[(c.scatter ? static_cast<uint64_t>(me) * c.n : 0) + e];
+  const bool on = e < c.n;
+  const T mine = on ? c.source[(c.scatter ? static_cast<uint64_t>(me) * c.n : 0) + e] : T{};
   A acc{};
   for (int j0 = 0; j0 < N; j0 += M) {
     const uint64_t* p[X];
@@ -131,12 +141,34 @@ __device__ __forceinline__ void reduce_ll_recv(const reduce_ctx<T>& c, const ll_
     for (int x = 0; x < X; ++x) {
       const int j = j0 + x / kW;
       p[x] = k.inbox(j) + e * kW + x % kW;
-      if (j < N && j != me) {
+      w[x] = 0;
+      if (on && j < N && j != me) {
         w[x] = ld_relaxed_sys(p[x]);
         pending |= 1u << x;
       }
     }
-    ll_wait_all(k, p, w, pending, c.call, [&](int x) { return team_world_pe(c.t, j0 + x / kW); });
+    const auto settle = [&] {
+#pragma unroll
+      for (int x = 0; x < X; ++x)
+        if ((pending >> x & 1u) && static_cast<uint32_t>(w[x] >> 32) == k.tag) pending &= ~(1u << x);
+      return pending != 0;
+    };
+    const auto round = [&] {
+#pragma unroll
+      for (int x = 0; x < X; ++x)
+        if (pending >> x & 1u) w[x] = ld_relaxed_sys(p[x]);
+      return settle();
+    };
+    const auto report = [&](wait_deadline& d) {
+      report_wait_timeout(c.call, team_world_pe(c.t, j0 + (__ffs(pending) - 1) / kW), d.timeout_ns / 1000000000ull);
+    };
+    if constexpr (std::is_same<Scope, warp_scope>::value) {
+      ll_wait_vote(warp_scope::mask(), settle(), round, report);
+    } else if (settle()) {
+      wait_deadline d;
+      while (round())
+        if (d.expired()) report(d);
+    }
 #pragma unroll
     for (int m = 0; m < M; ++m) {
       const int j = j0 + m;
@@ -151,7 +183,7 @@ __device__ __forceinline__ void reduce_ll_recv(const reduce_ctx<T>& c, const ll_
       acc = j == 0 ? to_acc(v) : reduce_fn<Op>::apply(acc, to_acc(v));
     }
   }
-  c.dest[e] = from_acc<T>(acc);
+  if (on) c.dest[e] = from_acc<T>(acc);
 }
 
 // Phase 2 of a lone thread: elements e0 .. e0 + G - 1 (those below n unless kFull), member
@@ -261,8 +293,13 @@ __device__ __forceinline__ void reduce_ll(const reduce_ctx<T>& c, int part) {
     // 1. send: my contribution to every other member
     for (uint64_t e = Scope::rank(); e < c.n; e += Scope::size()) reduce_ll_send<1, false>(c, k, e);
     reduce_ll_check_peers<Scope>(c, k);
-    // 2. receive and reduce, in team order
-    for (uint64_t e = Scope::rank(); e < c.n; e += Scope::size()) reduce_ll_recv<Op, 4 / kW>(c, k, e);
+    // 2. receive and reduce, in team order; every lane of a warp runs the same iterations
+    // (e0: the warp's first element of each), its elements past the end idle
+    if constexpr (std::is_same<Scope, warp_scope>::value) {
+      for (uint64_t e0 = 0; e0 < c.n; e0 += Scope::size()) reduce_ll_recv<Op, 4 / kW, Scope>(c, k, e0 + Scope::rank());
+    } else {
+      for (uint64_t e = Scope::rank(); e < c.n; e += Scope::size()) reduce_ll_recv<Op, 4 / kW, Scope>(c, k, e);
+    }
   }
   ll_end<Scope>(k);
 }
