@@ -9,9 +9,10 @@ t = defaultdict(list)
 for f in sorted(glob.glob(os.path.join(d, "r", "probe-[0-9]*.txt"))):
     for line in open(f):
         w = line.split()
-        if len(w) < 9 or w[2] != "PEs": continue
-        # label N PEs op B B/msg scope us us
-        t[(w[0], int(w[1]), w[3], int(w[4]), w[6])].append(float(w[7]))
+        if len(w) < 9 or w[2] != "PEs" or "B/msg" not in w: continue
+        # label N PEs op... B B/msg scope us us (an op may be two words: "reduce f32")
+        i = w.index("B/msg")
+        t[(w[0], int(w[1]), "_".join(w[3:i - 1]), int(w[i - 1]), w[i + 1])].append(float(w[i + 2]))
 keys = sorted({k[1:] for k in t if k[0] == base}, key=lambda k: (k[0], k[1], k[3], k[2]))
 print("us, mean over the runs of the probe's median; ratio to " + base)
 print(f"{'pes':>3} {'op':10} {'scope':7} {'B':>5} {base:>8} " + " ".join(f"{v:>8} {'/' + base:>7}" for v in vs))
