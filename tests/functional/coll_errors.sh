@@ -21,6 +21,9 @@ P='gshmem ERROR \[PE [0-9]+[]/]'  # device "[PE 0]", host log "[PE 0/2 host:pid]
 W='gshmem WARN \[PE [0-9]+/'
 H='0x[0-9a-f]+'
 D="GSHMEM_DEBUG_CHECKS=1"
+T="GSHMEM_WAIT_TIMEOUT=2"                 # late_*: PE n-1 never calls; the others name it
+L="gshmem ERROR \[PE [0-9]+\]:"
+S="still waiting for PE $((n - 1)) after 2 s \(GSHMEM_WAIT_TIMEOUT\); that PE is stuck, dead, or did not enter the same collective"
 # case | environment ("-": none) | expected exit ("fail" or "ok") | extended regex the output must match
 cases=(
   "dev_bad_root|-|fail|$P.*gshmemx_int_broadcast_block: root 99 is not a PE of the team \(team size $n\).*PE_root is a team PE number from 0 to gshmem_team_n_pes\(team\)-1"
@@ -42,6 +45,12 @@ cases=(
   "split_bad|-|ok|$P.*gshmem_team_split_strided: start 0, stride 0, size 2 do not describe PEs of parent team 0 \($n PEs\)"
   "exhaust|GSHMEM_MAX_TEAMS=5|ok|$P.*gshmem_team_split_strided: no team slot is free on every PE of parent team 0.*GSHMEM_MAX_TEAMS=5.*gshmem_team_destroy"
   "destroy_predefined|-|ok|$W.*gshmem_team_destroy: team 0 is a predefined team"
+  "late_reduce_thread|$T|fail|$L gshmem_float_sum_reduce: $S"
+  "late_reduce_warp|$T|fail|$L gshmemx_float_sum_reduce_warp: $S"
+  "late_reducescatter_block|$T|fail|$L gshmemx_double_max_reducescatter_block: $S"
+  "late_alltoall_warp|$T|fail|$L gshmemx_alltoallmem_warp: $S"
+  "late_fcollect_block|$T|fail|$L gshmemx_fcollectmem_block: $S"
+  "late_broadcast_thread|$T|fail|$L gshmem_broadcastmem: $S"
   "ok|$D|ok|case ok: done"
 )
 

@@ -9,7 +9,14 @@
 //           PE, the cause and the remedy, then the kernel traps (exit non-zero).
 //   host_*  the host call logs the line and returns nonzero on every PE without
 //           moving data (checked here); the process exits 0.
+//   late_*  every PE but the last calls one LL collective (the driver sets
+//           GSHMEM_WAIT_TIMEOUT=2) and the last never does: each waiting PE names the
+//           last PE and traps (thread, warp and block scope, the warp with fewer
+//           elements than lanes, so its wait is the vote's). The reductions' waits
+//           end in their debug check of the members' first words.
 //   ok      valid calls at the edges of the checks print no error.
+#include <unistd.h>
+
 #include <string>
 
 #include "coll_test.cuh"
@@ -40,6 +47,21 @@ __global__ void k_dev_case(int which, Bufs b) {
   }
 }
 
+__global__ void k_late_case(int which, Bufs b) {
+  const bool lone = threadIdx.x == 0, warp = threadIdx.x < 32;
+  float* df = reinterpret_cast<float*>(b.dest);
+  const float* sf = reinterpret_cast<const float*>(b.src);
+  switch (which) {
+    case 0: if (lone) gshmem_float_sum_reduce(GSHMEM_TEAM_WORLD, df, sf, 3); break;
+    case 1: if (warp) gshmemx_float_sum_reduce_warp(GSHMEM_TEAM_WORLD, df, sf, 5); break;
+    case 2: gshmemx_double_max_reducescatter_block(GSHMEM_TEAM_WORLD, (double*)b.dest, (const double*)b.src, 3); break;
+    case 3: if (warp) gshmemx_alltoallmem_warp(GSHMEM_TEAM_WORLD, b.dest, b.src, 4); break;
+    case 4: gshmemx_fcollectmem_block(GSHMEM_TEAM_WORLD, b.dest, b.src, 12); break;
+    case 5: if (lone) gshmem_broadcastmem(GSHMEM_TEAM_WORLD, b.dest, b.src, 40, 0); break;
+    default: break;
+  }
+}
+
 // Poisons dest, runs the bad host call on every PE, checks it failed and left dest alone.
 template <class F>
 void host_case(const Bufs& b, F call) {
@@ -61,6 +83,19 @@ int run_case(const std::string& c, const Bufs& b) {
     if (c == dev[i]) {
       gshmem_barrier_all();
       k_dev_case<<<1, 64>>>(i, b);
+      KERNEL_CHECK();  // the trap ends the process here
+      return 0;
+    }
+  const char* late[] = {"late_reduce_thread",   "late_reduce_warp",    "late_reducescatter_block",
+                        "late_alltoall_warp",   "late_fcollect_block", "late_broadcast_thread"};
+  for (int i = 0; i < 6; ++i)
+    if (c == late[i]) {
+      gshmem_barrier_all();
+      if (me == npes - 1) {  // never calls; gshmrun ends it once a waiting PE has failed
+        sleep(60);
+        return 3;
+      }
+      k_late_case<<<1, 64>>>(i, b);
       KERNEL_CHECK();  // the trap ends the process here
       return 0;
     }

@@ -14,7 +14,8 @@ for f in glob.glob(os.path.join(d, "r", "perf-*-*-*.jsonl")):
         r = json.loads(line)
         if r.get("type") != "result" or r.get("lib") != "gshmem": continue
         if not r.get("verified"): print("NOT VERIFIED:", f, line.strip()); continue
-        med[(v, n, r["bench"], r["dtype"], r["scope"], r["size"])].append(r["lat_us_median"])
+        scope = r["scope"] or ("graph" if r["graph"] else "stream")
+        med[(v, n, r["bench"], r["dtype"], scope, r["size"])].append(r["lat_us_median"])
 rows = sorted({k[1:] for k in med if k[0] == A} & {k[1:] for k in med if k[0] == B})
 print(f"us, median of each run (mean of {max(len(x) for x in med.values())} runs); {B} / {A}")
 print(f"{'pes':>3} {'bench':14} {'dtype':6} {'scope':6} {'size':>5} {A:>8} {B:>8} {'ratio':>6}")

@@ -7,8 +7,10 @@
 #     build/llp.tar.xz: sum-reduce of floats at warp, 128- and 1024-thread block scope;
 #  2. gshmem-perf of VARS (build/cmp<V>.tar.xz, by scripts/mkred.sh): device reduction and
 #     reducescatter of floats and doubles at warp and block scope, 4 B - 1 KiB by powers of
-#     two and 12 B - 972 B by powers of three.
-# STEPS picks (probe perf).
+#     two and 12 B - 972 B by powers of three;
+#  3. (onstream) gshmem-perf of VARS: on-stream reduction and reducescatter in a CUDA graph, floats
+#     and doubles, 4 B - 1 KiB.
+# STEPS picks (probe perf; onstream only when named).
 set -u
 here=$PWD
 R=$OUT/r; mkdir -p $R
@@ -45,6 +47,16 @@ perf)
     perf $v $rep $n -b 4 -e 1K -f 2
     perf $v $rep $n -b 12 -e 972 -f 3
     echo "perf $v n=$n rep=$rep done $(el)"
+  done; pack; done; done ;;
+onstream)  # the library's on-stream reductions (its kernels are blocks), in a CUDA graph
+  for v in $VARS; do rm -rf build/cmp$v; tar -C build -xJf build/cmp$v.tar.xz; done
+  for rep in $(seq 1 $REPS); do for n in ${PPES:-2 4}; do for v in $VARS; do
+    C=$here/build/cmp$v
+    LD_LIBRARY_PATH=$C/lib GSHMEM_PERF_SHARE_GPUS=1 GSHMEM_REDUCE_CTAS=16 timeout 100 \
+      $C/bin/gshmrun -n $n --timeout 95 -- $C/bin/gshmem-perf reduction_on_stream reducescatter_on_stream --graph \
+      -d float,double -b 4 -e 1K -f 2 --no-nccl --json $R/perf-$v-$n-$rep.jsonl >> $R/perf-$v-$n-$rep.log 2>&1 \
+      || echo "onstream $v n=$n rep=$rep rc=$?"
+    echo "onstream $v n=$n rep=$rep done $(el)"
   done; pack; done; done ;;
 esac; done
 timeout 10 bash -c 'echo quit | nvidia-cuda-mps-control'
