@@ -86,18 +86,6 @@ __device__ __forceinline__ ll_outbox ll_outbox_of(const gshmemi_team& t, const l
 // Stores word w of this member's message through o.
 __device__ __forceinline__ void ll_put(const ll_outbox& o, int w, uint32_t data) { st_relaxed_sys(o.to + w, o.tag | data); }
 
-// The data of the word at p once it carries the call's tag (v: a first read of it). `peer`
-// (a world PE) is named if the wait times out.
-__device__ __forceinline__ uint32_t ll_wait(const ll_call& c, const uint64_t* p, uint64_t v, const char* what,
-                                            int peer) {
-  if (static_cast<uint32_t>(v >> 32) != c.tag) {
-    wait_deadline d;
-    while (static_cast<uint32_t>((v = ld_relaxed_sys(p)) >> 32) != c.tag)
-      if (d.expired()) report_wait_timeout(what, peer, d.timeout_ns / 1000000000ull);
-  }
-  return static_cast<uint32_t>(v);
-}
-
 // The n (1..4) bytes at p as a little-endian word, and back; p need not be aligned.
 __device__ __forceinline__ uint32_t ll_load_bytes(const char* p, uint64_t n) {
   if (n == 4 && (reinterpret_cast<uintptr_t>(p) & 3) == 0) return *reinterpret_cast<const uint32_t*>(p);
@@ -301,7 +289,8 @@ __device__ __forceinline__ void ll_store_pair(char* dst, uint64_t n, int nw, int
 // its poll to return before the next poll was issued.
 constexpr int kLLUnits = 2;
 
-// The wait of a lane of a warp or block in ll_exchange, `pending` its first answer: repeats
+// The wait of a lane of a warp or block in ll_exchange (and of a warp's lane in the LL
+// reductions, reduce_ll.cuh), `pending` its first answer: repeats
 // round() (which returns whether this lane still waits) until no lane of `lanes` waits, so
 // that the warp stays converged; report(d) names the late member once past d. A lane that
 // leaves a loop its neighbours still run leaves the warp diverged to the end of the call:

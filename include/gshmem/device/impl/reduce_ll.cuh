@@ -234,8 +234,8 @@ __device__ __forceinline__ void reduce_ll_check_peers(const reduce_ctx<T>& c, co
   for (int j = Scope::rank(); j < c.t.size; j += Scope::size())
     if (j != c.t.my_pe) {
       const uint64_t* w0 = k.inbox(j);
-      ll_wait(k, w0, ld_relaxed_sys(w0), c.call, team_world_pe(c.t, j));
-      (void)ld_acquire_sys(w0);
+      wait_for([&] { return static_cast<uint32_t>(ld_acquire_sys(w0) >> 32) == k.tag; }, c.call,
+               team_world_pe(c.t, j));
     }
   Scope::sync();
   GSHMEMI_REDUCE_CHECK_COMPARE(Scope, c, 2 + k.parity);
