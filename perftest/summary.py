@@ -69,7 +69,9 @@ def print_series(rows):
         for r in key_rows(sorted(groups[key], key=lambda r: r["size"])):
             bench, pes, cfg = r["bench"], r["pes"], cfg_str(r)
             extra = ""
-            if r.get("ceiling_GBps"):
+            if r.get("ceiling_GBps") and "latency" in bench:
+                extra = f"ceil {r['ceiling_us_median']:.2f}us"
+            elif r.get("ceiling_GBps"):
                 extra = f"ceil {r['ceiling_GBps']:.0f}"
             elif r.get("mops"):
                 extra = f"{r['mops']:.1f}Mops"
@@ -93,9 +95,12 @@ def print_vs_nvshmem(rows, nv):
             gl, nl = (g or {}).get("lat_us_median"), n.get("lat_us_median")
             ratio = nl / gl if gl and nl else None
             bw = "busbw_GBps" if n.get("busbw_GBps") is not None else "algbw_GBps"
+            # Host latencies: each process's bare copy (its floor), gshmem's / NVSHMEM's.
+            gf, nf = (g or {}).get("ceiling_us_median"), n.get("ceiling_us_median")
+            floors = f"  floor {gf:.2f} / {nf:.2f} us" if gf and nf and "latency" in n["bench"] else ""
             print(f"{n['bench']:<24} {n['pes']:>3} {cfg_str(n):<26} {size_str(n['size']):>6} "
                   f"{fmt(gl, '{:.3f}'):>10} {fmt(nl, '{:.3f}'):>10} {fmt((g or {}).get(bw)):>9} "
-                  f"{fmt(n.get(bw)):>10} {fmt(ratio):>6}")
+                  f"{fmt(n.get(bw)):>10} {fmt(ratio):>6}{floors}")
 
 
 def find(rows, bench, pes=None, size=None, **kv):

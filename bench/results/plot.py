@@ -10,7 +10,8 @@ Writes, per benchmark with a size sweep, <bench>.png: median latency (log-log) a
 bandwidth (bus bandwidth as nccl-tests defines it) against size, one line per
 configuration (PE count, scope, datatype, op, bidir, graph), NCCL dashed in the
 same colour, NVSHMEM (lines of gshmem-perf-nvshmem, "lib": "nvshmem") dash-dotted with
-triangles, the copy-engine ceiling dotted. Size-less benchmarks (barriers, p/g,
+triangles, the copy-engine ceiling dotted (for host latencies: a lone copy's time, on
+the latency axis too). Size-less benchmarks (barriers, p/g,
 atomics, ping-pong without data) go into latency_summary.png (median, p99 as the
 whisker; NVSHMEM's bar below gshmem's). overview.png puts the headline comparisons on one page.
 Needs matplotlib (pip install matplotlib).
@@ -121,6 +122,10 @@ def plot_sweep(ax_lat, ax_bw, rows, title, nv_rows=()):
         if nccl:
             ax_lat.plot([r["size"] for r in nccl], [r["nccl_lat_us_median"] for r in nccl], "s--", color=c, ms=3,
                         label=f"NCCL {name}")
+        floor = [r for r in rs if "latency" in r["bench"] and r.get("ceiling_us_median")]
+        if floor:
+            ax_lat.plot([r["size"] for r in floor], [r["ceiling_us_median"] for r in floor], ":", color=c,
+                        label=f"lone cudaMemcpyAsync {name}")
         other = nv.get(name, [])
         if other:
             ax_lat.plot([r["size"] for r in other], [r["lat_us_median"] for r in other], "^-.", color=c, ms=3,

@@ -68,7 +68,8 @@ struct Result {
   bool nccl_timed = false;
   std::vector<double> nccl_us;
   uint64_t nccl_bad = 0;
-  // Copy-engine peer copy (cudaMemcpyAsync between the two GPUs): the ceiling of bandwidth tests.
+  // Copy-engine peer copy (cudaMemcpyAsync between the two GPUs): the ceiling of bandwidth
+  // tests, and of host latency tests (one lone copy + stream synchronisation a sample).
   bool ceiling_timed = false;
   std::vector<double> ceiling_us;
   // Operations per iteration for a message rate (Mops = ops / median time); 0: none.
@@ -100,6 +101,7 @@ struct Bench {
   bool nccl = false;              // compares with NCCL (on-stream collectives)
   bool graph = false;             // honours --graph
   bool bidir = false;             // honours --bidir
+  bool ceiling_is_latency = false;  // the table shows the ceiling as a time, not GB/s
   // Bytes moved per operation for algbw (nullptr: no bandwidth).
   double (*bytes)(const Case& c, size_t size, int npes) = nullptr;
   // Whether the point applies (e.g. xor on float does not); nullptr: always.

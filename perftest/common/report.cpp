@@ -172,6 +172,7 @@ Row aggregate(const Bench& b, const Case& c, const std::vector<PeSummary>& pes, 
   if (row.has_nccl && row.has_lat && row.med > 0) row.ratio = row.nccl_med / row.med;
   if (row.has_ceiling) {
     const double t = row.ceiling;
+    row.ceiling_us = t;
     row.ceiling = bytes > 0 ? gbps(bytes, t) : 0;
     row.ceiling_ratio = row.ceiling > 0 ? row.algbw / row.ceiling : 0;
   }
@@ -223,7 +224,9 @@ std::string table_row(const Bench& b, const Case& c, const Row& r) {
   const bool sized = b.max_size > 0 || r.size > 0;
   const bool bw = b.bytes != nullptr;
   std::string extra = "-";
-  if (r.has_ceiling) extra = "ceil " + fmt("%.1f", r.ceiling) + " (" + fmt("%.2f", r.ceiling_ratio) + ")";
+  if (r.has_ceiling)
+    extra = "ceil " + (b.ceiling_is_latency ? fmt("%.3f", r.ceiling_us) + "us" : fmt("%.1f", r.ceiling)) + " (" +
+            fmt("%.2f", r.ceiling_ratio) + ")";
   else if (r.mops > 0) extra = fmt("%.2f Mops", r.mops);
   std::string check;
   if (r.bad || r.nccl_bad)
@@ -272,7 +275,8 @@ std::string result_json(const Ctx& ctx, const Bench& b, const Case& c, const Res
       j.null("nccl_lat_us_median").null("ratio");
     }
   }
-  if (r.has_ceiling) j.num("ceiling_GBps", r.ceiling).num("ceiling_ratio", r.ceiling_ratio);
+  if (r.has_ceiling)
+    j.num("ceiling_GBps", r.ceiling).num("ceiling_us_median", r.ceiling_us).num("ceiling_ratio", r.ceiling_ratio);
   if (r.mops > 0) j.num("mops", r.mops);
   j.boolean("verified", r.bad == 0 && r.nccl_bad == 0 && r.checked > 0).u64("checked", r.checked);
   if (!r0.note.empty()) j.str("note", r0.note);

@@ -12,7 +12,9 @@
 //    "lat_us_median", "lat_us_p99", "algbw_GBps", "busbw_GBps",
 //    ["nccl_lat_us_median", "nccl_lat_us_p99", "nccl_algbw_GBps", "nccl_busbw_GBps",
 //     "nccl_version", "ratio"],          ratio = NCCL time / gshmem time (> 1: gshmem faster)
-//    ["ceiling_GBps", "ceiling_ratio"],  copy-engine peer copy; ratio = algbw / ceiling
+//    ["ceiling_GBps", "ceiling_us_median", "ceiling_ratio"],
+//                                        copy-engine peer copy; ratio = algbw / ceiling
+//                                        (= the copy's time / gshmem's)
 //    ["mops"], "verified", "checked"}
 #pragma once
 
@@ -40,7 +42,7 @@ struct Row {
   bool has_lat = false, has_nccl = false, has_ceiling = false;
   double med = 0, p99 = 0, algbw = 0, busbw = 0;
   double nccl_med = 0, nccl_p99 = 0, nccl_algbw = 0, nccl_busbw = 0, ratio = 0;
-  double ceiling = 0, ceiling_ratio = 0, mops = 0;
+  double ceiling = 0, ceiling_us = 0, ceiling_ratio = 0, mops = 0;
   uint64_t checked = 0, bad = 0, nccl_bad = 0;
   bool skip = false;
 };

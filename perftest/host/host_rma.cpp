@@ -4,7 +4,10 @@
 //                                    gshmem_quiet; one sample per repetition; --bidir;
 //                                    ceiling: cudaMemcpyAsync of the same bytes between
 //                                    the same buffers (copy engine)
-//   host_put_latency / _get_latency  one blocking gshmem_putmem / getmem per sample
+//   host_put_latency / _get_latency  one blocking gshmem_putmem / getmem per sample;
+//                                    ceiling: the same, as a lone cudaMemcpyAsync and
+//                                    cudaStreamSynchronize on the benchmark's stream,
+//                                    timed first (the library's copy is the one checked)
 // The local side is device memory (cudaMalloc). Verified: the destination is
 // poisoned after the warm-up and checked after the timed calls.
 #include <cuda_runtime_api.h>
@@ -65,6 +68,20 @@ void run(Ctx& ctx, const Case& c, Result& r) {
   ctx.barrier();
   const bool receives = get ? active : (ctx.me == 1 || (c.bidir && ctx.me == 0));
   char* dst_here = get ? loc : sym;
+  if (!bw) {
+    // The floor under a blocking call: the bare copy it may reduce to, one at a time, timed
+    // in the same state (the peer waiting in a barrier), before the destination is poisoned.
+    char* remote = ctx.me == 0 ? static_cast<char*>(gshmem_ptr(sym, peer)) : nullptr;
+    for (int i = 0; remote && i < c.warmup + c.iters; ++i) {
+      const double t0 = now_us();
+      ctx.cuda(cudaMemcpyAsync(get ? loc : remote, get ? remote : loc, n, cudaMemcpyDefault, ctx.stream),
+               "cudaMemcpyAsync (peer copy)");
+      ctx.cuda(cudaStreamSynchronize(ctx.stream), "cudaStreamSynchronize (peer copy)");
+      if (i >= c.warmup) r.ceiling_us.push_back(now_us() - t0);
+    }
+    r.ceiling_timed = remote != nullptr;
+    ctx.barrier();
+  }
   if (receives) poison(dst_here, n, ctx.stream);
   ctx.cuda(cudaStreamSynchronize(ctx.stream), "poison");
   if (bw) {
@@ -120,6 +137,7 @@ Bench describe() {
                                  : "host blocking gshmem_getmem latency, PE 0 reads PE 1";
     b.min_size = 8;
     b.max_size = 1u << 20;
+    b.ceiling_is_latency = true;
     b.iters = 200;
     b.warmup = 20;
     b.reps = 1;
