@@ -51,15 +51,17 @@ void run(Ctx& ctx, const Case& c, Result& r) {
     if (get) nbi ? gshmem_getmem_nbi(loc, sym, n, peer) : gshmem_getmem(loc, sym, n, peer);
     else nbi ? gshmem_putmem_nbi(sym, loc, n, peer) : gshmem_putmem(sym, loc, n, peer);
   };
+  // The ceiling: the same bytes between the same buffers as one copy-engine copy.
+  char* remote = active ? static_cast<char*>(gshmem_ptr(sym, peer)) : nullptr;
+  r.ceiling_timed = remote != nullptr;
+  auto bare_copy = [&] {
+    ctx.cuda(cudaMemcpyAsync(get ? loc : remote, get ? remote : loc, n, cudaMemcpyDefault, ctx.stream),
+             "cudaMemcpyAsync (peer copy)");
+  };
   if (bw) {
-    char* remote = active ? static_cast<char*>(gshmem_ptr(sym, peer)) : nullptr;
     r.ceiling_us = time_batches(ctx, c.reps, c.iters, [&] {
-      if (!active || !remote) return;
-      for (int i = 0; i < c.iters; ++i)
-        ctx.cuda(cudaMemcpyAsync(get ? loc : remote, get ? remote : loc, n, cudaMemcpyDefault, ctx.stream),
-                 "cudaMemcpyAsync (peer copy)");
+      for (int i = 0; remote && i < c.iters; ++i) bare_copy();
     }, false, nullptr);
-    r.ceiling_timed = active && remote;
   }
   if (active) {
     for (int i = 0; i < c.warmup; ++i) one(bw);
@@ -71,15 +73,12 @@ void run(Ctx& ctx, const Case& c, Result& r) {
   if (!bw) {
     // The floor under a blocking call: the bare copy it may reduce to, one at a time, timed
     // in the same state (the peer waiting in a barrier), before the destination is poisoned.
-    char* remote = ctx.me == 0 ? static_cast<char*>(gshmem_ptr(sym, peer)) : nullptr;
     for (int i = 0; remote && i < c.warmup + c.iters; ++i) {
       const double t0 = now_us();
-      ctx.cuda(cudaMemcpyAsync(get ? loc : remote, get ? remote : loc, n, cudaMemcpyDefault, ctx.stream),
-               "cudaMemcpyAsync (peer copy)");
+      bare_copy();
       ctx.cuda(cudaStreamSynchronize(ctx.stream), "cudaStreamSynchronize (peer copy)");
       if (i >= c.warmup) r.ceiling_us.push_back(now_us() - t0);
     }
-    r.ceiling_timed = remote != nullptr;
     ctx.barrier();
   }
   if (receives) poison(dst_here, n, ctx.stream);

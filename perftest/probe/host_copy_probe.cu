@@ -18,9 +18,10 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <string>
+#include <ctime>
 #include <vector>
 
 #include <gshmem/gshmem.h>
@@ -61,17 +62,15 @@ unsigned char pattern(size_t i, unsigned seed) { return static_cast<unsigned cha
 struct Probe {
   int sms = 0;
   cudaStream_t s[kPieces] = {};
-  cudaEvent_t fork = nullptr, join[kPieces] = {};
+  cudaEvent_t fork = nullptr, join[kPieces] = {};  // join[k]: piece k > 0 done
 
   Probe() {
     int dev = 0;
     PROBE_CHECK(cudaGetDevice(&dev));
     PROBE_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    for (int k = 0; k < kPieces; ++k) {
-      PROBE_CHECK(cudaStreamCreateWithFlags(&s[k], cudaStreamNonBlocking));
-      PROBE_CHECK(cudaEventCreateWithFlags(&join[k], cudaEventDisableTiming));
-    }
+    for (int k = 0; k < kPieces; ++k) PROBE_CHECK(cudaStreamCreateWithFlags(&s[k], cudaStreamNonBlocking));
     PROBE_CHECK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+    for (int k = 1; k < kPieces; ++k) PROBE_CHECK(cudaEventCreateWithFlags(&join[k], cudaEventDisableTiming));
   }
 
   // `pieces` copies of 16-byte-aligned parts on as many streams, the first joined by the rest.
