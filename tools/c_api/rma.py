@@ -93,9 +93,9 @@ def _rma(e, ptrs, count_param, count, elem, dev_elem, name_of, on_device, cxx):
 def _typed(e, ctype, tn, on_device, cxx):
     p_params, g_params = f"{ctype}* dest, {ctype} value, int pe", f"const {ctype}* source, int pe"
     p_host = (f'gshmemi_host_rma("gshmem_{tn}_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, '
-              "GSHMEMI_RMA_BLOCKING, 0);")
+              "GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0);")
     g_host = (f'{ctype} v{{}}; gshmemi_host_rma("gshmem_{tn}_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), '
-              "pe, GSHMEMI_RMA_BLOCKING, 0); return v;")
+              "pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0); return v;")
     if on_device:
         e.dual("void", f"gshmem_{tn}_p", p_params, f'gshmem::detail::p("gshmem_{tn}_p", dest, value, pe);', p_host, cxx)
         e.dual(ctype, f"gshmem_{tn}_g", g_params, f'return gshmem::detail::g("gshmem_{tn}_g", source, pe);', g_host,
@@ -107,7 +107,7 @@ def _typed(e, ctype, tn, on_device, cxx):
            f'gshmemi_host_p_on_stream("gshmemx_{tn}_p_on_stream", dest, &value, sizeof(value), pe, stream);', cxx)
     e.host(ctype, f"gshmemx_{tn}_g_on_stream", f"{g_params}, cudaStream_t stream",
            f'{ctype} v{{}}; gshmemi_host_rma("gshmemx_{tn}_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, '
-           "sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT, stream); return v;", cxx)
+           "sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT | GSHMEMI_RMA_VALUE, stream); return v;", cxx)
     _rma(e, (f"{ctype}*", f"const {ctype}*"), "size_t nelems", "nelems", f"sizeof({ctype})", "",
          lambda op, sfx: f"{tn}_{op}{sfx}", on_device, cxx)
 

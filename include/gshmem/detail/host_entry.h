@@ -38,7 +38,11 @@ GSHMEM_API void gshmemi_host_getmem_on_stream(void* dest, const void* source, si
  * mode: GSHMEMI_RMA_BLOCKING  returns when the transfer is complete;
  *       GSHMEMI_RMA_NBI       completes at the next gshmem_quiet;
  *       GSHMEMI_RMA_STREAM    ordered on `stream`, returns at once;
- *       GSHMEMI_RMA_STREAM_WAIT  ordered on `stream`, returns when complete.
+ *       GSHMEMI_RMA_STREAM_WAIT  ordered on `stream`, returns when complete;
+ *       | GSHMEMI_RMA_VALUE  (with BLOCKING or STREAM_WAIT) the local side is one element
+ *         of at most 16 bytes in host memory, such as the caller's variable in p and g: it
+ *         goes through the library's pinned memory, since a copy into or out of pageable
+ *         memory waits for every stream's kernels.
  * `call` names the C function in error messages. Arguments are always checked
  * (PE range, symmetric range, strides, overlap on self); a bad call is logged
  * and does nothing. */
@@ -48,6 +52,7 @@ GSHMEM_API void gshmemi_host_getmem_on_stream(void* dest, const void* source, si
 #define GSHMEMI_RMA_NBI 1
 #define GSHMEMI_RMA_STREAM 2
 #define GSHMEMI_RMA_STREAM_WAIT 3
+#define GSHMEMI_RMA_VALUE 8
 GSHMEM_API void gshmemi_host_rma(const char* call, int op, void* dest, const void* source, ptrdiff_t dst,
                                  ptrdiff_t sst, size_t nelems, size_t elem_bytes, int pe, int mode,
                                  cudaStream_t stream);

@@ -13,6 +13,7 @@
 #include "gshmem/device/impl/coll_bcast.cuh"
 #include "gshmem/device/impl/coll_collect.cuh"
 #include "host/init/runtime.h"
+#include "host/launch/preload.h"
 #include "host/launch/stream_order.cuh"
 #include "host/team/team.h"
 #include "host/util/config.h"
@@ -157,6 +158,12 @@ Status run(const char* call, gshmem_team_t team, const Request& q, int mode, cud
   if (blocking) GSHMEM_CUDA_TRY(call, cudaStreamSynchronize(stream));
   return GSHMEM_SUCCESS;
 }
+
+// Loaded by gshmem_init, not at their first launch (host/launch/preload.h).
+const preload::Entry kPreload(+[] {
+  return preload::load({preload::K(k_broadcast), preload::K(k_fcollect), preload::K(k_collect), preload::K(k_alltoall),
+                        preload::K(k_alltoalls)});
+});
 
 }  // namespace
 }  // namespace gshmem::coll

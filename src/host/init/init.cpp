@@ -13,6 +13,7 @@
 
 #include "bootstrap/env.h"
 #include "host/cuda/driver.h"
+#include "host/launch/preload.h"
 #include "host/util/config.h"
 #include "host/team/team.h"
 #include "mpi_comm.h"
@@ -189,8 +190,22 @@ Status setup_internal_objects(Runtime& r) {
   GSHMEM_CUDA_TRY("gshmem_init", cudaMalloc(&r.d_peer_base, sizeof(char*) * r.n_pes));
   GSHMEM_CUDA_TRY("gshmem_init", cudaMemcpy(r.d_peer_base, r.heap->peer_bases().data(),
                                             sizeof(char*) * r.n_pes, cudaMemcpyHostToDevice));
-  GSHMEM_CUDA_TRY("gshmem_init", cudaStreamCreateWithFlags(&r.stream, cudaStreamNonBlocking));
+  // Host calls block on this stream, so its kernels (barriers, waits, AMOs, collectives)
+  // should not queue behind the application's: at the greatest priority they take the next
+  // free SM slot ahead of pending blocks of kernels on other streams.
+  int least = 0, greatest = 0;
+  if (cfg.high_priority_stream)
+    GSHMEM_CUDA_TRY("gshmem_init", cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  GSHMEM_CUDA_TRY("gshmem_init", cudaStreamCreateWithPriority(&r.stream, cudaStreamNonBlocking, greatest));
+  GSHMEM_LOG_INFO("PE %d: internal stream priority %d (GSHMEM_HIGH_PRIORITY_STREAM=%d)", r.my_pe, greatest,
+                  cfg.high_priority_stream ? 1 : 0);
   GSHMEM_CUDA_TRY("gshmem_init", cudaEventCreateWithFlags(&r.stream_done, cudaEventDisableTiming));
+  // Every kernel a host call may launch, loaded now: loaded at its first launch, it would wait
+  // for whatever kernels run then (host/launch/preload.h).
+  GSHMEM_TRY(preload::all("gshmem_init"));
+  // Room for the small calls now, so that the first host AMO or g allocates nothing.
+  if (!r.call_memory.pinned("gshmem_init", 256) || !r.call_memory.device("gshmem_init", 256))
+    return GSHMEM_ERROR_OUT_OF_MEMORY;
   GSHMEM_CUDA_TRY("gshmem_init", cudaDeviceSynchronize());
 
   gshmemi_device_state& s = r.dstate;
@@ -232,6 +247,7 @@ void teardown(Runtime& r) {
   r.stream_done = nullptr;
   if (r.stream) cudaStreamDestroy(r.stream);
   if (r.d_peer_base) cudaFree(r.d_peer_base);
+  r.call_memory.release();
   team::teardown(r);
   r.stream = nullptr;
   r.stream_maybe_busy.store(false, std::memory_order_relaxed);

@@ -13,6 +13,7 @@
 
 #include "bootstrap/bootstrap.h"
 #include "gshmem/detail/device_state.h"
+#include "host/init/call_memory.h"
 #include "host/mem/allocator.h"
 #include "host/mem/heap.h"
 #include "host/util/status.h"
@@ -54,6 +55,8 @@ struct Runtime {
   // idle (sync/barrier.cu). Host calls are serialised (GSHMEM_THREAD_SERIALIZED
   // at most), so relaxed accesses suffice.
   std::atomic<bool> stream_maybe_busy{false};
+  // Results and inputs of the blocking host calls on `stream` (call_memory.h).
+  CallMemory call_memory;
 };
 
 Runtime& rt();

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Host forms of the AMOs (gshmem_int_atomic_fetch_add from host code, ...):
-// the device AMO in a one-thread kernel on the internal stream, then the
-// fetched value copied to the caller. Blocking, _nbi forms included (their
+// the device AMO in a one-thread kernel on the internal stream, which stores the
+// fetched value into the library's pinned memory for the caller (call_memory.h). Blocking, _nbi forms included (their
 // result is complete on return, which satisfies "complete at quiet").
 // Signed and unsigned integers of one size share a kernel: the AMOs are
 // bitwise identical for them (two's complement wrap-around).
@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "host/init/runtime.h"
+#include "host/launch/preload.h"
 #include "host/p2p/p2p_host.h"
 
 namespace gshmem::p2p {
@@ -45,15 +46,11 @@ void run(const char* call, int op, void* dest, const void* value, const void* co
   if (value) memcpy(&v, value, sizeof(T));
   if (cond) memcpy(&c, cond, sizeof(T));
   const cudaStream_t s = internal_stream();
-  StreamScratch scratch(call, fetch ? sizeof(T) : 0, s);
-  if (!scratch.ok()) return;
-  T* result = scratch.at<T>(0);
+  T* result = nullptr;  // the kernel stores the fetched value straight into pinned host memory
+  if (fetch && !(result = static_cast<T*>(rt().call_memory.pinned(call, sizeof(T))))) return;
   amo_kernel<T><<<1, 1, 0, s>>>(op, static_cast<T*>(dest), v, c, result, pe);
-  if (!finish(call, s, false)) return;
-  if (fetch && !cuda_ok(call, "copy of the fetched value",
-                        cudaMemcpyAsync(fetch, result, sizeof(T), cudaMemcpyDefault, s)))
-    return;
-  finish(call, s, true);
+  if (!finish(call, s, true)) return;
+  if (fetch) memcpy(fetch, result, sizeof(T));
 }
 
 bool valid_op(const char* call, int op, int kind) {
@@ -62,6 +59,12 @@ bool valid_op(const char* call, int op, int kind) {
   GSHMEM_LOG_ERROR("%s: internal error: AMO operation %d is not defined for this type (kind %d)", call, op, kind);
   return false;
 }
+
+// Loaded by gshmem_init, not at their first launch (host/launch/preload.h).
+const preload::Entry kPreload(+[] {
+  return preload::load({preload::K(amo_kernel<float>), preload::K(amo_kernel<double>), preload::K(amo_kernel<uint32_t>),
+                        preload::K(amo_kernel<uint64_t>)});
+});
 
 }  // namespace
 }  // namespace gshmem::p2p

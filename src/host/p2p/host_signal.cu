@@ -5,7 +5,8 @@
 //   SET update  cuStreamWriteValue64 on the (peer-mapped) signal word: zero SMs;
 //   ADD update  a one-thread kernel (no stream memop adds); also SET when the
 //               memop is unavailable;
-//   fetch/wait  the device code in a one-thread kernel (host forms wait for it);
+//   fetch/wait  the device code in a one-thread kernel (host forms wait for it),
+//               which stores the value into the library's pinned memory;
 //   stream wait cuStreamWaitValue64 where it is exact (wait_value_plan.h),
 //               else the device wait in a one-thread kernel on the stream.
 //
@@ -18,6 +19,7 @@
 #include <gshmem/gshmem.h>
 
 #include "host/init/runtime.h"
+#include "host/launch/preload.h"
 #include "host/p2p/p2p_host.h"
 #include "host/p2p/stream_memops.h"
 
@@ -55,6 +57,12 @@ bool check_signal_target(const char* call, uint64_t* sig_addr, int sig_op, int p
   return true;
 }
 
+// Loaded by gshmem_init, not at their first launch (host/launch/preload.h).
+const preload::Entry kPreload(+[] {
+  return preload::load({preload::K(signal_update_kernel), preload::K(signal_fetch_kernel),
+                        preload::K(signal_wait_kernel)});
+});
+
 }  // namespace
 }  // namespace gshmem::p2p
 
@@ -90,30 +98,20 @@ GSHMEM_API void gshmemi_host_signal_op(const char* call, uint64_t* sig_addr, uin
 GSHMEM_API uint64_t gshmemi_host_signal_fetch(const char* call, const uint64_t* sig_addr) {
   if (!check_init(call) || !check_local(call, sig_addr, sizeof(uint64_t))) return 0;
   const cudaStream_t s = gshmem::internal_stream();
-  StreamScratch scratch(call, sizeof(uint64_t), s);
-  if (!scratch.ok()) return 0;
-  signal_fetch_kernel<<<1, 1, 0, s>>>(sig_addr, scratch.at<uint64_t>(0));
-  uint64_t v = 0;
-  if (finish(call, s, false) &&
-      cuda_ok(call, "copy of the signal", cudaMemcpyAsync(&v, scratch.at<uint64_t>(0), sizeof(v),
-                                                          cudaMemcpyDefault, s)))
-    finish(call, s, true);
-  return v;
+  auto* out = static_cast<uint64_t*>(gshmem::rt().call_memory.pinned(call, sizeof(uint64_t)));
+  if (!out) return 0;
+  signal_fetch_kernel<<<1, 1, 0, s>>>(sig_addr, out);
+  return finish(call, s, true) ? *out : 0;
 }
 
 GSHMEM_API uint64_t gshmemi_host_signal_wait_until(const char* call, uint64_t* sig_addr, int cmp,
                                                    uint64_t cmp_value) {
   if (!check_init(call) || !check_cmp(call, cmp) || !check_local(call, sig_addr, sizeof(uint64_t))) return 0;
   const cudaStream_t s = gshmem::internal_stream();
-  StreamScratch scratch(call, sizeof(uint64_t), s);
-  if (!scratch.ok()) return 0;
-  signal_wait_kernel<<<1, 1, 0, s>>>(sig_addr, cmp, cmp_value, scratch.at<uint64_t>(0));
-  uint64_t v = 0;
-  if (finish(call, s, false) &&
-      cuda_ok(call, "copy of the signal", cudaMemcpyAsync(&v, scratch.at<uint64_t>(0), sizeof(v),
-                                                          cudaMemcpyDefault, s)))
-    finish(call, s, true);
-  return v;
+  auto* out = static_cast<uint64_t*>(gshmem::rt().call_memory.pinned(call, sizeof(uint64_t)));
+  if (!out) return 0;
+  signal_wait_kernel<<<1, 1, 0, s>>>(sig_addr, cmp, cmp_value, out);
+  return finish(call, s, true) ? *out : 0;
 }
 
 GSHMEM_API void gshmemi_host_signal_wait_until_on_stream(const char* call, uint64_t* sig_addr, int cmp,

@@ -2,13 +2,14 @@
 // Host forms of wait_until / test and their _all/_any/_some(_vector) variants,
 // and gshmemx_<type>_wait_until[_all[_vector]]_on_stream: the device
 // implementation in a one-thread kernel (see p2p_host.h for why). Host forms run on the internal
-// stream and wait for it; the status mask and comparison values are copied to
-// device scratch first, the result (and indices) back afterwards.
+// stream and wait for it, their inputs and results passing through the library's pinned and
+// device memory for such calls (call_memory.h); the stream forms allocate theirs on the stream.
 #include <gshmem/gshmem.h>
 
 #include <cstring>
 
 #include "host/init/runtime.h"
+#include "host/launch/preload.h"
 #include "host/p2p/p2p_host.h"
 
 namespace gshmem::p2p {
@@ -51,9 +52,13 @@ __global__ void wait_kernel(int op, T* ivars, size_t n, size_t* indices, const i
   if (result) *result = r;
 }
 
-// Scratch layout: [result][indices: n][status: n][values: n], each 16-byte aligned.
 size_t align16(size_t x) { return (x + 15) & ~size_t(15); }
 
+// Host form: the inputs are staged in the library's pinned memory and copied to its device
+// memory (the kernel reads them on every poll), the result and indices come back through the
+// pinned memory (call_memory.h). Layouts, each part 16-byte aligned:
+//   pinned  [result][indices: n][status: n][values: n]
+//   device          [indices: n][status: n][values: n]   (at the same offsets less 16)
 template <class T>
 size_t run(const char* call, int op, T* ivars, size_t n, size_t* indices, const int* status, int cmp,
            const void* cmp_value, const void* cmp_values) {
@@ -61,34 +66,37 @@ size_t run(const char* call, int op, T* ivars, size_t n, size_t* indices, const 
   const size_t failed = (op == GSHMEMI_WAIT_UNTIL_ANY || op == GSHMEMI_TEST_ANY) ? SIZE_MAX : 0;
   T value = T();
   if (cmp_value) memcpy(&value, cmp_value, sizeof(T));
-  const size_t off_idx = align16(sizeof(size_t));
-  const size_t off_status = off_idx + (some ? align16(n * sizeof(size_t)) : 0);
-  const size_t off_values = off_status + (status ? align16(n * sizeof(int)) : 0);
-  const size_t total = off_values + (cmp_values ? n * sizeof(T) : 0);
+  const size_t idx_bytes = some ? align16(n * sizeof(size_t)) : 0;
+  const size_t status_bytes = status ? align16(n * sizeof(int)) : 0;
+  const size_t values_bytes = cmp_values ? n * sizeof(T) : 0;
+  const size_t dev_bytes = idx_bytes + status_bytes + values_bytes;
+  constexpr size_t kHead = 16;  // the result, in pinned memory only
+  CallMemory& m = rt().call_memory;
+  char* host = static_cast<char*>(m.pinned(call, kHead + dev_bytes));
+  char* dev = dev_bytes ? static_cast<char*>(m.device(call, dev_bytes)) : nullptr;
+  if (!host || (dev_bytes && !dev)) return failed;
   const cudaStream_t s = internal_stream();
-  StreamScratch scratch(call, total, s);
-  if (!scratch.ok()) return failed;
-  if (status && n && !cuda_ok(call, "copy of the status array", cudaMemcpyAsync(scratch.at<int>(off_status), status,
-                                                                              n * sizeof(int), cudaMemcpyDefault, s)))
+  const size_t inputs = idx_bytes;  // where status and values start in both layouts (less kHead)
+  if (status) memcpy(host + kHead + inputs, status, n * sizeof(int));
+  if (cmp_values) memcpy(host + kHead + inputs + status_bytes, cmp_values, values_bytes);
+  if (status_bytes + values_bytes &&
+      !cuda_ok(call, "copy of the status mask and comparison values",
+               cudaMemcpyAsync(dev + inputs, host + kHead + inputs, status_bytes + values_bytes,
+                               cudaMemcpyHostToDevice, s)))
     return failed;
-  if (cmp_values && n && !cuda_ok(call, "copy of cmp_values", cudaMemcpyAsync(scratch.at<T>(off_values), cmp_values,
-                                                                            n * sizeof(T), cudaMemcpyDefault, s)))
+  auto* result = reinterpret_cast<size_t*>(host);
+  wait_kernel<T><<<1, 1, 0, s>>>(op, ivars, n, some ? reinterpret_cast<size_t*>(dev) : nullptr,
+                                 status ? reinterpret_cast<const int*>(dev + inputs) : nullptr, cmp, value,
+                                 cmp_values ? reinterpret_cast<const T*>(dev + inputs + status_bytes) : nullptr,
+                                 result);
+  if (!finish(call, s, false)) return failed;
+  if (some && n && !cuda_ok(call, "copy of the indices",
+                            cudaMemcpyAsync(host + kHead, dev, n * sizeof(size_t), cudaMemcpyDeviceToHost, s)))
     return failed;
-  wait_kernel<T><<<1, 1, 0, s>>>(op, ivars, n, some ? scratch.at<size_t>(off_idx) : nullptr,
-                                 status ? scratch.at<int>(off_status) : nullptr, cmp, value,
-                                 cmp_values ? scratch.at<T>(off_values) : nullptr, scratch.at<size_t>(0));
-  size_t result = failed;
-  if (!finish(call, s, false) ||
-      !cuda_ok(call, "copy of the result", cudaMemcpyAsync(&result, scratch.at<size_t>(0), sizeof(size_t),
-                                                           cudaMemcpyDefault, s)) ||
-      !finish(call, s, true))
-    return failed;
-  if (some && result > 0 && result <= n &&
-      !cuda_ok(call, "copy of the indices", cudaMemcpyAsync(indices, scratch.at<size_t>(off_idx),
-                                                            result * sizeof(size_t), cudaMemcpyDefault, s)))
-    return failed;
-  if (some) finish(call, s, true);
-  return result;
+  if (!finish(call, s, true)) return failed;
+  const size_t r = *result;
+  if (some && r > 0 && r <= n) memcpy(indices, host + kHead, r * sizeof(size_t));
+  return r;
 }
 
 // Comparisons depend on size and signedness: one instantiation per pair.
@@ -130,6 +138,13 @@ bool valid_type(const char* call, int kind, size_t size) {
   GSHMEM_LOG_ERROR("%s: internal error: no wait for %zu-byte kind-%d variables", call, size, kind);
   return false;
 }
+
+// Loaded by gshmem_init, not at their first launch (host/launch/preload.h).
+const preload::Entry kPreload(+[] {
+  return preload::load({preload::K(wait_kernel<int16_t>), preload::K(wait_kernel<uint16_t>),
+                        preload::K(wait_kernel<int32_t>), preload::K(wait_kernel<uint32_t>),
+                        preload::K(wait_kernel<int64_t>), preload::K(wait_kernel<uint64_t>)});
+});
 
 }  // namespace
 }  // namespace gshmem::p2p

@@ -10,6 +10,7 @@
 
 #include "gshmem/detail/host_entry_reduce.h"
 #include "host/init/runtime.h"
+#include "host/launch/preload.h"
 #include "reduce_aux.h"
 
 #include <gshmem/device/impl/reduce_layout.cuh>
@@ -74,6 +75,9 @@ T combine(int op, T a, T b) {
     default: return a < b ? b : a;  // GSHMEMI_ROP_MAX
   }
 }
+
+// Loaded by gshmem_init, not at their first launch (host/launch/preload.h).
+const preload::Entry kPreload(+[] { return preload::load({preload::K(agree_kernel), preload::K(team_sync_kernel)}); });
 
 }  // namespace
 

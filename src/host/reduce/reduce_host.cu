@@ -20,6 +20,7 @@
 #include "gshmem/detail/host_entry_reduce.h"
 #include "host/init/runtime.h"
 #include "host/launch/early_launch.h"
+#include "host/launch/preload.h"
 #include "host/util/config.h"
 #include "reduce_aux.h"
 #include "reduce_launch.h"
@@ -44,6 +45,28 @@ bool supported(int op, int kind, int size) {
     default: return false;
   }
 }
+
+// The table's kernel for (op, kind, size), launched with l (or loaded: l.load_only).
+cudaError_t dispatch(int op, int kind, int size, const Launch& l) {
+  const bool is_int = kind == GSHMEMI_RK_SINT || kind == GSHMEMI_RK_UINT;
+  return is_int ? launch_int(op, kind == GSHMEMI_RK_SINT, size, l) : launch_float(op, kind, size, l);
+}
+
+// Every kernel of the table, loaded by gshmem_init (host/launch/preload.h): the dispatch in
+// its load-only mode over the table's pairs (long double is reduced by the CPU).
+cudaError_t load_all() {
+  Launch l{};
+  l.load_only = true;
+  for (int op = 0; op <= GSHMEMI_ROP_PROD; ++op)
+    for (int kind = GSHMEMI_RK_SINT; kind <= GSHMEMI_RK_COMPLEX; ++kind)
+      for (int size : {1, 2, 4, 8, 16}) {
+        if (!supported(op, kind, size) || (kind == GSHMEMI_RK_FLOAT && size > 8)) continue;
+        const cudaError_t e = dispatch(op, kind, size, l);
+        if (e != cudaSuccess) return e;
+      }
+  return cudaSuccess;
+}
+const preload::Entry kPreload(load_all);
 
 int ctas_for(int slots) {
   int sms = 0;
@@ -81,9 +104,7 @@ Status run(const Call& c, cudaStream_t stream) {
   const detail::reduce_plan plan = detail::reduce_plan_of(c.n, static_cast<uint32_t>(c.esize), c.scatter, reg);
   const Launch l{c.team, c.dest, c.source, c.n, c.scatter, ctas_for(plan.slots), threads_for(plan), stream,
                  stream_captured(stream)};
-  const bool is_int = c.kind == GSHMEMI_RK_SINT || c.kind == GSHMEMI_RK_UINT;
-  cudaError_t e = is_int ? launch_int(c.op, c.kind == GSHMEMI_RK_SINT, static_cast<int>(c.esize), l)
-                         : launch_float(c.op, c.kind, static_cast<int>(c.esize), l);
+  const cudaError_t e = dispatch(c.op, c.kind, static_cast<int>(c.esize), l);
   if (e != cudaSuccess) {
     GSHMEM_LOG_ERROR("%s: launching the reduction kernel (%d CTAs of %d threads) failed: %s (%s)", c.call, l.ctas,
                      l.threads, cudaGetErrorString(e), cudaGetErrorName(e));

@@ -11,6 +11,7 @@
 #include <gshmem/device/impl/reduce.cuh>
 
 #include "host/launch/early_launch.h"
+#include "host/launch/preload.h"
 #include "host/launch/stream_order.cuh"
 #include "reduce_launch.h"
 
@@ -27,6 +28,7 @@ __global__ void __launch_bounds__(detail::kReduceThreads)
 
 template <class Op, class T>
 cudaError_t launch(const Launch& l) {
+  if (l.load_only) return preload::load({preload::K(reduce_kernel<Op, T>)});
   int team = l.team, scatter = l.scatter ? 1 : 0;
   T* dest = static_cast<T*>(l.dest);
   const T* source = static_cast<const T*>(l.source);

@@ -21,6 +21,7 @@ struct Launch {
   int threads;
   cudaStream_t stream;
   bool captured;  // the stream is being captured into a graph
+  bool load_only = false;  // load the kernel instead (host/launch/preload.h)
 };
 
 // Integer elements (GSHMEMI_RK_SINT / _UINT) of `size` bytes; cudaErrorInvalidValue for

@@ -10,6 +10,8 @@
 // the call, the target PE, the cause and the remedy, and does nothing.
 #include <cuda_runtime.h>
 
+#include <cstring>
+
 #include "gshmem/detail/host_entry.h"
 #include "host/init/runtime.h"
 #include "host/rma/rma_args.h"
@@ -26,9 +28,27 @@ GSHMEM_API void gshmemi_host_rma(const char* call, int op, void* dest, const voi
   const rma::Request req{call, op == GSHMEMI_RMA_PUT, dest, source, dst, sst, nelems, elem_bytes, pe};
   rma::Transfer t{};
   if (!rma::resolve(req, &t)) return;
-  const bool on_user_stream = mode == GSHMEMI_RMA_STREAM || mode == GSHMEMI_RMA_STREAM_WAIT;
-  const bool wait = mode == GSHMEMI_RMA_BLOCKING || mode == GSHMEMI_RMA_STREAM_WAIT;
-  rma::transfer(call, t, on_user_stream ? stream : internal_stream(), wait);
+  const int how = mode & ~GSHMEMI_RMA_VALUE;
+  const bool on_user_stream = how == GSHMEMI_RMA_STREAM || how == GSHMEMI_RMA_STREAM_WAIT;
+  const bool wait = how == GSHMEMI_RMA_BLOCKING || how == GSHMEMI_RMA_STREAM_WAIT;
+  const cudaStream_t s = on_user_stream ? stream : internal_stream();
+  // A value in host memory (p, g): through the library's pinned memory, which a copy reaches
+  // without waiting for other streams' kernels as one from or to pageable memory does.
+  const size_t bytes = nelems * elem_bytes;
+  if ((mode & GSHMEMI_RMA_VALUE) && wait && nelems == 1 && bytes <= 16) {
+    char* staged = static_cast<char*>(rt().call_memory.pinned(call, bytes));
+    if (!staged) return;
+    if (req.put) {
+      memcpy(staged, source, bytes);
+      t.src = staged;
+    } else {
+      t.dst = staged;
+    }
+    t.local = staged;
+    if (rma::transfer(call, t, s, true) && !req.put) memcpy(dest, staged, bytes);
+    return;
+  }
+  rma::transfer(call, t, s, wait);
 }
 
 GSHMEM_API void gshmemi_host_p_on_stream(const char* call, void* dest, const void* value, size_t bytes, int pe,

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "host/init/runtime.h"
+#include "host/launch/preload.h"
 
 namespace gshmem::rma {
 namespace {
@@ -105,6 +106,13 @@ bool launch_strided_kernel(const char* call, const Transfer& t, cudaStream_t str
   }
   return cuda_ok(call, "strided-copy kernel launch", cudaGetLastError());
 }
+
+// Loaded by gshmem_init, not at their first launch (host/launch/preload.h).
+const preload::Entry kPreload(+[] {
+  return preload::load({preload::K(k_store), preload::K(k_strided_copy<uint4>), preload::K(k_strided_copy<uint64_t>),
+                        preload::K(k_strided_copy<uint32_t>), preload::K(k_strided_copy<uint16_t>),
+                        preload::K(k_strided_copy<uint8_t>)});
+});
 
 }  // namespace
 

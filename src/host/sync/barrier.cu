@@ -7,6 +7,7 @@
 #include "gshmem/detail/host_entry_coll.h"
 #include "host/init/runtime.h"
 #include "host/launch/early_launch.h"
+#include "host/launch/preload.h"
 #include "host/launch/stream_order.cuh"
 #include "host/team/team.h"
 
@@ -90,6 +91,12 @@ Status launch(const char* call, gshmem_team_t team, bool with_quiet, cudaStream_
 void launch_all(const char* call, bool with_quiet, cudaStream_t stream, bool wait) {
   if (require_init(call) == GSHMEM_SUCCESS) launch(call, GSHMEM_TEAM_INVALID, with_quiet, stream, wait);
 }
+
+// Loaded by gshmem_init, not at their first launch (host/launch/preload.h).
+const preload::Entry kPreload(+[] {
+  return preload::load({preload::K(barrier_all_kernel), preload::K(sync_all_kernel), preload::K(team_barrier_kernel),
+                        preload::K(team_sync_kernel)});
+});
 
 }  // namespace
 }  // namespace gshmem

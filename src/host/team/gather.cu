@@ -6,6 +6,7 @@
 #include <gshmem/gshmem.h>
 
 #include "gshmem/device/impl/coll_collect.cuh"
+#include "host/launch/preload.h"
 
 #include "team.h"
 
@@ -24,6 +25,9 @@ __global__ void k_allgather_words(gshmem_team_t team, Words mine) {
   detail::fcollect_op op("gshmem team exchange", detail::team_check(t), src, sizeof(src), t);
   detail::run_collective<block_scope>(t, op);
 }
+
+// Loaded by gshmem_init, not at their first launch (host/launch/preload.h).
+const preload::Entry kPreload(+[] { return preload::load({preload::K(k_allgather_words)}); });
 
 }  // namespace
 

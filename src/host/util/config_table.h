@@ -62,7 +62,12 @@
                       "Launch the library's barrier, reduction and single-block collective "       \
                       "kernels on a stream so that each may start while the kernel ahead of it "   \
                       "ends (programmatic stream serialisation; it waits on the GPU for that "     \
-                      "kernel's results). Not in graph capture. 0: plain launches.")
+                      "kernel's results). Not in graph capture. 0: plain launches.")               \
+  GSHMEM_CONFIG_ENTRY(high_priority_stream, "GSHMEM_HIGH_PRIORITY_STREAM", Bool, "1",               \
+                      "Give the library's internal stream (host-initiated blocking puts, gets, "   \
+                      "AMOs, waits, barriers and collectives) the GPU's greatest stream "          \
+                      "priority, so that its kernels take the first free SM slots instead of "     \
+                      "waiting behind queued blocks of the application's kernels. 0: default.")
 
 // Other libraries' names for a variable, read when its GSHMEM_ name is unset, so that NVSHMEM
 // programs and job scripts keep working (docs/compat.md):

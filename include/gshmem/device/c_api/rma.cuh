@@ -418,18 +418,18 @@ static inline __host__ __device__ void gshmem_float_p(float* dest, float value, 
 #if defined(__CUDA_ARCH__)
   gshmem::detail::p("gshmem_float_p", dest, value, pe);
 #else
-  gshmemi_host_rma("gshmem_float_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING, 0);
+  gshmemi_host_rma("gshmem_float_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0);
 #endif
 }
 static inline __host__ __device__ float gshmem_float_g(const float* source, int pe) {
 #if defined(__CUDA_ARCH__)
   return gshmem::detail::g("gshmem_float_g", source, pe);
 #else
-  float v{}; gshmemi_host_rma("gshmem_float_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING, 0); return v;
+  float v{}; gshmemi_host_rma("gshmem_float_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0); return v;
 #endif
 }
 static inline void gshmemx_float_p_on_stream(float* dest, float value, int pe, cudaStream_t stream) { gshmemi_host_p_on_stream("gshmemx_float_p_on_stream", dest, &value, sizeof(value), pe, stream); }
-static inline float gshmemx_float_g_on_stream(const float* source, int pe, cudaStream_t stream) { float v{}; gshmemi_host_rma("gshmemx_float_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT, stream); return v; }
+static inline float gshmemx_float_g_on_stream(const float* source, int pe, cudaStream_t stream) { float v{}; gshmemi_host_rma("gshmemx_float_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT | GSHMEMI_RMA_VALUE, stream); return v; }
 static inline __host__ __device__ void gshmem_float_put(float* dest, const float* source, size_t nelems, int pe) {
 #if defined(__CUDA_ARCH__)
   gshmem::detail::putmem<gshmem::thread_scope>("gshmem_float_put", dest, source, nelems * sizeof(float), pe);
@@ -494,18 +494,18 @@ static inline __host__ __device__ void gshmem_double_p(double* dest, double valu
 #if defined(__CUDA_ARCH__)
   gshmem::detail::p("gshmem_double_p", dest, value, pe);
 #else
-  gshmemi_host_rma("gshmem_double_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING, 0);
+  gshmemi_host_rma("gshmem_double_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0);
 #endif
 }
 static inline __host__ __device__ double gshmem_double_g(const double* source, int pe) {
 #if defined(__CUDA_ARCH__)
   return gshmem::detail::g("gshmem_double_g", source, pe);
 #else
-  double v{}; gshmemi_host_rma("gshmem_double_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING, 0); return v;
+  double v{}; gshmemi_host_rma("gshmem_double_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0); return v;
 #endif
 }
 static inline void gshmemx_double_p_on_stream(double* dest, double value, int pe, cudaStream_t stream) { gshmemi_host_p_on_stream("gshmemx_double_p_on_stream", dest, &value, sizeof(value), pe, stream); }
-static inline double gshmemx_double_g_on_stream(const double* source, int pe, cudaStream_t stream) { double v{}; gshmemi_host_rma("gshmemx_double_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT, stream); return v; }
+static inline double gshmemx_double_g_on_stream(const double* source, int pe, cudaStream_t stream) { double v{}; gshmemi_host_rma("gshmemx_double_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT | GSHMEMI_RMA_VALUE, stream); return v; }
 static inline __host__ __device__ void gshmem_double_put(double* dest, const double* source, size_t nelems, int pe) {
 #if defined(__CUDA_ARCH__)
   gshmem::detail::putmem<gshmem::thread_scope>("gshmem_double_put", dest, source, nelems * sizeof(double), pe);
@@ -566,10 +566,10 @@ static inline __host__ __device__ void gshmem_double_iget(double* dest, const do
 static inline __device__ void gshmemx_double_iget_warp(double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::detail::iget<gshmem::warp_scope>("gshmemx_double_iget_warp", dest, source, dst, sst, nelems, pe); }
 static inline __device__ void gshmemx_double_iget_block(double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { gshmem::detail::iget<gshmem::block_scope>("gshmemx_double_iget_block", dest, source, dst, sst, nelems, pe); }
 static inline void gshmemx_double_iget_on_stream(double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, cudaStream_t stream) { gshmemi_host_rma("gshmemx_double_iget_on_stream", GSHMEMI_RMA_GET, dest, source, dst, sst, nelems, sizeof(double), pe, GSHMEMI_RMA_STREAM, stream); }
-static inline void gshmem_longdouble_p(long double* dest, long double value, int pe) { gshmemi_host_rma("gshmem_longdouble_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING, 0); }
-static inline long double gshmem_longdouble_g(const long double* source, int pe) { long double v{}; gshmemi_host_rma("gshmem_longdouble_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING, 0); return v; }
+static inline void gshmem_longdouble_p(long double* dest, long double value, int pe) { gshmemi_host_rma("gshmem_longdouble_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0); }
+static inline long double gshmem_longdouble_g(const long double* source, int pe) { long double v{}; gshmemi_host_rma("gshmem_longdouble_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0); return v; }
 static inline void gshmemx_longdouble_p_on_stream(long double* dest, long double value, int pe, cudaStream_t stream) { gshmemi_host_p_on_stream("gshmemx_longdouble_p_on_stream", dest, &value, sizeof(value), pe, stream); }
-static inline long double gshmemx_longdouble_g_on_stream(const long double* source, int pe, cudaStream_t stream) { long double v{}; gshmemi_host_rma("gshmemx_longdouble_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT, stream); return v; }
+static inline long double gshmemx_longdouble_g_on_stream(const long double* source, int pe, cudaStream_t stream) { long double v{}; gshmemi_host_rma("gshmemx_longdouble_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT | GSHMEMI_RMA_VALUE, stream); return v; }
 static inline void gshmem_longdouble_put(long double* dest, const long double* source, size_t nelems, int pe) { gshmemi_host_rma("gshmem_longdouble_put", GSHMEMI_RMA_PUT, dest, source, 1, 1, nelems, sizeof(long double), pe, GSHMEMI_RMA_BLOCKING, 0); }
 static inline void gshmemx_longdouble_put_on_stream(long double* dest, const long double* source, size_t nelems, int pe, cudaStream_t stream) { gshmemi_host_rma("gshmemx_longdouble_put_on_stream", GSHMEMI_RMA_PUT, dest, source, 1, 1, nelems, sizeof(long double), pe, GSHMEMI_RMA_STREAM, stream); }
 static inline void gshmem_longdouble_put_nbi(long double* dest, const long double* source, size_t nelems, int pe) { gshmemi_host_rma("gshmem_longdouble_put_nbi", GSHMEMI_RMA_PUT, dest, source, 1, 1, nelems, sizeof(long double), pe, GSHMEMI_RMA_NBI, 0); }
@@ -586,18 +586,18 @@ static inline __host__ __device__ void gshmem_char_p(char* dest, char value, int
 #if defined(__CUDA_ARCH__)
   gshmem::detail::p("gshmem_char_p", dest, value, pe);
 #else
-  gshmemi_host_rma("gshmem_char_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING, 0);
+  gshmemi_host_rma("gshmem_char_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0);
 #endif
 }
 static inline __host__ __device__ char gshmem_char_g(const char* source, int pe) {
 #if defined(__CUDA_ARCH__)
   return gshmem::detail::g("gshmem_char_g", source, pe);
 #else
-  char v{}; gshmemi_host_rma("gshmem_char_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING, 0); return v;
+  char v{}; gshmemi_host_rma("gshmem_char_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0); return v;
 #endif
 }
 static inline void gshmemx_char_p_on_stream(char* dest, char value, int pe, cudaStream_t stream) { gshmemi_host_p_on_stream("gshmemx_char_p_on_stream", dest, &value, sizeof(value), pe, stream); }
-static inline char gshmemx_char_g_on_stream(const char* source, int pe, cudaStream_t stream) { char v{}; gshmemi_host_rma("gshmemx_char_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT, stream); return v; }
+static inline char gshmemx_char_g_on_stream(const char* source, int pe, cudaStream_t stream) { char v{}; gshmemi_host_rma("gshmemx_char_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT | GSHMEMI_RMA_VALUE, stream); return v; }
 static inline __host__ __device__ void gshmem_char_put(char* dest, const char* source, size_t nelems, int pe) {
 #if defined(__CUDA_ARCH__)
   gshmem::detail::putmem<gshmem::thread_scope>("gshmem_char_put", dest, source, nelems * sizeof(char), pe);
@@ -662,18 +662,18 @@ static inline __host__ __device__ void gshmem_schar_p(signed char* dest, signed 
 #if defined(__CUDA_ARCH__)
   gshmem::detail::p("gshmem_schar_p", dest, value, pe);
 #else
-  gshmemi_host_rma("gshmem_schar_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING, 0);
+  gshmemi_host_rma("gshmem_schar_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0);
 #endif
 }
 static inline __host__ __device__ signed char gshmem_schar_g(const signed char* source, int pe) {
 #if defined(__CUDA_ARCH__)
   return gshmem::detail::g("gshmem_schar_g", source, pe);
 #else
-  signed char v{}; gshmemi_host_rma("gshmem_schar_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING, 0); return v;
+  signed char v{}; gshmemi_host_rma("gshmem_schar_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0); return v;
 #endif
 }
 static inline void gshmemx_schar_p_on_stream(signed char* dest, signed char value, int pe, cudaStream_t stream) { gshmemi_host_p_on_stream("gshmemx_schar_p_on_stream", dest, &value, sizeof(value), pe, stream); }
-static inline signed char gshmemx_schar_g_on_stream(const signed char* source, int pe, cudaStream_t stream) { signed char v{}; gshmemi_host_rma("gshmemx_schar_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT, stream); return v; }
+static inline signed char gshmemx_schar_g_on_stream(const signed char* source, int pe, cudaStream_t stream) { signed char v{}; gshmemi_host_rma("gshmemx_schar_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT | GSHMEMI_RMA_VALUE, stream); return v; }
 static inline __host__ __device__ void gshmem_schar_put(signed char* dest, const signed char* source, size_t nelems, int pe) {
 #if defined(__CUDA_ARCH__)
   gshmem::detail::putmem<gshmem::thread_scope>("gshmem_schar_put", dest, source, nelems * sizeof(signed char), pe);
@@ -738,18 +738,18 @@ static inline __host__ __device__ void gshmem_short_p(short* dest, short value, 
 #if defined(__CUDA_ARCH__)
   gshmem::detail::p("gshmem_short_p", dest, value, pe);
 #else
-  gshmemi_host_rma("gshmem_short_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING, 0);
+  gshmemi_host_rma("gshmem_short_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0);
 #endif
 }
 static inline __host__ __device__ short gshmem_short_g(const short* source, int pe) {
 #if defined(__CUDA_ARCH__)
   return gshmem::detail::g("gshmem_short_g", source, pe);
 #else
-  short v{}; gshmemi_host_rma("gshmem_short_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING, 0); return v;
+  short v{}; gshmemi_host_rma("gshmem_short_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0); return v;
 #endif
 }
 static inline void gshmemx_short_p_on_stream(short* dest, short value, int pe, cudaStream_t stream) { gshmemi_host_p_on_stream("gshmemx_short_p_on_stream", dest, &value, sizeof(value), pe, stream); }
-static inline short gshmemx_short_g_on_stream(const short* source, int pe, cudaStream_t stream) { short v{}; gshmemi_host_rma("gshmemx_short_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT, stream); return v; }
+static inline short gshmemx_short_g_on_stream(const short* source, int pe, cudaStream_t stream) { short v{}; gshmemi_host_rma("gshmemx_short_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT | GSHMEMI_RMA_VALUE, stream); return v; }
 static inline __host__ __device__ void gshmem_short_put(short* dest, const short* source, size_t nelems, int pe) {
 #if defined(__CUDA_ARCH__)
   gshmem::detail::putmem<gshmem::thread_scope>("gshmem_short_put", dest, source, nelems * sizeof(short), pe);
@@ -814,18 +814,18 @@ static inline __host__ __device__ void gshmem_int_p(int* dest, int value, int pe
 #if defined(__CUDA_ARCH__)
   gshmem::detail::p("gshmem_int_p", dest, value, pe);
 #else
-  gshmemi_host_rma("gshmem_int_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING, 0);
+  gshmemi_host_rma("gshmem_int_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0);
 #endif
 }
 static inline __host__ __device__ int gshmem_int_g(const int* source, int pe) {
 #if defined(__CUDA_ARCH__)
   return gshmem::detail::g("gshmem_int_g", source, pe);
 #else
-  int v{}; gshmemi_host_rma("gshmem_int_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING, 0); return v;
+  int v{}; gshmemi_host_rma("gshmem_int_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0); return v;
 #endif
 }
 static inline void gshmemx_int_p_on_stream(int* dest, int value, int pe, cudaStream_t stream) { gshmemi_host_p_on_stream("gshmemx_int_p_on_stream", dest, &value, sizeof(value), pe, stream); }
-static inline int gshmemx_int_g_on_stream(const int* source, int pe, cudaStream_t stream) { int v{}; gshmemi_host_rma("gshmemx_int_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT, stream); return v; }
+static inline int gshmemx_int_g_on_stream(const int* source, int pe, cudaStream_t stream) { int v{}; gshmemi_host_rma("gshmemx_int_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT | GSHMEMI_RMA_VALUE, stream); return v; }
 static inline __host__ __device__ void gshmem_int_put(int* dest, const int* source, size_t nelems, int pe) {
 #if defined(__CUDA_ARCH__)
   gshmem::detail::putmem<gshmem::thread_scope>("gshmem_int_put", dest, source, nelems * sizeof(int), pe);
@@ -890,18 +890,18 @@ static inline __host__ __device__ void gshmem_long_p(long* dest, long value, int
 #if defined(__CUDA_ARCH__)
   gshmem::detail::p("gshmem_long_p", dest, value, pe);
 #else
-  gshmemi_host_rma("gshmem_long_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING, 0);
+  gshmemi_host_rma("gshmem_long_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0);
 #endif
 }
 static inline __host__ __device__ long gshmem_long_g(const long* source, int pe) {
 #if defined(__CUDA_ARCH__)
   return gshmem::detail::g("gshmem_long_g", source, pe);
 #else
-  long v{}; gshmemi_host_rma("gshmem_long_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING, 0); return v;
+  long v{}; gshmemi_host_rma("gshmem_long_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0); return v;
 #endif
 }
 static inline void gshmemx_long_p_on_stream(long* dest, long value, int pe, cudaStream_t stream) { gshmemi_host_p_on_stream("gshmemx_long_p_on_stream", dest, &value, sizeof(value), pe, stream); }
-static inline long gshmemx_long_g_on_stream(const long* source, int pe, cudaStream_t stream) { long v{}; gshmemi_host_rma("gshmemx_long_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT, stream); return v; }
+static inline long gshmemx_long_g_on_stream(const long* source, int pe, cudaStream_t stream) { long v{}; gshmemi_host_rma("gshmemx_long_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT | GSHMEMI_RMA_VALUE, stream); return v; }
 static inline __host__ __device__ void gshmem_long_put(long* dest, const long* source, size_t nelems, int pe) {
 #if defined(__CUDA_ARCH__)
   gshmem::detail::putmem<gshmem::thread_scope>("gshmem_long_put", dest, source, nelems * sizeof(long), pe);
@@ -966,18 +966,18 @@ static inline __host__ __device__ void gshmem_longlong_p(long long* dest, long l
 #if defined(__CUDA_ARCH__)
   gshmem::detail::p("gshmem_longlong_p", dest, value, pe);
 #else
-  gshmemi_host_rma("gshmem_longlong_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING, 0);
+  gshmemi_host_rma("gshmem_longlong_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0);
 #endif
 }
 static inline __host__ __device__ long long gshmem_longlong_g(const long long* source, int pe) {
 #if defined(__CUDA_ARCH__)
   return gshmem::detail::g("gshmem_longlong_g", source, pe);
 #else
-  long long v{}; gshmemi_host_rma("gshmem_longlong_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING, 0); return v;
+  long long v{}; gshmemi_host_rma("gshmem_longlong_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0); return v;
 #endif
 }
 static inline void gshmemx_longlong_p_on_stream(long long* dest, long long value, int pe, cudaStream_t stream) { gshmemi_host_p_on_stream("gshmemx_longlong_p_on_stream", dest, &value, sizeof(value), pe, stream); }
-static inline long long gshmemx_longlong_g_on_stream(const long long* source, int pe, cudaStream_t stream) { long long v{}; gshmemi_host_rma("gshmemx_longlong_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT, stream); return v; }
+static inline long long gshmemx_longlong_g_on_stream(const long long* source, int pe, cudaStream_t stream) { long long v{}; gshmemi_host_rma("gshmemx_longlong_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT | GSHMEMI_RMA_VALUE, stream); return v; }
 static inline __host__ __device__ void gshmem_longlong_put(long long* dest, const long long* source, size_t nelems, int pe) {
 #if defined(__CUDA_ARCH__)
   gshmem::detail::putmem<gshmem::thread_scope>("gshmem_longlong_put", dest, source, nelems * sizeof(long long), pe);
@@ -1042,18 +1042,18 @@ static inline __host__ __device__ void gshmem_uchar_p(unsigned char* dest, unsig
 #if defined(__CUDA_ARCH__)
   gshmem::detail::p("gshmem_uchar_p", dest, value, pe);
 #else
-  gshmemi_host_rma("gshmem_uchar_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING, 0);
+  gshmemi_host_rma("gshmem_uchar_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0);
 #endif
 }
 static inline __host__ __device__ unsigned char gshmem_uchar_g(const unsigned char* source, int pe) {
 #if defined(__CUDA_ARCH__)
   return gshmem::detail::g("gshmem_uchar_g", source, pe);
 #else
-  unsigned char v{}; gshmemi_host_rma("gshmem_uchar_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING, 0); return v;
+  unsigned char v{}; gshmemi_host_rma("gshmem_uchar_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0); return v;
 #endif
 }
 static inline void gshmemx_uchar_p_on_stream(unsigned char* dest, unsigned char value, int pe, cudaStream_t stream) { gshmemi_host_p_on_stream("gshmemx_uchar_p_on_stream", dest, &value, sizeof(value), pe, stream); }
-static inline unsigned char gshmemx_uchar_g_on_stream(const unsigned char* source, int pe, cudaStream_t stream) { unsigned char v{}; gshmemi_host_rma("gshmemx_uchar_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT, stream); return v; }
+static inline unsigned char gshmemx_uchar_g_on_stream(const unsigned char* source, int pe, cudaStream_t stream) { unsigned char v{}; gshmemi_host_rma("gshmemx_uchar_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT | GSHMEMI_RMA_VALUE, stream); return v; }
 static inline __host__ __device__ void gshmem_uchar_put(unsigned char* dest, const unsigned char* source, size_t nelems, int pe) {
 #if defined(__CUDA_ARCH__)
   gshmem::detail::putmem<gshmem::thread_scope>("gshmem_uchar_put", dest, source, nelems * sizeof(unsigned char), pe);
@@ -1118,18 +1118,18 @@ static inline __host__ __device__ void gshmem_ushort_p(unsigned short* dest, uns
 #if defined(__CUDA_ARCH__)
   gshmem::detail::p("gshmem_ushort_p", dest, value, pe);
 #else
-  gshmemi_host_rma("gshmem_ushort_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING, 0);
+  gshmemi_host_rma("gshmem_ushort_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0);
 #endif
 }
 static inline __host__ __device__ unsigned short gshmem_ushort_g(const unsigned short* source, int pe) {
 #if defined(__CUDA_ARCH__)
   return gshmem::detail::g("gshmem_ushort_g", source, pe);
 #else
-  unsigned short v{}; gshmemi_host_rma("gshmem_ushort_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING, 0); return v;
+  unsigned short v{}; gshmemi_host_rma("gshmem_ushort_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0); return v;
 #endif
 }
 static inline void gshmemx_ushort_p_on_stream(unsigned short* dest, unsigned short value, int pe, cudaStream_t stream) { gshmemi_host_p_on_stream("gshmemx_ushort_p_on_stream", dest, &value, sizeof(value), pe, stream); }
-static inline unsigned short gshmemx_ushort_g_on_stream(const unsigned short* source, int pe, cudaStream_t stream) { unsigned short v{}; gshmemi_host_rma("gshmemx_ushort_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT, stream); return v; }
+static inline unsigned short gshmemx_ushort_g_on_stream(const unsigned short* source, int pe, cudaStream_t stream) { unsigned short v{}; gshmemi_host_rma("gshmemx_ushort_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT | GSHMEMI_RMA_VALUE, stream); return v; }
 static inline __host__ __device__ void gshmem_ushort_put(unsigned short* dest, const unsigned short* source, size_t nelems, int pe) {
 #if defined(__CUDA_ARCH__)
   gshmem::detail::putmem<gshmem::thread_scope>("gshmem_ushort_put", dest, source, nelems * sizeof(unsigned short), pe);
@@ -1194,18 +1194,18 @@ static inline __host__ __device__ void gshmem_uint_p(unsigned int* dest, unsigne
 #if defined(__CUDA_ARCH__)
   gshmem::detail::p("gshmem_uint_p", dest, value, pe);
 #else
-  gshmemi_host_rma("gshmem_uint_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING, 0);
+  gshmemi_host_rma("gshmem_uint_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0);
 #endif
 }
 static inline __host__ __device__ unsigned int gshmem_uint_g(const unsigned int* source, int pe) {
 #if defined(__CUDA_ARCH__)
   return gshmem::detail::g("gshmem_uint_g", source, pe);
 #else
-  unsigned int v{}; gshmemi_host_rma("gshmem_uint_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING, 0); return v;
+  unsigned int v{}; gshmemi_host_rma("gshmem_uint_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0); return v;
 #endif
 }
 static inline void gshmemx_uint_p_on_stream(unsigned int* dest, unsigned int value, int pe, cudaStream_t stream) { gshmemi_host_p_on_stream("gshmemx_uint_p_on_stream", dest, &value, sizeof(value), pe, stream); }
-static inline unsigned int gshmemx_uint_g_on_stream(const unsigned int* source, int pe, cudaStream_t stream) { unsigned int v{}; gshmemi_host_rma("gshmemx_uint_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT, stream); return v; }
+static inline unsigned int gshmemx_uint_g_on_stream(const unsigned int* source, int pe, cudaStream_t stream) { unsigned int v{}; gshmemi_host_rma("gshmemx_uint_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT | GSHMEMI_RMA_VALUE, stream); return v; }
 static inline __host__ __device__ void gshmem_uint_put(unsigned int* dest, const unsigned int* source, size_t nelems, int pe) {
 #if defined(__CUDA_ARCH__)
   gshmem::detail::putmem<gshmem::thread_scope>("gshmem_uint_put", dest, source, nelems * sizeof(unsigned int), pe);
@@ -1270,18 +1270,18 @@ static inline __host__ __device__ void gshmem_ulong_p(unsigned long* dest, unsig
 #if defined(__CUDA_ARCH__)
   gshmem::detail::p("gshmem_ulong_p", dest, value, pe);
 #else
-  gshmemi_host_rma("gshmem_ulong_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING, 0);
+  gshmemi_host_rma("gshmem_ulong_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0);
 #endif
 }
 static inline __host__ __device__ unsigned long gshmem_ulong_g(const unsigned long* source, int pe) {
 #if defined(__CUDA_ARCH__)
   return gshmem::detail::g("gshmem_ulong_g", source, pe);
 #else
-  unsigned long v{}; gshmemi_host_rma("gshmem_ulong_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING, 0); return v;
+  unsigned long v{}; gshmemi_host_rma("gshmem_ulong_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0); return v;
 #endif
 }
 static inline void gshmemx_ulong_p_on_stream(unsigned long* dest, unsigned long value, int pe, cudaStream_t stream) { gshmemi_host_p_on_stream("gshmemx_ulong_p_on_stream", dest, &value, sizeof(value), pe, stream); }
-static inline unsigned long gshmemx_ulong_g_on_stream(const unsigned long* source, int pe, cudaStream_t stream) { unsigned long v{}; gshmemi_host_rma("gshmemx_ulong_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT, stream); return v; }
+static inline unsigned long gshmemx_ulong_g_on_stream(const unsigned long* source, int pe, cudaStream_t stream) { unsigned long v{}; gshmemi_host_rma("gshmemx_ulong_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT | GSHMEMI_RMA_VALUE, stream); return v; }
 static inline __host__ __device__ void gshmem_ulong_put(unsigned long* dest, const unsigned long* source, size_t nelems, int pe) {
 #if defined(__CUDA_ARCH__)
   gshmem::detail::putmem<gshmem::thread_scope>("gshmem_ulong_put", dest, source, nelems * sizeof(unsigned long), pe);
@@ -1346,18 +1346,18 @@ static inline __host__ __device__ void gshmem_ulonglong_p(unsigned long long* de
 #if defined(__CUDA_ARCH__)
   gshmem::detail::p("gshmem_ulonglong_p", dest, value, pe);
 #else
-  gshmemi_host_rma("gshmem_ulonglong_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING, 0);
+  gshmemi_host_rma("gshmem_ulonglong_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0);
 #endif
 }
 static inline __host__ __device__ unsigned long long gshmem_ulonglong_g(const unsigned long long* source, int pe) {
 #if defined(__CUDA_ARCH__)
   return gshmem::detail::g("gshmem_ulonglong_g", source, pe);
 #else
-  unsigned long long v{}; gshmemi_host_rma("gshmem_ulonglong_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING, 0); return v;
+  unsigned long long v{}; gshmemi_host_rma("gshmem_ulonglong_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0); return v;
 #endif
 }
 static inline void gshmemx_ulonglong_p_on_stream(unsigned long long* dest, unsigned long long value, int pe, cudaStream_t stream) { gshmemi_host_p_on_stream("gshmemx_ulonglong_p_on_stream", dest, &value, sizeof(value), pe, stream); }
-static inline unsigned long long gshmemx_ulonglong_g_on_stream(const unsigned long long* source, int pe, cudaStream_t stream) { unsigned long long v{}; gshmemi_host_rma("gshmemx_ulonglong_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT, stream); return v; }
+static inline unsigned long long gshmemx_ulonglong_g_on_stream(const unsigned long long* source, int pe, cudaStream_t stream) { unsigned long long v{}; gshmemi_host_rma("gshmemx_ulonglong_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT | GSHMEMI_RMA_VALUE, stream); return v; }
 static inline __host__ __device__ void gshmem_ulonglong_put(unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) {
 #if defined(__CUDA_ARCH__)
   gshmem::detail::putmem<gshmem::thread_scope>("gshmem_ulonglong_put", dest, source, nelems * sizeof(unsigned long long), pe);
@@ -1422,18 +1422,18 @@ static inline __host__ __device__ void gshmem_int8_p(int8_t* dest, int8_t value,
 #if defined(__CUDA_ARCH__)
   gshmem::detail::p("gshmem_int8_p", dest, value, pe);
 #else
-  gshmemi_host_rma("gshmem_int8_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING, 0);
+  gshmemi_host_rma("gshmem_int8_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0);
 #endif
 }
 static inline __host__ __device__ int8_t gshmem_int8_g(const int8_t* source, int pe) {
 #if defined(__CUDA_ARCH__)
   return gshmem::detail::g("gshmem_int8_g", source, pe);
 #else
-  int8_t v{}; gshmemi_host_rma("gshmem_int8_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING, 0); return v;
+  int8_t v{}; gshmemi_host_rma("gshmem_int8_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0); return v;
 #endif
 }
 static inline void gshmemx_int8_p_on_stream(int8_t* dest, int8_t value, int pe, cudaStream_t stream) { gshmemi_host_p_on_stream("gshmemx_int8_p_on_stream", dest, &value, sizeof(value), pe, stream); }
-static inline int8_t gshmemx_int8_g_on_stream(const int8_t* source, int pe, cudaStream_t stream) { int8_t v{}; gshmemi_host_rma("gshmemx_int8_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT, stream); return v; }
+static inline int8_t gshmemx_int8_g_on_stream(const int8_t* source, int pe, cudaStream_t stream) { int8_t v{}; gshmemi_host_rma("gshmemx_int8_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT | GSHMEMI_RMA_VALUE, stream); return v; }
 static inline __host__ __device__ void gshmem_int8_put(int8_t* dest, const int8_t* source, size_t nelems, int pe) {
 #if defined(__CUDA_ARCH__)
   gshmem::detail::putmem<gshmem::thread_scope>("gshmem_int8_put", dest, source, nelems * sizeof(int8_t), pe);
@@ -1498,18 +1498,18 @@ static inline __host__ __device__ void gshmem_int16_p(int16_t* dest, int16_t val
 #if defined(__CUDA_ARCH__)
   gshmem::detail::p("gshmem_int16_p", dest, value, pe);
 #else
-  gshmemi_host_rma("gshmem_int16_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING, 0);
+  gshmemi_host_rma("gshmem_int16_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0);
 #endif
 }
 static inline __host__ __device__ int16_t gshmem_int16_g(const int16_t* source, int pe) {
 #if defined(__CUDA_ARCH__)
   return gshmem::detail::g("gshmem_int16_g", source, pe);
 #else
-  int16_t v{}; gshmemi_host_rma("gshmem_int16_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING, 0); return v;
+  int16_t v{}; gshmemi_host_rma("gshmem_int16_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0); return v;
 #endif
 }
 static inline void gshmemx_int16_p_on_stream(int16_t* dest, int16_t value, int pe, cudaStream_t stream) { gshmemi_host_p_on_stream("gshmemx_int16_p_on_stream", dest, &value, sizeof(value), pe, stream); }
-static inline int16_t gshmemx_int16_g_on_stream(const int16_t* source, int pe, cudaStream_t stream) { int16_t v{}; gshmemi_host_rma("gshmemx_int16_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT, stream); return v; }
+static inline int16_t gshmemx_int16_g_on_stream(const int16_t* source, int pe, cudaStream_t stream) { int16_t v{}; gshmemi_host_rma("gshmemx_int16_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT | GSHMEMI_RMA_VALUE, stream); return v; }
 static inline __host__ __device__ void gshmem_int16_put(int16_t* dest, const int16_t* source, size_t nelems, int pe) {
 #if defined(__CUDA_ARCH__)
   gshmem::detail::putmem<gshmem::thread_scope>("gshmem_int16_put", dest, source, nelems * sizeof(int16_t), pe);
@@ -1574,18 +1574,18 @@ static inline __host__ __device__ void gshmem_int32_p(int32_t* dest, int32_t val
 #if defined(__CUDA_ARCH__)
   gshmem::detail::p("gshmem_int32_p", dest, value, pe);
 #else
-  gshmemi_host_rma("gshmem_int32_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING, 0);
+  gshmemi_host_rma("gshmem_int32_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0);
 #endif
 }
 static inline __host__ __device__ int32_t gshmem_int32_g(const int32_t* source, int pe) {
 #if defined(__CUDA_ARCH__)
   return gshmem::detail::g("gshmem_int32_g", source, pe);
 #else
-  int32_t v{}; gshmemi_host_rma("gshmem_int32_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING, 0); return v;
+  int32_t v{}; gshmemi_host_rma("gshmem_int32_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0); return v;
 #endif
 }
 static inline void gshmemx_int32_p_on_stream(int32_t* dest, int32_t value, int pe, cudaStream_t stream) { gshmemi_host_p_on_stream("gshmemx_int32_p_on_stream", dest, &value, sizeof(value), pe, stream); }
-static inline int32_t gshmemx_int32_g_on_stream(const int32_t* source, int pe, cudaStream_t stream) { int32_t v{}; gshmemi_host_rma("gshmemx_int32_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT, stream); return v; }
+static inline int32_t gshmemx_int32_g_on_stream(const int32_t* source, int pe, cudaStream_t stream) { int32_t v{}; gshmemi_host_rma("gshmemx_int32_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT | GSHMEMI_RMA_VALUE, stream); return v; }
 static inline __host__ __device__ void gshmem_int32_put(int32_t* dest, const int32_t* source, size_t nelems, int pe) {
 #if defined(__CUDA_ARCH__)
   gshmem::detail::putmem<gshmem::thread_scope>("gshmem_int32_put", dest, source, nelems * sizeof(int32_t), pe);
@@ -1650,18 +1650,18 @@ static inline __host__ __device__ void gshmem_int64_p(int64_t* dest, int64_t val
 #if defined(__CUDA_ARCH__)
   gshmem::detail::p("gshmem_int64_p", dest, value, pe);
 #else
-  gshmemi_host_rma("gshmem_int64_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING, 0);
+  gshmemi_host_rma("gshmem_int64_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0);
 #endif
 }
 static inline __host__ __device__ int64_t gshmem_int64_g(const int64_t* source, int pe) {
 #if defined(__CUDA_ARCH__)
   return gshmem::detail::g("gshmem_int64_g", source, pe);
 #else
-  int64_t v{}; gshmemi_host_rma("gshmem_int64_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING, 0); return v;
+  int64_t v{}; gshmemi_host_rma("gshmem_int64_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0); return v;
 #endif
 }
 static inline void gshmemx_int64_p_on_stream(int64_t* dest, int64_t value, int pe, cudaStream_t stream) { gshmemi_host_p_on_stream("gshmemx_int64_p_on_stream", dest, &value, sizeof(value), pe, stream); }
-static inline int64_t gshmemx_int64_g_on_stream(const int64_t* source, int pe, cudaStream_t stream) { int64_t v{}; gshmemi_host_rma("gshmemx_int64_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT, stream); return v; }
+static inline int64_t gshmemx_int64_g_on_stream(const int64_t* source, int pe, cudaStream_t stream) { int64_t v{}; gshmemi_host_rma("gshmemx_int64_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT | GSHMEMI_RMA_VALUE, stream); return v; }
 static inline __host__ __device__ void gshmem_int64_put(int64_t* dest, const int64_t* source, size_t nelems, int pe) {
 #if defined(__CUDA_ARCH__)
   gshmem::detail::putmem<gshmem::thread_scope>("gshmem_int64_put", dest, source, nelems * sizeof(int64_t), pe);
@@ -1726,18 +1726,18 @@ static inline __host__ __device__ void gshmem_uint8_p(uint8_t* dest, uint8_t val
 #if defined(__CUDA_ARCH__)
   gshmem::detail::p("gshmem_uint8_p", dest, value, pe);
 #else
-  gshmemi_host_rma("gshmem_uint8_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING, 0);
+  gshmemi_host_rma("gshmem_uint8_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0);
 #endif
 }
 static inline __host__ __device__ uint8_t gshmem_uint8_g(const uint8_t* source, int pe) {
 #if defined(__CUDA_ARCH__)
   return gshmem::detail::g("gshmem_uint8_g", source, pe);
 #else
-  uint8_t v{}; gshmemi_host_rma("gshmem_uint8_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING, 0); return v;
+  uint8_t v{}; gshmemi_host_rma("gshmem_uint8_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0); return v;
 #endif
 }
 static inline void gshmemx_uint8_p_on_stream(uint8_t* dest, uint8_t value, int pe, cudaStream_t stream) { gshmemi_host_p_on_stream("gshmemx_uint8_p_on_stream", dest, &value, sizeof(value), pe, stream); }
-static inline uint8_t gshmemx_uint8_g_on_stream(const uint8_t* source, int pe, cudaStream_t stream) { uint8_t v{}; gshmemi_host_rma("gshmemx_uint8_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT, stream); return v; }
+static inline uint8_t gshmemx_uint8_g_on_stream(const uint8_t* source, int pe, cudaStream_t stream) { uint8_t v{}; gshmemi_host_rma("gshmemx_uint8_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT | GSHMEMI_RMA_VALUE, stream); return v; }
 static inline __host__ __device__ void gshmem_uint8_put(uint8_t* dest, const uint8_t* source, size_t nelems, int pe) {
 #if defined(__CUDA_ARCH__)
   gshmem::detail::putmem<gshmem::thread_scope>("gshmem_uint8_put", dest, source, nelems * sizeof(uint8_t), pe);
@@ -1802,18 +1802,18 @@ static inline __host__ __device__ void gshmem_uint16_p(uint16_t* dest, uint16_t 
 #if defined(__CUDA_ARCH__)
   gshmem::detail::p("gshmem_uint16_p", dest, value, pe);
 #else
-  gshmemi_host_rma("gshmem_uint16_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING, 0);
+  gshmemi_host_rma("gshmem_uint16_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0);
 #endif
 }
 static inline __host__ __device__ uint16_t gshmem_uint16_g(const uint16_t* source, int pe) {
 #if defined(__CUDA_ARCH__)
   return gshmem::detail::g("gshmem_uint16_g", source, pe);
 #else
-  uint16_t v{}; gshmemi_host_rma("gshmem_uint16_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING, 0); return v;
+  uint16_t v{}; gshmemi_host_rma("gshmem_uint16_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0); return v;
 #endif
 }
 static inline void gshmemx_uint16_p_on_stream(uint16_t* dest, uint16_t value, int pe, cudaStream_t stream) { gshmemi_host_p_on_stream("gshmemx_uint16_p_on_stream", dest, &value, sizeof(value), pe, stream); }
-static inline uint16_t gshmemx_uint16_g_on_stream(const uint16_t* source, int pe, cudaStream_t stream) { uint16_t v{}; gshmemi_host_rma("gshmemx_uint16_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT, stream); return v; }
+static inline uint16_t gshmemx_uint16_g_on_stream(const uint16_t* source, int pe, cudaStream_t stream) { uint16_t v{}; gshmemi_host_rma("gshmemx_uint16_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT | GSHMEMI_RMA_VALUE, stream); return v; }
 static inline __host__ __device__ void gshmem_uint16_put(uint16_t* dest, const uint16_t* source, size_t nelems, int pe) {
 #if defined(__CUDA_ARCH__)
   gshmem::detail::putmem<gshmem::thread_scope>("gshmem_uint16_put", dest, source, nelems * sizeof(uint16_t), pe);
@@ -1878,18 +1878,18 @@ static inline __host__ __device__ void gshmem_uint32_p(uint32_t* dest, uint32_t 
 #if defined(__CUDA_ARCH__)
   gshmem::detail::p("gshmem_uint32_p", dest, value, pe);
 #else
-  gshmemi_host_rma("gshmem_uint32_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING, 0);
+  gshmemi_host_rma("gshmem_uint32_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0);
 #endif
 }
 static inline __host__ __device__ uint32_t gshmem_uint32_g(const uint32_t* source, int pe) {
 #if defined(__CUDA_ARCH__)
   return gshmem::detail::g("gshmem_uint32_g", source, pe);
 #else
-  uint32_t v{}; gshmemi_host_rma("gshmem_uint32_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING, 0); return v;
+  uint32_t v{}; gshmemi_host_rma("gshmem_uint32_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0); return v;
 #endif
 }
 static inline void gshmemx_uint32_p_on_stream(uint32_t* dest, uint32_t value, int pe, cudaStream_t stream) { gshmemi_host_p_on_stream("gshmemx_uint32_p_on_stream", dest, &value, sizeof(value), pe, stream); }
-static inline uint32_t gshmemx_uint32_g_on_stream(const uint32_t* source, int pe, cudaStream_t stream) { uint32_t v{}; gshmemi_host_rma("gshmemx_uint32_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT, stream); return v; }
+static inline uint32_t gshmemx_uint32_g_on_stream(const uint32_t* source, int pe, cudaStream_t stream) { uint32_t v{}; gshmemi_host_rma("gshmemx_uint32_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT | GSHMEMI_RMA_VALUE, stream); return v; }
 static inline __host__ __device__ void gshmem_uint32_put(uint32_t* dest, const uint32_t* source, size_t nelems, int pe) {
 #if defined(__CUDA_ARCH__)
   gshmem::detail::putmem<gshmem::thread_scope>("gshmem_uint32_put", dest, source, nelems * sizeof(uint32_t), pe);
@@ -1954,18 +1954,18 @@ static inline __host__ __device__ void gshmem_uint64_p(uint64_t* dest, uint64_t 
 #if defined(__CUDA_ARCH__)
   gshmem::detail::p("gshmem_uint64_p", dest, value, pe);
 #else
-  gshmemi_host_rma("gshmem_uint64_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING, 0);
+  gshmemi_host_rma("gshmem_uint64_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0);
 #endif
 }
 static inline __host__ __device__ uint64_t gshmem_uint64_g(const uint64_t* source, int pe) {
 #if defined(__CUDA_ARCH__)
   return gshmem::detail::g("gshmem_uint64_g", source, pe);
 #else
-  uint64_t v{}; gshmemi_host_rma("gshmem_uint64_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING, 0); return v;
+  uint64_t v{}; gshmemi_host_rma("gshmem_uint64_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0); return v;
 #endif
 }
 static inline void gshmemx_uint64_p_on_stream(uint64_t* dest, uint64_t value, int pe, cudaStream_t stream) { gshmemi_host_p_on_stream("gshmemx_uint64_p_on_stream", dest, &value, sizeof(value), pe, stream); }
-static inline uint64_t gshmemx_uint64_g_on_stream(const uint64_t* source, int pe, cudaStream_t stream) { uint64_t v{}; gshmemi_host_rma("gshmemx_uint64_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT, stream); return v; }
+static inline uint64_t gshmemx_uint64_g_on_stream(const uint64_t* source, int pe, cudaStream_t stream) { uint64_t v{}; gshmemi_host_rma("gshmemx_uint64_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT | GSHMEMI_RMA_VALUE, stream); return v; }
 static inline __host__ __device__ void gshmem_uint64_put(uint64_t* dest, const uint64_t* source, size_t nelems, int pe) {
 #if defined(__CUDA_ARCH__)
   gshmem::detail::putmem<gshmem::thread_scope>("gshmem_uint64_put", dest, source, nelems * sizeof(uint64_t), pe);
@@ -2030,18 +2030,18 @@ static inline __host__ __device__ void gshmem_size_p(size_t* dest, size_t value,
 #if defined(__CUDA_ARCH__)
   gshmem::detail::p("gshmem_size_p", dest, value, pe);
 #else
-  gshmemi_host_rma("gshmem_size_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING, 0);
+  gshmemi_host_rma("gshmem_size_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0);
 #endif
 }
 static inline __host__ __device__ size_t gshmem_size_g(const size_t* source, int pe) {
 #if defined(__CUDA_ARCH__)
   return gshmem::detail::g("gshmem_size_g", source, pe);
 #else
-  size_t v{}; gshmemi_host_rma("gshmem_size_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING, 0); return v;
+  size_t v{}; gshmemi_host_rma("gshmem_size_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0); return v;
 #endif
 }
 static inline void gshmemx_size_p_on_stream(size_t* dest, size_t value, int pe, cudaStream_t stream) { gshmemi_host_p_on_stream("gshmemx_size_p_on_stream", dest, &value, sizeof(value), pe, stream); }
-static inline size_t gshmemx_size_g_on_stream(const size_t* source, int pe, cudaStream_t stream) { size_t v{}; gshmemi_host_rma("gshmemx_size_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT, stream); return v; }
+static inline size_t gshmemx_size_g_on_stream(const size_t* source, int pe, cudaStream_t stream) { size_t v{}; gshmemi_host_rma("gshmemx_size_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT | GSHMEMI_RMA_VALUE, stream); return v; }
 static inline __host__ __device__ void gshmem_size_put(size_t* dest, const size_t* source, size_t nelems, int pe) {
 #if defined(__CUDA_ARCH__)
   gshmem::detail::putmem<gshmem::thread_scope>("gshmem_size_put", dest, source, nelems * sizeof(size_t), pe);
@@ -2106,18 +2106,18 @@ static inline __host__ __device__ void gshmem_ptrdiff_p(ptrdiff_t* dest, ptrdiff
 #if defined(__CUDA_ARCH__)
   gshmem::detail::p("gshmem_ptrdiff_p", dest, value, pe);
 #else
-  gshmemi_host_rma("gshmem_ptrdiff_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING, 0);
+  gshmemi_host_rma("gshmem_ptrdiff_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0);
 #endif
 }
 static inline __host__ __device__ ptrdiff_t gshmem_ptrdiff_g(const ptrdiff_t* source, int pe) {
 #if defined(__CUDA_ARCH__)
   return gshmem::detail::g("gshmem_ptrdiff_g", source, pe);
 #else
-  ptrdiff_t v{}; gshmemi_host_rma("gshmem_ptrdiff_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING, 0); return v;
+  ptrdiff_t v{}; gshmemi_host_rma("gshmem_ptrdiff_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0); return v;
 #endif
 }
 static inline void gshmemx_ptrdiff_p_on_stream(ptrdiff_t* dest, ptrdiff_t value, int pe, cudaStream_t stream) { gshmemi_host_p_on_stream("gshmemx_ptrdiff_p_on_stream", dest, &value, sizeof(value), pe, stream); }
-static inline ptrdiff_t gshmemx_ptrdiff_g_on_stream(const ptrdiff_t* source, int pe, cudaStream_t stream) { ptrdiff_t v{}; gshmemi_host_rma("gshmemx_ptrdiff_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT, stream); return v; }
+static inline ptrdiff_t gshmemx_ptrdiff_g_on_stream(const ptrdiff_t* source, int pe, cudaStream_t stream) { ptrdiff_t v{}; gshmemi_host_rma("gshmemx_ptrdiff_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT | GSHMEMI_RMA_VALUE, stream); return v; }
 static inline __host__ __device__ void gshmem_ptrdiff_put(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) {
 #if defined(__CUDA_ARCH__)
   gshmem::detail::putmem<gshmem::thread_scope>("gshmem_ptrdiff_put", dest, source, nelems * sizeof(ptrdiff_t), pe);
@@ -2182,18 +2182,18 @@ static inline __host__ __device__ void gshmem_half_p(__half* dest, __half value,
 #if defined(__CUDA_ARCH__)
   gshmem::detail::p("gshmem_half_p", dest, value, pe);
 #else
-  gshmemi_host_rma("gshmem_half_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING, 0);
+  gshmemi_host_rma("gshmem_half_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0);
 #endif
 }
 static inline __host__ __device__ __half gshmem_half_g(const __half* source, int pe) {
 #if defined(__CUDA_ARCH__)
   return gshmem::detail::g("gshmem_half_g", source, pe);
 #else
-  __half v{}; gshmemi_host_rma("gshmem_half_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING, 0); return v;
+  __half v{}; gshmemi_host_rma("gshmem_half_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0); return v;
 #endif
 }
 static inline void gshmemx_half_p_on_stream(__half* dest, __half value, int pe, cudaStream_t stream) { gshmemi_host_p_on_stream("gshmemx_half_p_on_stream", dest, &value, sizeof(value), pe, stream); }
-static inline __half gshmemx_half_g_on_stream(const __half* source, int pe, cudaStream_t stream) { __half v{}; gshmemi_host_rma("gshmemx_half_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT, stream); return v; }
+static inline __half gshmemx_half_g_on_stream(const __half* source, int pe, cudaStream_t stream) { __half v{}; gshmemi_host_rma("gshmemx_half_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT | GSHMEMI_RMA_VALUE, stream); return v; }
 static inline __host__ __device__ void gshmem_half_put(__half* dest, const __half* source, size_t nelems, int pe) {
 #if defined(__CUDA_ARCH__)
   gshmem::detail::putmem<gshmem::thread_scope>("gshmem_half_put", dest, source, nelems * sizeof(__half), pe);
@@ -2258,18 +2258,18 @@ static inline __host__ __device__ void gshmem_bfloat16_p(__nv_bfloat16* dest, __
 #if defined(__CUDA_ARCH__)
   gshmem::detail::p("gshmem_bfloat16_p", dest, value, pe);
 #else
-  gshmemi_host_rma("gshmem_bfloat16_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING, 0);
+  gshmemi_host_rma("gshmem_bfloat16_p", GSHMEMI_RMA_PUT, dest, &value, 1, 1, 1, sizeof(value), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0);
 #endif
 }
 static inline __host__ __device__ __nv_bfloat16 gshmem_bfloat16_g(const __nv_bfloat16* source, int pe) {
 #if defined(__CUDA_ARCH__)
   return gshmem::detail::g("gshmem_bfloat16_g", source, pe);
 #else
-  __nv_bfloat16 v{}; gshmemi_host_rma("gshmem_bfloat16_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING, 0); return v;
+  __nv_bfloat16 v{}; gshmemi_host_rma("gshmem_bfloat16_g", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_BLOCKING | GSHMEMI_RMA_VALUE, 0); return v;
 #endif
 }
 static inline void gshmemx_bfloat16_p_on_stream(__nv_bfloat16* dest, __nv_bfloat16 value, int pe, cudaStream_t stream) { gshmemi_host_p_on_stream("gshmemx_bfloat16_p_on_stream", dest, &value, sizeof(value), pe, stream); }
-static inline __nv_bfloat16 gshmemx_bfloat16_g_on_stream(const __nv_bfloat16* source, int pe, cudaStream_t stream) { __nv_bfloat16 v{}; gshmemi_host_rma("gshmemx_bfloat16_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT, stream); return v; }
+static inline __nv_bfloat16 gshmemx_bfloat16_g_on_stream(const __nv_bfloat16* source, int pe, cudaStream_t stream) { __nv_bfloat16 v{}; gshmemi_host_rma("gshmemx_bfloat16_g_on_stream", GSHMEMI_RMA_GET, &v, source, 1, 1, 1, sizeof(v), pe, GSHMEMI_RMA_STREAM_WAIT | GSHMEMI_RMA_VALUE, stream); return v; }
 static inline __host__ __device__ void gshmem_bfloat16_put(__nv_bfloat16* dest, const __nv_bfloat16* source, size_t nelems, int pe) {
 #if defined(__CUDA_ARCH__)
   gshmem::detail::putmem<gshmem::thread_scope>("gshmem_bfloat16_put", dest, source, nelems * sizeof(__nv_bfloat16), pe);
