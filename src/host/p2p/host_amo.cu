@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Host forms of the AMOs (gshmem_int_atomic_fetch_add from host code, ...):
 // the device AMO in a one-thread kernel on the internal stream, which stores the
-// fetched value into the library's pinned memory for the caller (call_memory.h). Blocking, _nbi forms included (their
-// result is complete on return, which satisfies "complete at quiet").
+// fetched value into the library's pinned memory for the caller (call_memory.h).
+// Blocking, _nbi forms included (their result is complete on return, which
+// satisfies "complete at quiet").
 // Signed and unsigned integers of one size share a kernel: the AMOs are
 // bitwise identical for them (two's complement wrap-around).
 #include <gshmem/gshmem.h>
@@ -47,7 +48,10 @@ void run(const char* call, int op, void* dest, const void* value, const void* co
   if (cond) memcpy(&c, cond, sizeof(T));
   const cudaStream_t s = internal_stream();
   T* result = nullptr;  // the kernel stores the fetched value straight into pinned host memory
-  if (fetch && !(result = static_cast<T*>(rt().call_memory.pinned(call, sizeof(T))))) return;
+  if (fetch) {
+    result = static_cast<T*>(rt().call_memory.pinned(call, sizeof(T)));
+    if (!result) return;
+  }
   amo_kernel<T><<<1, 1, 0, s>>>(op, static_cast<T*>(dest), v, c, result, pe);
   if (!finish(call, s, true)) return;
   if (fetch) memcpy(fetch, result, sizeof(T));

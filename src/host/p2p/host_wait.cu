@@ -76,7 +76,7 @@ size_t run(const char* call, int op, T* ivars, size_t n, size_t* indices, const 
   char* dev = dev_bytes ? static_cast<char*>(m.device(call, dev_bytes)) : nullptr;
   if (!host || (dev_bytes && !dev)) return failed;
   const cudaStream_t s = internal_stream();
-  const size_t inputs = idx_bytes;  // where status and values start in both layouts (less kHead)
+  const size_t inputs = idx_bytes;  // the status mask's offset in device memory (pinned: kHead more)
   if (status) memcpy(host + kHead + inputs, status, n * sizeof(int));
   if (cmp_values) memcpy(host + kHead + inputs + status_bytes, cmp_values, values_bytes);
   if (status_bytes + values_bytes &&
