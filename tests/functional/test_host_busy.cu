@@ -9,12 +9,15 @@
 //   put         gshmem_putmem of 1 MiB into PE next        (a copy, from device memory)
 //   p, g        gshmem_int_p / gshmem_int_g with PE next   (a copy from / to the caller's variable)
 //   wait        gshmem_int_wait_until, already satisfied   (a kernel; the result comes back)
-// The call must return while the application's kernel still runs. Two things make it: the
-// internal stream has the GPU's greatest priority (GSHMEM_HIGH_PRIORITY_STREAM, default on),
-// so its kernels take the first free SM slots instead of queuing behind every remaining wave
-// (off: every case fails, on one GPU even the put's copy, which the driver runs as a kernel);
-// and no call copies into or out of pageable memory (the caller's variable), which waits for
-// all the GPU's kernels: results come back through the library's pinned memory.
+// The call must return while the application's kernel still runs. Three things make it:
+//  - the internal stream has the GPU's greatest priority (GSHMEM_HIGH_PRIORITY_STREAM, default
+//    on), so its kernels take the first free SM slots instead of queuing behind every remaining
+//    wave (off: every case but p and g fails; on one GPU even the put, whose local copy the
+//    driver runs as a kernel);
+//  - no call copies into or out of pageable memory (the caller's variable), which waits for all
+//    the GPU's kernels: results come back through the library's pinned memory;
+//  - gshmem_init has loaded every kernel a host call launches: under CUDA's lazy loading the
+//    first launch loads it, and the load waits for the running kernels.
 // Each case's data is checked afterwards.
 #include <algorithm>
 #include <chrono>
@@ -74,12 +77,11 @@ struct Busy {
   // had ended by then already, and the case would prove nothing.
   bool start() {
     launch();
-    // A busy wait: a sleep may oversleep by far more.
-    const auto t0 = std::chrono::steady_clock::now();
+    const auto t0 = std::chrono::steady_clock::now();  // the first wave starts within microseconds
     while (std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(5)) {
     }
     const cudaError_t q = cudaStreamQuery(stream);
-    if (q != cudaErrorNotReady) emit(stderr, "PE %d: cudaStreamQuery: %s\n", gshmem_my_pe(), cudaGetErrorName(q));
+    if (q != cudaSuccess && q != cudaErrorNotReady) CUDA_CHECK(q);
     return q == cudaErrorNotReady;
   }
   void launch() {
@@ -126,7 +128,7 @@ int main() {
   CUDA_CHECK(cudaMalloc(&put_src, kPutInts * sizeof(int)));
   poison_device(put_dst, kPutInts * sizeof(int));
   fill_device(put_src, kPutInts, me, 7);
-  fill_device(red, 1000, me, 11);        // sources: red[0..1000)
+  fill_device(red, 1000, me, 11);                 // sources: red[0..1000)
   poison_device(red + 1000, 1000 * sizeof(int));  // destinations: red[1000..2000)
   gshmem_barrier_all();
 
