@@ -92,18 +92,18 @@ Status check_agreement(const Call& c, cudaStream_t stream) {
   // Offsets in the heap (the same on every member for the same symmetric object).
   const uint64_t w2 = c.n ? static_cast<uint64_t>(static_cast<const char*>(c.dest) - base) : 0;
   const uint64_t w3 = c.n ? static_cast<uint64_t>(static_cast<const char*>(c.source) - base) : 0;
-  Mismatch* d = nullptr;
-  GSHMEM_CUDA_TRY(c.call, cudaMalloc(&d, sizeof(Mismatch)));
-  agree_kernel<<<1, 32, 0, stream>>>(c.team, w0, w1, w2, w3, d);
-  Mismatch h{};
+  // The kernel stores its finding straight into the library's pinned memory (call_memory.h):
+  // no allocation, and no cudaFree, which would wait for every kernel on the GPU.
+  auto* found = static_cast<Mismatch*>(rt().call_memory.pinned(c.call, sizeof(Mismatch)));
+  if (!found) return GSHMEM_ERROR_OUT_OF_MEMORY;
+  agree_kernel<<<1, 32, 0, stream>>>(c.team, w0, w1, w2, w3, found);
   cudaError_t e = cudaGetLastError();
-  if (e == cudaSuccess) e = cudaMemcpyAsync(&h, d, sizeof(h), cudaMemcpyDeviceToHost, stream);
   if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
-  cudaFree(d);
   if (e != cudaSuccess) {
     GSHMEM_LOG_ERROR("%s: the argument check kernel (GSHMEM_DEBUG_CHECKS) failed: %s", c.call, cudaGetErrorString(e));
     return GSHMEM_ERROR_CUDA;
   }
+  const Mismatch h = *found;
   if (h.team_pe < 0) return GSHMEM_SUCCESS;
   const int other = t.start + static_cast<int>(h.team_pe) * t.stride;
   if (h.word == 1) {

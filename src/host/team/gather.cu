@@ -40,12 +40,17 @@ Status allgather_words(const char* call, gshmem_team_t team, const uint64_t* min
   }
   Words w;
   for (int i = 0; i < GSHMEMI_TEAM_CHECK_WORDS; ++i) w.w[i] = mine[i];
+  // The words come back on `stream` through the library's pinned memory: a cudaMemcpy would
+  // wait for the kernels of the legacy default stream (the application's, often).
+  const size_t n = static_cast<size_t>(t->size) * GSHMEMI_TEAM_CHECK_WORDS;
+  auto* staged = static_cast<uint64_t*>(rt().call_memory.pinned(call, n * sizeof(uint64_t)));
+  if (!staged) return GSHMEM_ERROR_OUT_OF_MEMORY;
   k_allgather_words<<<1, 32, 0, stream>>>(team, w);
   GSHMEM_CUDA_TRY(call, cudaGetLastError());
+  GSHMEM_CUDA_TRY(call,
+                  cudaMemcpyAsync(staged, check_words(*t), n * sizeof(uint64_t), cudaMemcpyDeviceToHost, stream));
   GSHMEM_CUDA_TRY(call, cudaStreamSynchronize(stream));
-  all->resize(static_cast<size_t>(t->size) * GSHMEMI_TEAM_CHECK_WORDS);
-  GSHMEM_CUDA_TRY(call, cudaMemcpy(all->data(), check_words(*t), all->size() * sizeof(uint64_t),
-                                   cudaMemcpyDeviceToHost));
+  all->assign(staged, staged + n);
   return GSHMEM_SUCCESS;
 }
 

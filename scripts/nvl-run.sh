@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# One device call on a machine of 2 or 4 GPUs joined by NVLink, with a build made elsewhere
+# and carried as build/carry.tar.xz (scripts/pack-build.sh; configure with GSHMEM_NVSHMEM_HOME
+# so that gshmem-perf-nvshmem is in it). STEPS picks what runs, in order:
+#   suite   perftest/run_suite.sh NPES (default: the GPU count), NCCL and NVSHMEM beside gshmem
+#   ctest   ctest -L gpu with a GPU per PE (the 2-PE tests on 2 GPUs; 3 and 4 on 4)
+#   prio    host put/get latency, GSHMEM_HIGH_PRIORITY_STREAM 0 and 1 alternated, 2 runs each
+#   probe   gshmem-put-block-probe (putmem_block variants against the bare copy), 2 runs
+# Results go to $OUT/r and are packed into $OUT/all.tar.gz after every step, so a call cut
+# short keeps what it did. REV names the commit the build is of (the suite's JSON records it).
+#   STEPS="suite prio" REV=abc1234 bash scripts/nvl-run.sh
+set -u
+here=$PWD
+[[ -e /work/main ]] || { mkdir -p /work && ln -s "$here" /work/main; }
+if [[ -f build/carry.tar.xz ]]; then rm -rf build/default && tar -C build -xJf build/carry.tar.xz; fi
+B=$here/build/default
+R=${OUT:-$here/nvl-out}/r
+mkdir -p "$R"
+pack() { [[ -n ${OUT:-} ]] && tar -C "$OUT" -czf "$OUT/all.tar.gz" r; }
+export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 GSHMEM_WAIT_TIMEOUT=${GSHMEM_WAIT_TIMEOUT:-15}
+t0=$(date +%s)
+el() { echo "[$(($(date +%s) - t0)) s]"; }
+ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+{ nvidia-smi --query-gpu=index,name,driver_version --format=csv; nvidia-smi topo -m; } >"$R/gpus.txt" 2>&1
+echo "nvl-run: $ngpu GPUs, build of ${REV:-unknown}, steps: ${STEPS:-suite}"
+run() { LD_LIBRARY_PATH=$B/lib timeout "$1" "$B/bin/gshmrun" -n "$2" --timeout $(($1 - 5)) -- "${@:3}"; }
+for s in ${STEPS:-suite}; do
+  case $s in
+    suite)
+      n=${NPES:-$ngpu}
+      GSHMEM_GIT_REV=${REV:-unknown} OUT=$R timeout 570 perftest/run_suite.sh "$n" >"$R/suite-$n.txt" 2>&1
+      echo "suite $n PEs rc=$? $(el)"
+      tail -4 "$R/suite-$n.txt" ;;
+    ctest)
+      (cd "$B" && timeout 540 ctest -L gpu --output-on-failure --timeout 150 >"$R/ctest-${ngpu}gpu.log" 2>&1)
+      echo "ctest rc=$? $(el) $(grep -E 'tests passed|tests failed' "$R/ctest-${ngpu}gpu.log")" ;;
+    prio)
+      for rep in 1 2; do
+        for p in 0 1; do
+          GSHMEM_HIGH_PRIORITY_STREAM=$p run 100 2 "$B/bin/gshmem-perf" host_put_latency host_get_latency \
+            -b 8 -e 4M -f 4 --json "$R/prio$p-$rep.jsonl" >"$R/prio$p-$rep.txt" 2>&1
+          echo "prio=$p rep=$rep rc=$? $(el)"
+        done
+      done ;;
+    probe)
+      for rep in 1 2; do
+        run 120 2 "$B/bin/gshmem-put-block-probe" >"$R/probe-$rep.txt" 2>&1
+        echo "probe rep=$rep rc=$? $(el)"
+      done ;;
+    *) echo "nvl-run: unknown step $s" ;;
+  esac
+  pack
+done
