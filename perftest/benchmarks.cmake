@@ -39,6 +39,10 @@ perf_bench(device/reducescatter.cu BENCHES reducescatter PES 3
            NEEDS gshmem_float_sum_reducescatter gshmemx_double_prod_reducescatter_warp
                  gshmemx_int32_xor_reducescatter_block gshmemx_int64_min_reducescatter_block
                  gshmemx_float_max_reducescatter_block)
+# Both benchmarks' kernels, a file per datatype (reduce_bench.cuh says why).
+foreach(t int32 int64 float32 float64)
+  perf_bench(device/reduce_${t}.cu NEEDS gshmem_float_sum_reduce gshmem_float_sum_reducescatter)
+endforeach()
 
 # ---- host: on-stream collectives (with NCCL), barriers, host RMA, malloc
 perf_bench(host/barrier_on_stream.cpp BENCHES barrier_on_stream sync_on_stream PES 3

@@ -1,31 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Device reduce<op, scope>(TEAM_WORLD) (all-reduce), every PE (coll_bench.cuh).
+// Device reduce<op, scope>(TEAM_WORLD) (all-reduce), every PE (reduce_bench.cuh; the kernels in
+// reduce_<datatype>.cu).
 // -o: sum prod min max and or xor (bitwise on integer types only); -d: int32 int64 float double.
-#include "coll_bench.cuh"
+#include "reduce_bench.cuh"
 
 namespace perf {
 namespace {
-
-template <class Op, class T>
-struct Call {
-  template <class S>
-  static __device__ int op(const CollArgs& p) {
-    return gshmem::reduce<Op, S>(GSHMEM_TEAM_WORLD, static_cast<T*>(p.dst), static_cast<const T*>(p.src), p.count);
-  }
-};
-
-void run(Ctx& ctx, const Case& c, Result& r) {
-  run_device_coll(ctx, c, r, Coll::reduce, "reduction", [&](const CollArgs& p, const ClockArgs& a) {
-    with_coll_dtype(c.dtype, [&](auto t) {
-      using T = decltype(t);
-      with_reduce_op<T>(c.op, [&](auto op) {
-        with_scope(c.scope, [&](auto s) {
-          collective_launch(ctx, k_coll<decltype(s), Call<decltype(op), T>>, c.ctas, c.threads, p, a);
-        });
-      });
-    });
-  });
-}
 
 Bench describe() {
   Bench b = device_coll_bench("reduction", "device reduce<op, scope> (all-reduce) on TEAM_WORLD (size = bytes reduced)",
@@ -35,7 +15,7 @@ Bench describe() {
   b.default_ops = {"sum"};
   b.bytes = coll_bytes;
   b.valid = reduce_valid;
-  b.run = run;
+  b.run = run_reduce<ReduceKind::reduce>;
   return b;
 }
 

@@ -1,0 +1,5 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The reduce and reducescatter benchmarks' kernels for double (reduce_bench.cuh).
+#include "reduce_kernels.cuh"
+
+PERF_REDUCE_KERNELS(double)
