@@ -8,11 +8,15 @@
 #   prio    host put/get latency, GSHMEM_HIGH_PRIORITY_STREAM 0 and 1 alternated, 2 runs each
 #   probe   gshmem-put-block-probe (putmem_block variants against the bare copy), 2 runs
 # Results go to $OUT/r and are packed into $OUT/all.tar.gz after every step, so a call cut
-# short keeps what it did. REV names the commit the build is of (the suite's JSON records it).
-#   STEPS="suite prio" REV=abc1234 bash scripts/nvl-run.sh
+# short keeps what it did. REV names the commit the build is of (the suite's JSON records it);
+# BUILT_AT, the directory the build was made in (ctest's files name its paths; e.g. /tmp/ci44
+# for a CI clone there), is linked to this checkout.
+#   STEPS="suite prio" REV=abc1234 BUILT_AT=/tmp/ci44 bash scripts/nvl-run.sh
 set -u
 here=$PWD
-[[ -e /work/main ]] || { mkdir -p /work && ln -s "$here" /work/main; }
+for at in /work/main ${BUILT_AT:-}; do
+  [[ -e $at ]] || { mkdir -p "$(dirname "$at")" && ln -s "$here" "$at"; }
+done
 if [[ -f build/carry.tar.xz ]]; then rm -rf build/default && tar -C build -xJf build/carry.tar.xz; fi
 B=$here/build/default
 R=${OUT:-$here/nvl-out}/r
