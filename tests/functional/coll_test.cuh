@@ -244,6 +244,31 @@ template <class Ty>
 constexpr bool kCppTyped = std::is_same_v<Ty, cty_int> || std::is_same_v<Ty, cty_double>;
 constexpr int kNoCppForm = -998;
 
+// The typed sweeps run every type's thread-scope C name on the device (the
+// element size it scales by), and the warp and block names of one type of each
+// size: uchar, short, int, double. Every C name of every type and scope is one
+// line of the same table (tools/gen_c_api.py), and the spec-names test declares
+// each of them. A kernel per type and scope inlines the whole collective: all 23
+// types at three scopes cost CI 283 s to compile test_coll_collect.cu and 256 s
+// test_coll_bcast.cu (111 s each after). The collectives' own paths run at every
+// scope in the *mem sweeps.
+template <class Ty>
+constexpr bool kEveryScope =
+    kCppTyped<Ty> || std::is_same_v<Ty, cty_uchar> || std::is_same_v<Ty, cty_short>;
+template <class Ty, class S>
+constexpr bool kTypedDevice = Ty::device && (is_thread_v<S> || kEveryScope<Ty>);
+
+// Whether a typed sweep runs form f (of kCForms) for Ty.
+template <class Ty>
+bool typed_form(Form f) {
+  switch (f) {
+    case Form::host:
+    case Form::stream: return true;
+    case Form::thread_c: return Ty::device;
+    default: return Ty::device && kEveryScope<Ty>;
+  }
+}
+
 // Calls f(Ty{}) for every type tag.
 template <class F>
 inline void for_each_coll_type(F f) {

@@ -6,7 +6,9 @@
 //     largest also with on-stream and device block calls mixed (Form::mixed);
 //   - gshmem_alltoallsmem and typed alltoalls with dst, sst in {1, 2, 3}: every
 //     element lands at its strided place and the holes between keep the poison;
-//   - every typed C name of both, long double on the host.
+//   - the typed C names of both: every type on the device (thread), the host and
+//     on-stream, _warp and _block for one type of each size (coll_test.cuh);
+//     long double on the host.
 // Block j of PE i's source holds value(world PE i, source index); PE j checks
 // every element of every block it received and the guard zones.
 #include "coll_test.cuh"
@@ -79,7 +81,7 @@ int run(Form f, Args a, DevRet& ret) {
   return run_form(
       f,
       [&](auto sc, int threads, int api) {
-        if constexpr (Ty::device) {
+        if constexpr (mem || kTypedDevice<Ty, decltype(sc)>) {
           a.api = api;
           if constexpr (mem) k_mem<decltype(sc)><<<1, threads>>>(a);
           else k_typed<Ty, decltype(sc)><<<1, threads>>>(a);
@@ -186,7 +188,7 @@ void typed_tests(Bufs& b, const std::vector<TestTeam>& teams) {
     using Ty = decltype(ty);
     for (const TestTeam& t : {teams[0], teams[2]})
       for (Form f : kCForms) {
-        if (!Ty::device && f != Form::host && f != Form::stream) continue;
+        if (!typed_form<Ty>(f)) continue;
         a2a_case<Ty>(b, t, f, 37, 1, 1, false, true);
         a2a_case<Ty>(b, t, f, 1001, 1, 1, false, true);
         a2a_case<Ty>(b, t, f, 37, 2, 3, true, true);

@@ -9,8 +9,9 @@
 //     32 lanes / CTAs on the host and stream forms;
 //   - the multi-lane sizes also with on-stream calls on even PEs and device
 //     block calls on odd ones in the same broadcast (Form::mixed);
-//   - every typed C name (gshmem_TYPE_broadcast, _warp, _block, _on_stream, and
-//     long double on the host) with several counts.
+//   - the typed C names with several counts: every type's gshmem_TYPE_broadcast
+//     on the device, the host and on-stream (long double: the host forms), its
+//     _warp and _block names for one type of each size (coll_test.cuh).
 // Destinations are poisoned with guard zones; every member checks every byte
 // and the guards, and non-members check that nothing reached them.
 #include "coll_test.cuh"
@@ -81,7 +82,7 @@ int run_typed(Form f, Args a, DevRet& ret) {
   return run_form(
       f,
       [&](auto sc, int threads, int api) {
-        if constexpr (Ty::device) {
+        if constexpr (kTypedDevice<Ty, decltype(sc)>) {
           a.api = api;
           k_bcast_typed<Ty, decltype(sc)><<<1, threads>>>(a);
           KERNEL_CHECK();
@@ -172,7 +173,7 @@ void typed_tests(Bufs& b, const std::vector<TestTeam>& teams) {
     using Ty = decltype(ty);
     for (const TestTeam& t : {teams[0], teams[2]})
       for (Form f : kCForms) {
-        if (!Ty::device && f != Form::host && f != Form::stream) continue;
+        if (!typed_form<Ty>(f)) continue;
         for (size_t n : {1, 37, 4099}) typed_case<Ty>(b, t, f, n, last_pe(t));
       }
   });

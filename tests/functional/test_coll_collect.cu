@@ -7,7 +7,9 @@
 //   - gshmem_collectmem with per-PE sizes that differ (zeros included, one PE
 //     contributing alone, 200000 + 1001 i bytes), offsets from the exclusive
 //     scan over the team;
-//   - every typed C name of both, long double on the host.
+//   - the typed C names of both: every type on the device (thread), the host and
+//     on-stream, _warp and _block for one type of each size (coll_test.cuh);
+//     long double on the host.
 // Destinations are poisoned with guard zones; every member checks every byte of
 // the result and the guards, non-members check that nothing reached them.
 #include "coll_test.cuh"
@@ -92,7 +94,7 @@ int run_typed(Form f, Args a, DevRet& ret) {
   return run_form(
       f,
       [&](auto sc, int threads, int api) {
-        if constexpr (Ty::device) {
+        if constexpr (kTypedDevice<Ty, decltype(sc)>) {
           a.api = api;
           k_typed<Ty, decltype(sc)><<<1, threads>>>(a);
           KERNEL_CHECK();
@@ -182,7 +184,7 @@ void typed_tests(Bufs& b, const std::vector<TestTeam>& teams) {
     using Ty = decltype(ty);
     for (const TestTeam& t : {teams[0], teams[2]})
       for (Form f : kCForms) {
-        if (!Ty::device && f != Form::host && f != Form::stream) continue;
+        if (!typed_form<Ty>(f)) continue;
         gather_case<Ty>(b, t, f, -1, 37, true);
         gather_case<Ty>(b, t, f, 0, 3, true);
         gather_case<Ty>(b, t, f, 2, 3001, true);
