@@ -4,7 +4,9 @@
 # and carried as build/carry.tar.xz (scripts/pack-build.sh; configure with GSHMEM_NVSHMEM_HOME
 # so that gshmem-perf-nvshmem is in it). STEPS picks what runs, in order:
 #   suite   perftest/run_suite.sh NPES (default: the GPU count), NCCL and NVSHMEM beside gshmem
-#   ctest   ctest -L gpu with a GPU per PE (the 2-PE tests on 2 GPUs; 3 and 4 on 4)
+#   ctest   ctest -L gpu with a GPU per PE (the 2-PE tests on 2 GPUs; 3 and 4 on 4); CTEST_ARGS
+#           adds arguments (e.g. -R '.*-[34]$': the 4-GPU suite took 384 s for 96 tests on
+#           2026-11-22, near a call's 600 s now that there are 114)
 #   prio    host put/get latency, GSHMEM_HIGH_PRIORITY_STREAM 0 and 1 alternated, 2 runs each
 #   probe   gshmem-put-block-probe (putmem_block variants against the bare copy), 2 runs
 # Results go to $OUT/r and are packed into $OUT/all.tar.gz after every step, so a call cut
@@ -37,7 +39,8 @@ for s in ${STEPS:-suite}; do
       echo "suite $n PEs rc=$? $(el)"
       tail -4 "$R/suite-$n.txt" ;;
     ctest)
-      (cd "$B" && timeout 540 ctest -L gpu --output-on-failure --timeout 150 >"$R/ctest-${ngpu}gpu.log" 2>&1)
+      # shellcheck disable=SC2086  # CTEST_ARGS: words
+      (set -f; cd "$B" && timeout 540 ctest -L gpu ${CTEST_ARGS:-} --output-on-failure --timeout 150 >"$R/ctest-${ngpu}gpu.log" 2>&1)
       echo "ctest rc=$? $(el) $(grep -E 'tests passed|tests failed' "$R/ctest-${ngpu}gpu.log")" ;;
     prio)
       for rep in 1 2; do
