@@ -11,13 +11,13 @@
 
 #include <sys/socket.h>
 
-#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "bootstrap/tcp/uniqueid.h"
+#include "host/util/config.h"
 
 namespace gshmem::bootstrap {
 namespace {
@@ -47,21 +47,11 @@ uint64_t hash64(const std::string& s) {
   return h;
 }
 
-bool parse_long(const char* text, long long* out) {
-  if (!text || !*text) return false;
-  errno = 0;
-  char* end = nullptr;
-  long long v = strtoll(text, &end, 10);
-  if (errno || end == text || *end) return false;
-  *out = v;
-  return true;
-}
-
 // Integer variable `name` (must be set) in [lo, hi].
 Status int_var(Getenv g, const char* name, long long lo, long long hi, int* out) {
   const char* text = get(g, name);
   long long v = 0;
-  if (!parse_long(text, &v)) {
+  if (!config::parse_int(text, &v)) {
     GSHMEM_LOG_ERROR("bootstrap: environment variable %s=\"%s\" is not an integer", name,
                      text ? text : "");
     return GSHMEM_ERROR_INVALID_VALUE;
@@ -211,7 +201,7 @@ Status fill(const Launcher& l, Getenv g, EnvInfo* out) {
   GSHMEM_TRY(int_var(g, size_name, 1, 1 << 30, &out->size));
   long long rank = 0;
   const char* rank_text = lget(l.rank_var);
-  if (!parse_long(rank_text, &rank)) {
+  if (!config::parse_int(rank_text, &rank)) {
     GSHMEM_LOG_ERROR("bootstrap: environment variable %s=\"%s\" is not an integer", l.rank_var,
                      rank_text ? rank_text : "");
     return GSHMEM_ERROR_INVALID_VALUE;

@@ -50,6 +50,19 @@ Status agree_on_slots(const char* call, gshmem_team_t parent, int count, int* sl
   return GSHMEM_ERROR_OUT_OF_MEMORY;
 }
 
+// The parent team of a split, if it is a valid team of this PE. An invalid parent returns
+// at once, logged at INFO only: PEs outside a team pass GSHMEM_TEAM_INVALID on purpose
+// (docs/teams.md).
+Status parent_team(const char* call, gshmem_team_t parent, gshmemi_team* out) {
+  const gshmemi_team* p = lookup(parent);
+  if (!p) {
+    GSHMEM_LOG_INFO("%s: parent team %d is not a valid team of this PE; no team created", call, parent);
+    return GSHMEM_ERROR_INVALID_VALUE;
+  }
+  *out = *p;
+  return GSHMEM_SUCCESS;
+}
+
 // Installs the part of a split that concerns this PE, then syncs the parent.
 struct NewTeam {
   int slot;
@@ -81,12 +94,8 @@ Status split_strided(const char* call, gshmem_team_t parent, int start, int stri
   }
   *new_team = GSHMEM_TEAM_INVALID;
   GSHMEM_TRY(require_init(call));
-  const gshmemi_team* p = lookup(parent);
-  if (!p) {
-    GSHMEM_LOG_INFO("%s: parent team %d is not a valid team of this PE; no team created", call, parent);
-    return GSHMEM_ERROR_INVALID_VALUE;
-  }
-  const gshmemi_team par = *p;
+  gshmemi_team par;
+  GSHMEM_TRY(parent_team(call, parent, &par));
   if (size == 1 && stride == 0) stride = 1;  // a single PE: the stride does not matter
   const long long last = static_cast<long long>(start) + static_cast<long long>(size - 1) * stride;
   if (start < 0 || size < 1 || stride < 1 || start >= par.size || last >= par.size) {
@@ -112,12 +121,8 @@ Status split_2d(const char* call, gshmem_team_t parent, int xrange, const gshmem
   }
   *xteam = *yteam = GSHMEM_TEAM_INVALID;
   GSHMEM_TRY(require_init(call));
-  const gshmemi_team* p = lookup(parent);
-  if (!p) {
-    GSHMEM_LOG_INFO("%s: parent team %d is not a valid team of this PE; no team created", call, parent);
-    return GSHMEM_ERROR_INVALID_VALUE;
-  }
-  const gshmemi_team par = *p;
+  gshmemi_team par;
+  GSHMEM_TRY(parent_team(call, parent, &par));
   if (xrange < 1) {
     GSHMEM_LOG_ERROR("%s: xrange %d is not positive; it is the number of PEs in each x-axis (row) team. No team "
                      "created (on every parent PE).", call, xrange);
