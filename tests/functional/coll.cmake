@@ -18,6 +18,15 @@ foreach(n 2 3 4)
   gt_gpu_test_properties(reduce_ll4k-${n} "${GT_GPU_ENV};GSHMEM_LL_MAX_BYTES=4K")
 endforeach()
 
+# The host and on-stream collectives with fewer CTAs than pieces (GSHMEM_COLL_CTAS=3: each CTA
+# takes pieces b, b + 3, ...): broadcast (the split push and the relay) and fcollect / collect.
+foreach(n 2 3 4)
+  foreach(t coll_bcast coll_collect)
+    gshmem_add_gpu_test(${t}_ctas3 test_${t} ${n})
+    gt_gpu_test_properties(${t}_ctas3-${n} "${GT_GPU_ENV};GSHMEM_COLL_CTAS=3")
+  endforeach()
+endforeach()
+
 # The same team-sync test with the dissemination barrier forced on small teams (device
 # forms only: the library's host forms keep the all-to-all exchange).
 add_executable(test_team_sync_dissemination test_team_sync.cu)

@@ -6,7 +6,9 @@
 //     on-stream), every team PE as root, sizes 0 .. 1000003 bytes, misaligned
 //     source, in place on the root (source == dest);
 //   - 4 MiB + 13 bytes from the last team PE: the relay algorithm at >= 3 PEs,
-//     32 lanes / CTAs on the host and stream forms;
+//     32 lanes / CTAs on the host and stream forms; 16 MiB - 4083 bytes: 64 lanes
+//     of 256 KiB (the last one 4083 bytes short) in 64 KiB chunks, the last chunk
+//     of each lane cut smaller in builds with GSHMEMI_RELAY_TAPER (coll_plan.cuh);
 //   - the multi-lane sizes also with on-stream calls on even PEs and device
 //     block calls on odd ones in the same broadcast (Form::mixed);
 //   - the typed C names with several counts: every type's gshmem_TYPE_broadcast
@@ -21,7 +23,7 @@ using namespace gt;
 namespace {
 
 uint64_t g_salt = 50000;  // advances identically on every PE
-constexpr size_t kMaxBytes = (4u << 20) + 64;
+constexpr size_t kMaxBytes = 16u << 20;
 
 struct Args {
   gshmem_team_t team;
@@ -144,6 +146,7 @@ void mem_tests(Bufs& b, const std::vector<TestTeam>& teams) {
   for (Form f : {Form::block_c, Form::host, Form::stream, Form::mixed})
     mem_case(b, teams[0], f, (4u << 20) + 13, npes - 1, 3, false);
   mem_case(b, teams[0], Form::stream, (4u << 20) + 13, 1 % npes, 0, true);
+  for (Form f : {Form::block_c, Form::stream}) mem_case(b, teams[0], f, (16u << 20) - 4083, npes - 1, 0, false);
 }
 
 // Typed C names (and the C++ template through Form::*_cpp for int and double).

@@ -6,6 +6,8 @@
 // stream and device calls across the members of a team interoperates.
 #include <gshmem/gshmem.h>
 
+#include <algorithm>
+
 #include "check.h"
 #include "grid.cuh"
 #include "gshmem/detail/host_entry_coll.h"
@@ -83,7 +85,7 @@ __global__ void __launch_bounds__(kThreads) k_alltoalls(Args a) {
 // at least one per lane, at most kMaxCtas in all (half an H200's SMs; the
 // bandwidth of 64 MiB messages needs 32-64). With one CTA per 128 KiB lane a
 // 2-PE broadcast of 256 KiB in a CUDA graph took 11.6 us on H200, with 16 CTAs
-// 8.1 us (bench/results/README.md, 7263df2).
+// 8.1 us (bench/results/README.md, 7263df2). GSHMEM_COLL_CTAS lowers the limit.
 constexpr uint64_t kCtaBytes = 16u << 10;
 constexpr int kMaxCtas = 64;
 
@@ -135,7 +137,9 @@ Shape shape_for(const Request& q, const gshmemi_team& t) {
     default: sh.kernel = reinterpret_cast<const void*>(k_alltoalls); break;
   }
   if (q.op != GSHMEMI_COLL_BROADCAST) sh.parts = parts_for(all, lanes);
-  sh.ctas = lanes * sh.parts;
+  // Fewer CTAs than pieces is fine: a CTA takes pieces b, b + G, ... (grid.cuh).
+  const int most = static_cast<int>(std::clamp<long long>(config::get().coll_ctas, 1, kMaxCtas));
+  sh.ctas = std::min(lanes * sh.parts, most);
   sh.threads = pushed / static_cast<uint64_t>(sh.ctas) <= kSmallCtaBytes ? kSmallThreads : kThreads;
   return sh;
 }

@@ -58,6 +58,11 @@
   GSHMEM_CONFIG_ENTRY(reduce_ctas, "GSHMEM_REDUCE_CTAS", Int, "128",                                \
                       "Most CTAs of the library's reduction kernel (host and on-stream "           \
                       "reductions; 1 .. 128, a local choice: PEs may differ). Tuning only.")      \
+  GSHMEM_CONFIG_ENTRY(coll_ctas, "GSHMEM_COLL_CTAS", Int, "64",                                     \
+                      "Most CTAs of the library's broadcast, fcollect, collect and alltoall "      \
+                      "kernels (host and on-stream calls; 1 .. 64, a local choice: PEs may "       \
+                      "differ). Lower it where PEs share a GPU (MPS), so that every PE's kernel "  \
+                      "is resident at once, or to leave SMs to the application's kernels.")        \
   GSHMEM_CONFIG_ENTRY(early_launch, "GSHMEM_EARLY_LAUNCH", Bool, "1",                               \
                       "Launch the library's barrier, reduction and single-block collective "       \
                       "kernels on a stream so that each may start while the kernel ahead of it "   \

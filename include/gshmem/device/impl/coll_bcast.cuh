@@ -15,8 +15,9 @@
 //           with value base+1+j in lanes[s][root] of o, and forwarded chunks
 //           with base+1+j in lanes[s][o] of the others. The root's outgoing
 //           traffic is the message once instead of N-1 times; chunks pipeline
-//           (root -> owner -> others).
-// Messages of LL size (ll_plan: up to 64 bytes by default) go by the LL path (coll_ll.cuh) instead.
+//           (root -> owner -> others). A lane's chunks: relay_chunk (coll_plan.cuh).
+// Messages of LL size (ll_plan: up to GSHMEM_LL_MAX_BYTES, 256 bytes by default) go by the LL path
+// (coll_ll.cuh) instead.
 #pragma once
 
 #include "coll_common.cuh"
@@ -98,10 +99,12 @@ struct bcast_relay_op {
     uint64_t lo, hi;
     coll_slice(nbytes, lanes, s, kSliceAlign, &lo, &hi);
     const int owners = t.size - 1;
-    const uint64_t chunks = (hi - lo + chunk - 1) / chunk;
+    const uint64_t len = hi - lo, chunks = relay_chunk_count(len, chunk);
     if (t.my_pe == root) {
       for (uint64_t k = 0; k < chunks; ++k) {
-        const uint64_t a = lo + k * chunk, n = (hi - a < chunk ? hi - a : chunk);
+        uint64_t a;
+        const uint64_t n = relay_chunk(len, chunk, k, &a);
+        a += lo;
         const int p = owner_pe(t, chunk_owner(s, k, owners));
         fanout d;
         d.add(team_peer(t, dest + a, p));
@@ -114,7 +117,9 @@ struct bcast_relay_op {
     }
     const int me_o = owner_of(t, t.my_pe);
     for (uint64_t k = first_chunk(s, me_o, owners), j = 0; k < chunks; k += owners, ++j) {  // mine: wait, forward
-      const uint64_t a = lo + k * chunk, n = (hi - a < chunk ? hi - a : chunk);
+      uint64_t a;
+      const uint64_t n = relay_chunk(len, chunk, k, &a);
+      a += lo;
       lanes_wait<Scope>(t, s, 1, root, base + 1 + j, call);
       fanout d;
       for (int x = 1; x < owners; ++x) {

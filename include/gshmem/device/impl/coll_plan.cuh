@@ -40,8 +40,16 @@ constexpr uint64_t kRelayMinBytes = GSHMEMI_RELAY_MIN_BYTES;
 #ifndef GSHMEMI_RELAY_CHUNK_MAX
 #define GSHMEMI_RELAY_CHUNK_MAX (512u << 10)
 #endif
+// Relay: how many times a lane's last chunk is halved at most (relay_chunk). The owners
+// forward a lane's last chunk after the root has finished: smaller last chunks shorten
+// that drain, each extra chunk costs the root a fence. 0, what ships: equal chunks (the
+// A/B over NVLink is still to run: bench/results/2026-11-25_h200_relay-taper/).
+#ifndef GSHMEMI_RELAY_TAPER
+#define GSHMEMI_RELAY_TAPER 0
+#endif
 constexpr uint64_t kRelayLaneBytes = GSHMEMI_RELAY_LANE_BYTES, kRelayChunks = GSHMEMI_RELAY_CHUNKS;
 constexpr uint64_t kRelayChunkMin = 16u << 10, kRelayChunkMax = GSHMEMI_RELAY_CHUNK_MAX;
+constexpr uint64_t kRelayTaper = GSHMEMI_RELAY_TAPER;
 
 // Lanes for a collective in which one PE moves `bytes` in total.
 __host__ __device__ constexpr int coll_lanes(uint64_t bytes) {
@@ -89,10 +97,43 @@ __host__ __device__ inline bcast_plan plan_broadcast(uint64_t nbytes, int team_s
     uint64_t c = per_lane / kRelayChunks;
     c = c < kRelayChunkMin ? kRelayChunkMin : (c > kRelayChunkMax ? kRelayChunkMax : c);
     p.chunk = (c + 4095) / 4096 * 4096;
-    // Values base+1 .. base+ceil(chunks per lane / owners); bounded above by chunks + 2.
-    p.span = (per_lane + kSliceAlign + p.chunk - 1) / p.chunk + 2;
+    // Values base+1 .. base+ceil(chunks per lane / owners); a lane has at most
+    // ceil(per_lane / chunk) + kRelayTaper chunks (relay_chunk).
+    p.span = (per_lane + kSliceAlign + p.chunk - 1) / p.chunk + 2 + kRelayTaper;
   }
   return p;
+}
+
+// The relay's chunks of a lane of `len` bytes: whole chunks of `chunk` bytes, then the
+// rest (1 .. chunk bytes), halved up to `taper` times: its larger half (a 4 KiB multiple)
+// goes as a chunk of its own, then the other half is halved again, while no piece falls
+// below kRelayChunkMin. Returns the size of chunk k (0 past the last) and its offset in *at.
+__host__ __device__ inline uint64_t relay_chunk(uint64_t len, uint64_t chunk, uint64_t k, uint64_t* at,
+                                                uint64_t taper = kRelayTaper) {
+  const uint64_t whole = len > chunk ? (len - 1) / chunk : 0;
+  if (k < whole) {
+    *at = k * chunk;
+    return chunk;
+  }
+  uint64_t a = whole * chunk;
+  for (uint64_t i = whole; a < len; ++i) {
+    uint64_t n = len - a;
+    const uint64_t first = (n / 2 + 4095) / 4096 * 4096;  // the larger half, so the pieces shrink
+    if (i - whole < taper && first < n && n - first >= kRelayChunkMin) n = first;
+    if (i == k) {
+      *at = a;
+      return n;
+    }
+    a += n;
+  }
+  *at = len;
+  return 0;
+}
+// The number of chunks of a lane of `len` bytes (relay_chunk).
+__host__ __device__ inline uint64_t relay_chunk_count(uint64_t len, uint64_t chunk, uint64_t taper = kRelayTaper) {
+  uint64_t k = len > chunk ? (len - 1) / chunk : 0, at;
+  while (relay_chunk(len, chunk, k, &at, taper) != 0) ++k;
+  return k;
 }
 
 }  // namespace detail
