@@ -6,13 +6,7 @@
 // team size and message size the relay takes.
 #include <gtest/gtest.h>
 
-// The plan is __host__ __device__ code; this test is plain C++.
-#ifndef __host__
-#define __host__
-#endif
-#ifndef __device__
-#define __device__
-#endif
+#include "plain_cxx.h"  // before the __host__ __device__ headers
 
 #include <cstdint>
 #include <vector>

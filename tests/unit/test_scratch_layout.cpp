@@ -7,13 +7,7 @@
 // overflowing.
 #include <gtest/gtest.h>
 
-// The layout headers are __host__ __device__ code; this test is plain C++.
-#ifndef __host__
-#define __host__
-#endif
-#ifndef __device__
-#define __device__
-#endif
+#include "plain_cxx.h"  // before the __host__ __device__ headers
 
 #include <cstdint>
 
