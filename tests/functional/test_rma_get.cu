@@ -10,9 +10,7 @@
 // The kernel itself checks the destination right after a blocking get returns
 // (or after quiet for _nbi) - the data must be there - and the host then checks
 // every element and the guard zones around the destination.
-#include <vector>
-
-#include "common.cuh"
+#include "rma_cases.cuh"
 
 using namespace gt;
 using gshmem::block_scope;
@@ -62,29 +60,17 @@ __global__ void __launch_bounds__(1024) k_get(typename Ty::T* dst, const typenam
   barrier_all_scope<S>(api);
 }
 
-template <class S> int default_threads() { return is_thread_v<S> ? 1 : is_warp_v<S> ? 32 : 256; }
-
-struct Case {
-  size_t n;
-  size_t soff, doff;
-  bool nbi;
-  int api;
-  bool from_self;
-  int threads;
-  bool dst_symmetric;
-};
-
 template <class Ty, class S>
-void run_case(Bufs& b, const Case& c) {
+void run_case(Bufs& b, const RmaCase& c) {
   using T = typename Ty::T;
   const int me = gshmem_my_pe(), npes = gshmem_n_pes();
-  const int from = c.from_self ? me : (me + npes - 1) % npes;
-  const int threads = c.threads ? c.threads : default_threads<S>();
+  const int from = c.self ? me : (me + npes - 1) % npes;
+  const int threads = rma_threads<S>(c.threads);
   const uint64_t salt = ++g_salt;
   set_context("get %s scope=%s threads=%d %s %s n=%zu src_off=%zu dst_off=%zu dst=%s <- %s", Ty::name,
               scope_name<S>(), threads, c.nbi ? "nbi" : "blocking", c.api ? "c++" : "C", c.n, c.soff, c.doff,
-              c.dst_symmetric ? "symmetric" : "local", c.from_self ? "self" : "previous PE");
-  Guarded& d = c.dst_symmetric ? b.dst_sym : b.dst;
+              c.sym ? "symmetric" : "local", c.self ? "self" : "previous PE");
+  Guarded& d = c.sym ? b.dst_sym : b.dst;
   fill_device(b.src.at<T>(c.soff), c.n, me, salt);
   poison_device(d.base, kGuard + (c.doff + c.n) * sizeof(T) + kGuard);
   b.err->reset();
@@ -96,100 +82,17 @@ void run_case(Bufs& b, const Case& c) {
   GT_VERIFY_GUARDED(T, d, c.doff, c.n, [&](size_t i) { return value<T>(from, i, salt); });
 }
 
-template <class Ty>
-void run_all_scopes(Bufs& b, Case c) {
-  run_case<Ty, thread_scope>(b, c);
-  run_case<Ty, warp_scope>(b, c);
-  run_case<Ty, block_scope>(b, c);
-}
-
-void getmem_matrix(Bufs& b) {
-  // 1-16 and 4096 bytes: one unit, and one unit a thread of a 256-thread block, when aligned.
-  const size_t sizes[] = {0, 1, 2, 3, 4, 8, 15, 16, 17, 31, 32, 1000, 4096, 4097, 65537, (1u << 20) + 7};
-  const size_t offs[] = {0, 1, 2, 3, 4, 7, 8, 12};
-  const size_t big_pairs[][2] = {{0, 0}, {8, 0}, {4, 12}, {1, 3}, {3, 2}, {7, 7}, {12, 4}, {2, 8}};
-  for (size_t n : sizes) {
-    const bool big = n > 4097;
-    for (int nbi = 0; nbi < 2; ++nbi) {
-      if (!big) {
-        for (size_t so : offs)
-          for (size_t dof : offs) run_all_scopes<ty_mem>(b, Case{n, so, dof, nbi != 0, 0, false, 0, false});
-      } else {
-        for (auto& p : big_pairs) run_all_scopes<ty_mem>(b, Case{n, p[0], p[1], nbi != 0, 0, false, 0, false});
-      }
-    }
-  }
-}
-
-void getmem_variants(Bufs& b) {
-  const size_t sizes[] = {0, 1, 3, 15, 16, 17, 31, 1000, 4097, 65537, (1u << 20) + 7};
-  const size_t pairs[][2] = {{0, 0}, {1, 0}, {0, 7}, {3, 12}, {8, 4}, {2, 1}};
-  for (size_t n : sizes)
-    for (int nbi = 0; nbi < 2; ++nbi)
-      for (auto& p : pairs) run_all_scopes<ty_mem>(b, Case{n, p[0], p[1], nbi != 0, 1, false, 0, false});
-  for (size_t n : sizes)
-    for (int nbi = 0; nbi < 2; ++nbi)
-      for (int api = 0; api < 2; ++api) {
-        run_all_scopes<ty_mem>(b, Case{n, 3, 5, nbi != 0, api, true, 0, false});    // from self
-        run_all_scopes<ty_mem>(b, Case{n, 12, 1, nbi != 0, api, false, 0, true});  // symmetric destination
-      }
-  // 320, 16000, 16384: one 16-byte unit a thread for 20, 1000 and 1024 threads, when aligned.
-  const size_t odd_sizes[] = {17, 320, 1000, 16000, 16384, 65537};
-  const size_t odd_pairs[][2] = {{0, 0}, {3, 1}, {7, 12}};
-  for (size_t n : odd_sizes)
-    for (int nbi = 0; nbi < 2; ++nbi)
-      for (auto& p : odd_pairs)
-        for (int api = 0; api < 2; ++api) {
-          run_case<ty_mem, warp_scope>(b, Case{n, p[0], p[1], nbi != 0, api, false, 20, false});
-          run_case<ty_mem, block_scope>(b, Case{n, p[0], p[1], nbi != 0, api, false, 1000, false});
-          run_case<ty_mem, block_scope>(b, Case{n, p[0], p[1], nbi != 0, api, false, 1024, false});
-          run_case<ty_mem, block_scope>(b, Case{n, p[0], p[1], nbi != 0, api, false, 33, false});
-        }
-}
-
-template <class Ty>
-void typed_full(Bufs& b) {
-  const size_t sizes[] = {0, 1, 3, 17, 1000, 4097, 65537};
-  const size_t pairs[][2] = {{0, 0}, {1, 2}, {3, 1}};
-  for (size_t n : sizes)
-    for (int nbi = 0; nbi < 2; ++nbi)
-      for (int api = 0; api < 2; ++api)
-        for (auto& p : pairs) run_all_scopes<Ty>(b, Case{n, p[0], p[1], nbi != 0, api, false, 0, false});
-  run_all_scopes<Ty>(b, Case{1000, 1, 0, false, 0, true, 0, false});
-  run_all_scopes<Ty>(b, Case{1000, 2, 1, true, 1, true, 0, true});
-}
-
-template <class Ty>
-void typed_quick(Bufs& b) {
-  for (int nbi = 0; nbi < 2; ++nbi) {
-    run_all_scopes<Ty>(b, Case{17, 1, 2, nbi != 0, 0, false, 0, false});
-    run_all_scopes<Ty>(b, Case{1000, 0, 3, nbi != 0, 0, false, 0, false});
-  }
-}
-
-template <class Ty>
-void sized_forms(Bufs& b) {
-  const size_t sizes[] = {0, 1, 17, 4097};
-  const size_t pairs[][2] = {{0, 0}, {1, 3}};
-  for (size_t n : sizes)
-    for (int nbi = 0; nbi < 2; ++nbi)
-      for (auto& p : pairs) run_all_scopes<Ty>(b, Case{n, p[0], p[1], nbi != 0, 0, false, 0, false});
-}
+struct GetTest {
+  using Bufs = ::Bufs;
+  template <class Ty, class S>
+  static void run(Bufs& b, const RmaCase& c) { run_case<Ty, S>(b, c); }
+};
 
 // ---- several blocks / warps / threads at once, each its own slice
 template <class S>
 __global__ void k_get_slices(unsigned char* dst, const unsigned char* src, size_t slice, size_t nslices, int pe) {
   size_t unit, units;
-  if constexpr (is_thread_v<S>) {
-    unit = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
-    units = static_cast<size_t>(gridDim.x) * blockDim.x;
-  } else if constexpr (is_warp_v<S>) {
-    unit = (blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x) / 32;
-    units = static_cast<size_t>(gridDim.x) * blockDim.x / 32;
-  } else {
-    unit = blockIdx.x;
-    units = gridDim.x;
-  }
+  rma_grid_unit<S>(&unit, &units);
   for (size_t s = unit; s < nslices; s += units) {
     if constexpr (is_thread_v<S>) gshmem_getmem_nbi(dst + s * slice, src + s * slice, slice, pe);
     else if constexpr (is_warp_v<S>) gshmemx_getmem_warp(dst + s * slice, src + s * slice, slice, pe);
@@ -227,38 +130,7 @@ int main() {
   b.dst = make_local(kMaxBytes);
   b.err = &err;
 
-  getmem_matrix(b);
-  getmem_variants(b);
-
-  typed_full<ty_char>(b);
-  typed_full<ty_short>(b);
-  typed_full<ty_int>(b);
-  typed_full<ty_longlong>(b);
-  typed_full<ty_float>(b);
-  typed_full<ty_double>(b);
-  typed_full<ty_uint64>(b);
-  typed_quick<ty_schar>(b);
-  typed_quick<ty_long>(b);
-  typed_quick<ty_uchar>(b);
-  typed_quick<ty_ushort>(b);
-  typed_quick<ty_uint>(b);
-  typed_quick<ty_ulong>(b);
-  typed_quick<ty_ulonglong>(b);
-  typed_quick<ty_int8>(b);
-  typed_quick<ty_int16>(b);
-  typed_quick<ty_int32>(b);
-  typed_quick<ty_int64>(b);
-  typed_quick<ty_uint8>(b);
-  typed_quick<ty_uint16>(b);
-  typed_quick<ty_uint32>(b);
-  typed_quick<ty_size>(b);
-  typed_quick<ty_ptrdiff>(b);
-
-  sized_forms<ty_bits8>(b);
-  sized_forms<ty_bits16>(b);
-  sized_forms<ty_bits32>(b);
-  sized_forms<ty_bits64>(b);
-  sized_forms<ty_bits128>(b);
+  RmaCases<GetTest>::all(b);
 
   slices_case<block_scope>(b, 16, 256, 4099, 48, 3, 5);
   slices_case<block_scope>(b, 7, 96, 16384, 21, 0, 0);

@@ -13,7 +13,7 @@
 // elements (still the poison byte) and the guard zones around the range.
 #include <vector>
 
-#include "common.cuh"
+#include "rma_cases.cuh"
 
 using namespace gt;
 using gshmem::block_scope;
@@ -186,8 +186,6 @@ __global__ void __launch_bounds__(1024) k_iget(typename Ty::T* dst, const typena
   else gshmem::iget<S>(dst, src, ds, ss, n, pe);
 }
 
-template <class S> int default_threads() { return is_thread_v<S> ? 1 : is_warp_v<S> ? 32 : 256; }
-
 struct Case {
   size_t n;
   ptrdiff_t ds, ss;  // destination and source strides
@@ -203,7 +201,7 @@ void device_iput(Bufs& b, const Case& c) {
   const int me = gshmem_my_pe(), npes = gshmem_n_pes();
   const int target = c.to_self ? me : (me + 1) % npes;
   const int from = c.to_self ? me : (me + npes - 1) % npes;
-  const int threads = c.threads ? c.threads : default_threads<S>();
+  const int threads = rma_threads<S>(c.threads);
   const uint64_t salt = ++g_salt;
   set_context("device iput %s scope=%s threads=%d %s n=%zu dst=%td sst=%td doff=%zu soff=%zu -> %s", Ty::name,
               scope_name<S>(), threads, c.api ? "c++" : "C", c.n, c.ds, c.ss, c.doff, c.soff,
@@ -224,7 +222,7 @@ void device_iget(Bufs& b, const Case& c) {
   using T = typename Ty::T;
   const int me = gshmem_my_pe(), npes = gshmem_n_pes();
   const int from = c.to_self ? me : (me + npes - 1) % npes;
-  const int threads = c.threads ? c.threads : default_threads<S>();
+  const int threads = rma_threads<S>(c.threads);
   const uint64_t salt = ++g_salt;
   set_context("device iget %s scope=%s threads=%d %s n=%zu dst=%td sst=%td doff=%zu soff=%zu <- %s", Ty::name,
               scope_name<S>(), threads, c.api ? "c++" : "C", c.n, c.ds, c.ss, c.doff, c.soff,
