@@ -6,7 +6,8 @@
 //     gshmemx_<name>_put_warp/_block... forms, the sized forms (gshmem_put8 ...
 //     put128: ty_bits8 ...) and the untyped forms (gshmem_putmem ...: ty_mem),
 //   - the same operations through the C++ templates (gshmem::put<Scope> ...),
-//   - guarded symmetric buffers and their host-side verification.
+//   - guarded symmetric buffers and their host-side verification, and guarded local
+//     buffers in pageable, pinned or device memory (HostSideBuf).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -311,6 +312,64 @@ inline bool verify_guarded(const Guarded& g, size_t elem_off, size_t n, Expected
 }
 #define GT_VERIFY_GUARDED(T, g, off, n, expected_fn) \
   ::gt::verify_guarded<T>((g), (off), (n), (expected_fn), __FILE__, __LINE__)
+
+// A guarded buffer of this PE's in pageable, pinned or device memory: the local side of
+// host-initiated puts and gets, which must take all three.
+enum class Mem { pageable, pinned, device };
+inline const char* mem_name(Mem m) { return m == Mem::pageable ? "pageable" : m == Mem::pinned ? "pinned" : "device"; }
+
+struct HostSideBuf {
+  Mem kind;
+  unsigned char* base = nullptr;
+  size_t bytes = 0;
+  HostSideBuf(Mem k, size_t data_bytes) : kind(k), bytes(data_bytes + 2 * kGuard) {
+    if (k == Mem::pageable) base = static_cast<unsigned char*>(malloc(bytes));
+    else if (k == Mem::pinned) CUDA_CHECK(cudaMallocHost(&base, bytes));
+    else CUDA_CHECK(cudaMalloc(&base, bytes));
+    if (!base) {
+      emit(stderr, "PE %d: out of host memory\n", log_pe());
+      exit(1);
+    }
+  }
+  HostSideBuf(const HostSideBuf&) = delete;
+  HostSideBuf& operator=(const HostSideBuf&) = delete;
+  ~HostSideBuf() {
+    if (kind == Mem::pageable) free(base);
+    else if (kind == Mem::pinned) cudaFreeHost(base);
+    else cudaFree(base);
+  }
+  template <class T> T* at(size_t off) const { return reinterpret_cast<T*>(base + kGuard) + off; }
+  void poison() {
+    if (kind == Mem::device) poison_device(base, bytes);
+    else memset(base, kPoison, bytes);
+  }
+  // Elements off .. off + n - 1 get PE pe's pattern (hvalue).
+  template <class T> void fill(size_t off, size_t n, int pe, uint64_t salt) {
+    if (kind == Mem::device) {
+      fill_device(at<T>(off), n, pe, salt);
+      return;
+    }
+    for (size_t i = 0; i < n; ++i) {
+      const T v = hvalue<T>(pe, i, salt);
+      memcpy(static_cast<void*>(at<T>(off) + i), &v, sizeof(T));
+    }
+  }
+  // As verify_guarded: the guards around elements off .. off + n - 1 and each element.
+  template <class T, class Expected>
+  void verify(size_t off, size_t n, Expected expected, const char* file, int line) const {
+    if (kind == Mem::device) {
+      Guarded g;
+      g.base = base;
+      g.bytes = bytes;
+      verify_guarded<T>(g, off, n, expected, file, line);
+      return;
+    }
+    const size_t before = kGuard + off * sizeof(T);
+    verify_array("guard before", base, before, [](size_t) { return kPoison; }, file, line);
+    verify_array("data", reinterpret_cast<const T*>(base + before), n, expected, file, line);
+    verify_array("guard after", base + before + n * sizeof(T), kGuard, [](size_t) { return kPoison; }, file, line);
+  }
+};
 
 // Device-side error counter with the first failure's details.
 struct DevErrors {

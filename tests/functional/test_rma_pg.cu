@@ -112,59 +112,6 @@ void host_pg(PgBufs& b) {
 }
 
 // ------------------------------------------------------------------ 3. host put/get
-enum class Mem { pageable, pinned, device };
-const char* mem_name(Mem m) { return m == Mem::pageable ? "pageable" : m == Mem::pinned ? "pinned" : "device"; }
-
-// A guarded local buffer in the given kind of memory, plus helpers that work on all kinds.
-struct HostSideBuf {
-  Mem kind;
-  unsigned char* base = nullptr;
-  size_t bytes = 0;
-  HostSideBuf(Mem k, size_t data_bytes) : kind(k), bytes(data_bytes + 2 * kGuard) {
-    if (k == Mem::pageable) base = static_cast<unsigned char*>(malloc(bytes));
-    else if (k == Mem::pinned) CUDA_CHECK(cudaMallocHost(&base, bytes));
-    else CUDA_CHECK(cudaMalloc(&base, bytes));
-    if (!base) {
-      emit(stderr, "PE %d: out of host memory\n", log_pe());
-      exit(1);
-    }
-  }
-  ~HostSideBuf() {
-    if (kind == Mem::pageable) free(base);
-    else if (kind == Mem::pinned) cudaFreeHost(base);
-    else cudaFree(base);
-  }
-  template <class T> T* at(size_t off) const { return reinterpret_cast<T*>(base + kGuard) + off; }
-  void poison() {
-    if (kind == Mem::device) poison_device(base, bytes);
-    else memset(base, kPoison, bytes);
-  }
-  template <class T> void fill(size_t off, size_t n, int pe, uint64_t salt) {
-    if (kind == Mem::device) {
-      fill_device(at<T>(off), n, pe, salt);
-    } else {
-      for (size_t i = 0; i < n; ++i) {
-        const T v = hvalue<T>(pe, i, salt);
-        memcpy(at<T>(off) + i, &v, sizeof(T));
-      }
-    }
-  }
-  template <class T, class Expected>
-  void verify(size_t off, size_t n, Expected expected, const char* file, int line) {
-    Guarded g;
-    g.base = base;
-    g.bytes = bytes;
-    if (kind == Mem::device) {
-      verify_guarded<T>(g, off, n, expected, file, line);
-      return;
-    }
-    const size_t before = kGuard + off * sizeof(T);
-    verify_array("guard before", base, before, [](size_t) { return kPoison; }, file, line);
-    verify_array("data", reinterpret_cast<const T*>(base + before), n, expected, file, line);
-    verify_array("guard after", base + before + n * sizeof(T), kGuard, [](size_t) { return kPoison; }, file, line);
-  }
-};
-
 template <class Ty>
 void host_put_get(PgBufs& b, HostSideBuf& local, size_t n, size_t soff, size_t doff, bool nbi) {
   using T = typename Ty::T;

@@ -275,46 +275,8 @@ void device_quick(Bufs& b) {
 }
 
 // ---------------------------------------------------------------- 2. host (blocking)
-enum class Mem { pageable, pinned, device };
-const char* mem_name(Mem m) { return m == Mem::pageable ? "pageable" : m == Mem::pinned ? "pinned" : "device"; }
-
-struct LocalBuf {
-  Mem kind;
-  unsigned char* base = nullptr;
-  size_t bytes;
-  LocalBuf(Mem k, size_t data_bytes) : kind(k), bytes(data_bytes + 2 * kGuard) {
-    if (k == Mem::pageable) base = static_cast<unsigned char*>(malloc(bytes));
-    else if (k == Mem::pinned) CUDA_CHECK(cudaMallocHost(&base, bytes));
-    else CUDA_CHECK(cudaMalloc(&base, bytes));
-    if (!base) {
-      emit(stderr, "PE %d: out of host memory\n", log_pe());
-      exit(1);
-    }
-  }
-  ~LocalBuf() {
-    if (kind == Mem::pageable) free(base);
-    else if (kind == Mem::pinned) cudaFreeHost(base);
-    else cudaFree(base);
-  }
-  template <class T> T* at(size_t off) const { return reinterpret_cast<T*>(base + kGuard) + off; }
-  void poison() {
-    if (kind == Mem::device) poison_device(base, bytes);
-    else memset(base, kPoison, bytes);
-  }
-  template <class T> void fill(size_t off, size_t n, int pe, uint64_t salt) {
-    if (kind == Mem::device) {
-      fill_device(at<T>(off), n, pe, salt);
-      return;
-    }
-    for (size_t i = 0; i < n; ++i) {
-      const T v = hvalue<T>(pe, i, salt);
-      memcpy(static_cast<void*>(at<T>(off) + i), &v, sizeof(T));
-    }
-  }
-};
-
 template <class Ty>
-void host_strided(Bufs& b, LocalBuf& local, size_t n, ptrdiff_t ds, ptrdiff_t ss) {
+void host_strided(Bufs& b, HostSideBuf& local, size_t n, ptrdiff_t ds, ptrdiff_t ss) {
   using T = typename Ty::T;
   const int me = gshmem_my_pe(), npes = gshmem_n_pes();
   const int next = (me + 1) % npes, prev = (me + npes - 1) % npes;
@@ -343,7 +305,7 @@ void host_strided(Bufs& b, LocalBuf& local, size_t n, ptrdiff_t ds, ptrdiff_t ss
 
 void host_all(Bufs& b) {
   for (Mem kind : {Mem::pageable, Mem::pinned, Mem::device}) {
-    LocalBuf local(kind, b.local.capacity());
+    HostSideBuf local(kind, b.local.capacity());
     const size_t counts[] = {1, 5, 1001};
     for (size_t n : counts)
       for (auto& st : kStridePairs) {
@@ -445,7 +407,7 @@ void big_pitch() {
   const int next = (me + 1) % npes, prev = (me + npes - 1) % npes;
   Guarded big = make_symmetric(span_bytes);
   for (Mem kind : {Mem::device, Mem::pageable}) {
-    LocalBuf local(kind, 64 * sizeof(T));
+    HostSideBuf local(kind, 64 * sizeof(T));
     const uint64_t salt = ++g_salt;
     set_context("host iput/iget uint64 with pitch %zu > max pitch %d, local %s memory", stride * sizeof(T),
                 max_pitch, mem_name(kind));
