@@ -10,6 +10,7 @@
 // The kernel itself checks the destination right after a blocking get returns
 // (or after quiet for _nbi) - the data must be there - and the host then checks
 // every element and the guard zones around the destination.
+// The cases (sizes, offsets, forms, types) are rma_cases.cuh's, shared with test_rma_put.cu.
 #include "rma_cases.cuh"
 
 using namespace gt;

@@ -11,6 +11,7 @@
 // After each put: quiet + device barrier_all at the same scope; the target then
 // checks every element against its predecessor's pattern and the guard zones
 // around the destination against the poison byte.
+// The cases (sizes, offsets, forms, types) are rma_cases.cuh's, shared with test_rma_get.cu.
 #include "rma_cases.cuh"
 
 using namespace gt;
