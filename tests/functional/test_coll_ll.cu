@@ -14,8 +14,17 @@
 // read) shows as a wrong byte. The host checks every byte of every dest slot, including
 // that the bytes after each result still hold the poison. Teams: WORLD, and world PEs
 // 1..N-1 (at 3 PEs and more).
+// Tags across their wrap (ll_refresh): on a new team, whose LL words are all zero, every
+// member's count of LL calls is moved to just before call j * 2^31 (j = 1, 2, ...), and
+// calls j * 2^31 + 0, 1, 2 follow (the first two rewrite the words of each parity). One
+// member enters each call at once, the others 2 ms late, so it polls words its peers have
+// not yet written: a word still zero, or left by call (j - 2) * 2^31 + i, would carry the
+// call's tag without the rewrite, and the early member would take it.
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <thread>
 
 #include "coll_test.cuh"
 
@@ -203,6 +212,33 @@ struct Bufs {
   int* errors = nullptr;
 };
 
+// Checks every byte of dest slots first .. first+count-1 against expect_slot (slot i holds
+// the result of call_of(i), named in failures by name(i)) and the poison after it; then
+// syncs the team, so that every member checked its slots before the next phase writes.
+template <class CallOf, class Name>
+void check_slots(const Bufs& b, const TestTeam& t, uint64_t first, uint64_t count, CallOf call_of_slot, Name name) {
+  const uint64_t stride = slot_bytes(t.size, b.m);
+  std::vector<unsigned char> h(count * stride), want(stride);
+  CUDA_CHECK(cudaMemcpy(h.data(), b.dest + first * stride, h.size(), cudaMemcpyDeviceToHost));
+  uint64_t bad = 0;
+  for (uint64_t i = first; i < first + count; ++i) {
+    const Call c = call_of_slot(i);
+    uint64_t len = 0;
+    expect_slot(t, i, c, want.data(), &len);
+    const unsigned char* got = h.data() + (i - first) * stride;
+    for (uint64_t k = 0; k < stride; ++k) {
+      const unsigned char e = k < len ? want[k] : kPoison;
+      if (got[k] != e && bad++ < 8)
+        fail_line(__FILE__, __LINE__, "%s (kind %d, %llu bytes, root %d): dest byte %llu: expected 0x%02x, got 0x%02x",
+                  name(i).c_str(), c.kind, static_cast<unsigned long long>(c.bytes), c.root,
+                  static_cast<unsigned long long>(k), e, got[k]);
+    }
+  }
+  stats().checks += static_cast<long long>(count * stride);
+  stats().failures += static_cast<long long>(bad);
+  gshmem_team_sync(t.team);
+}
+
 // Calls first .. first+count-1 on team t, this member taking part in way w; then checks
 // every dest slot.
 void phase(Bufs& b, const TestTeam& t, Way w, uint64_t first, uint64_t count) {
@@ -245,25 +281,89 @@ void phase(Bufs& b, const TestTeam& t, Way w, uint64_t first, uint64_t count) {
   CUDA_CHECK(cudaMemcpy(&dev_errors, b.errors, sizeof(int), cudaMemcpyDeviceToHost));
   GT_CHECK_EQ(0, dev_errors + host_errors);
 
-  CUDA_CHECK(cudaMemcpy(h.data(), b.dest + first * stride, h.size(), cudaMemcpyDeviceToHost));
-  std::vector<unsigned char> want(stride);
-  uint64_t bad = 0;
-  for (uint64_t i = first; i < first + count; ++i) {
-    const Call c = call_of(i, t.size, b.m);
-    uint64_t len = 0;
-    expect_slot(t, i, c, want.data(), &len);
-    const unsigned char* got = h.data() + (i - first) * stride;
-    for (uint64_t k = 0; k < stride; ++k) {
-      const unsigned char e = k < len ? want[k] : kPoison;
-      if (got[k] != e && bad++ < 8)
-        fail_line(__FILE__, __LINE__, "call %llu (kind %d, %llu bytes, root %d): dest byte %llu: expected 0x%02x, got 0x%02x",
-                  static_cast<unsigned long long>(i), c.kind, static_cast<unsigned long long>(c.bytes), c.root,
-                  static_cast<unsigned long long>(k), e, got[k]);
-    }
+  check_slots(b, t, first, count, [&](uint64_t i) { return call_of(i, t.size, b.m); },
+              [](uint64_t i) { return "call " + std::to_string(i); });
+}
+
+// ---------------------------------------------------------------- tags across the wrap
+
+// Sets this member's count of LL calls on `team` (no LL call in flight on any member).
+__global__ void k_set_ll_count(gshmem_team_t team, uint64_t count) {
+  const gshmem::detail::ll_area a = gshmem::detail::ll_area_of(gshmem::detail::team_entry(team));
+  if (a.count != nullptr) *a.count = count;
+}
+
+template <class S>
+__global__ void __launch_bounds__(1024) k_one_call(gshmem_team_t team, Call c, unsigned char* dest,
+                                                   const unsigned char* src, uint64_t delay_ns, int* errors) {
+  using gshmem::detail::global_timer_ns;
+  for (const uint64_t t0 = global_timer_ns(); global_timer_ns() - t0 < delay_ns;) __nanosleep(10000);
+  const int r = device_call<S>(team, c, dest, src);
+  if (r != 0 && S::rank() == 0) atomicAdd(errors, 1);
+}
+
+// The member that enters call `step` of the wrap phase at once (the others come late).
+int wrap_early(uint64_t step, int n) { return static_cast<int>((step / 5) % static_cast<uint64_t>(n)); }
+
+// Call `step` of the wrap phase on a team of n members (every size from 4 to M bytes).
+Call wrap_call(uint64_t step, int n, uint64_t m) {
+  const int early = wrap_early(step, n);
+  const uint64_t bytes = 4 * (1 + (step * 29) % (m / 4));
+  switch (step % 5) {
+    case 0: return Call{kAlltoall, bytes, 0};
+    case 1: return Call{kFcollect, bytes, 0};
+    case 2: return Call{kBroadcast, bytes, (early + 1) % n};  // a late root: the early member receives
+    case 3: return Call{kIntSum, bytes, 0};
+    default: return Call{kDoubleSum, 8 * (1 + (step * 29) % (m / 8)), 0};
   }
-  stats().checks += static_cast<long long>(count * stride);
-  stats().failures += static_cast<long long>(bad);
-  gshmem_team_sync(t.team);  // every member checked its slots before the next phase writes
+}
+
+// Calls first .. first+count-1 (first and count multiples of 3) of the wrap phase, this
+// member taking part in way w; call 3j + i is call (j + 1) * 2^31 + i of the team's LL
+// calls. Slots first.. of b's buffers.
+void wrap_phase(Bufs& b, const TestTeam& t, Way w, uint64_t first, uint64_t count) {
+  constexpr uint64_t kRefresh = gshmem::detail::kLLRefreshCalls, kLateNs = 2000000;
+  const uint64_t stride = slot_bytes(t.size, b.m);
+  set_context("LL tags across the wrap, team %s, calls %llu..%llu, this member %s", t.name.c_str(),
+              static_cast<unsigned long long>(first), static_cast<unsigned long long>(first + count - 1), way_name(w));
+  std::vector<unsigned char> h(count * stride);
+  for (uint64_t s = first; s < first + count; ++s)
+    fill_slot(t.world[t.me], s, wrap_call(s, t.size, b.m), h.data() + (s - first) * stride, stride);
+  CUDA_CHECK(cudaMemcpy(b.src + first * stride, h.data(), h.size(), cudaMemcpyHostToDevice));
+  poison_device(b.dest + first * stride, count * stride);
+  CUDA_CHECK(cudaMemset(b.errors, 0, sizeof(int)));
+  int host_errors = 0;
+  for (uint64_t s = first; s < first + count; ++s) {
+    const Call c = wrap_call(s, t.size, b.m);
+    const bool late = t.me != wrap_early(s, t.size);
+    unsigned char* d = b.dest + s * stride;
+    const unsigned char* src = b.src + s * stride;
+    if (s % 3 == 0) {
+      gshmem_team_sync(t.team);  // every member is done with the previous call
+      k_set_ll_count<<<1, 1>>>(t.team, (s / 3 + 1) * kRefresh - 1);
+      KERNEL_CHECK();
+      CUDA_CHECK(cudaDeviceSynchronize());
+      gshmem_team_sync(t.team);  // every member's count is moved
+    }
+    const uint64_t delay = late ? kLateNs : 0;
+    switch (w) {
+      case Way::thread: k_one_call<gshmem::thread_scope><<<1, 1>>>(t.team, c, d, src, delay, b.errors); break;
+      case Way::warp: k_one_call<gshmem::warp_scope><<<1, 32>>>(t.team, c, d, src, delay, b.errors); break;
+      case Way::block: k_one_call<gshmem::block_scope><<<1, 256>>>(t.team, c, d, src, delay, b.errors); break;
+      case Way::stream:
+      case Way::host:
+        if (late) std::this_thread::sleep_for(std::chrono::nanoseconds(delay));
+        if (host_call(t.team, c, d, src, w == Way::stream ? test_stream() : nullptr) != 0) ++host_errors;
+        break;
+    }
+    KERNEL_CHECK();
+    CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  int dev_errors = 0;
+  CUDA_CHECK(cudaMemcpy(&dev_errors, b.errors, sizeof(int), cudaMemcpyDeviceToHost));
+  GT_CHECK_EQ(0, dev_errors + host_errors);
+  check_slots(b, t, first, count, [&](uint64_t s) { return wrap_call(s, t.size, b.m); },
+              [](uint64_t s) { return "call " + std::to_string(s / 3 + 1) + " * 2^31 + " + std::to_string(s % 3); });
 }
 
 }  // namespace
@@ -301,6 +401,23 @@ int main() {
     }
     gshmem_barrier_all();
   }
+
+  // Tags across the wrap, on a new team (its LL words all zero); every way in turn, then
+  // each member in a different one.
+  TestTeam fresh;
+  fresh.name = "new team of every PE";
+  fresh.created = true;
+  GT_CHECK_STATUS(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, npes, nullptr, 0, &fresh.team));
+  describe(fresh);
+  constexpr uint64_t kWrapSteps = 18;  // a multiple of 3: calls j * 2^31 + 0, 1, 2
+  uint64_t step = 0;
+  for (Way w : {Way::thread, Way::warp, Way::block, Way::stream, Way::host}) {
+    wrap_phase(b, fresh, w, step, kWrapSteps);
+    step += kWrapSteps;
+  }
+  const Way mixed[] = {Way::thread, Way::warp, Way::block, Way::stream, Way::host};
+  wrap_phase(b, fresh, mixed[fresh.me % 5], step, kWrapSteps);
+  teams.push_back(fresh);
   destroy_test_teams(teams);
   gshmem_free(b.dest);
   gshmem_free(b.src);

@@ -12,9 +12,15 @@
 //
 // Buffers. `dest` is symmetric; `source` may be symmetric or any memory this
 // GPU can read. Before any member calls, dest must be ready on every member
-// (nobody still reads it from an earlier operation): the data is pushed into
-// peers' dest as soon as each member arrives. Source and dest must not
-// overlap, except source == dest in broadcast.
+// (as in OpenSHMEM): no earlier operation there still reads or writes it, that
+// member's previous collective included, for the data is pushed into peers'
+// dest as soon as each member arrives. A member may still be receiving into its
+// dest (or copying its own part from its source) after a faster one has
+// returned, and in the broadcast relay (3 or more PEs, 256 KiB or more) members
+// forward into each other's dest after the root has returned. So a collective
+// here whose dest overlaps the dest or source of the previous collective on the
+// team needs a team_sync before it (reductions write only their own member's
+// dest). Source and dest must not overlap, except source == dest in broadcast.
 //
 // Completion. On return dest holds the result on the calling PE and source
 // may be reused. Other members may still be receiving theirs: to read a

@@ -16,8 +16,10 @@
 //   1. every member sends every other member j at least one word, into j's words[p][me];
 //   2. every member waits, with relaxed loads, until every word it expects from every
 //      other member carries the tag.
-// A word is taken only with this call's tag: one left from an older call has an older
-// tag (k-2, k-4, ...), zeroed scratch has tag 0, and member j can overwrite words[p][j]
+// A word is taken only with this call's tag: one left from an older call k' < k carries
+// tag k' mod 2^32, which differs from k's as long as k - k' < 2^32 (ll_refresh keeps it
+// so: a word position that calls leave unwritten may otherwise wait 2^32 calls for its
+// next use, and zeroed scratch is "call 0"), and member j can overwrite words[p][j]
 // with call k+2's words only after it received my words of call k+1, which I send only
 // after every word of call k came back with its tag. That is why every member sends to
 // every other one in every call, even when it has nothing to say (a broadcast's
@@ -64,10 +66,34 @@ __device__ __forceinline__ ll_call ll_begin(const ll_area& a) {
   return c;
 }
 
+// Tags are 32 bits of a 64-bit count, so a word left in the area since call k' would match
+// call k' + 2^32 again (and zeroed scratch, "call 0", matches call 2^32). So the two calls
+// at every multiple of kLLRefreshCalls = P (k = mP and mP + 1: one of each parity) end by
+// rewriting this member's own words of their parity with their tag. Nobody else writes
+// those words then: member j writes words[p][j] here again only in call k + 2, after it
+// received my words of call k + 1, which I send after the rewrite (and a release fence).
+// A word that call k reads therefore carries the tag of a call in [k - P - 2, k), never
+// k's, since P + 2 < 2^32. test_coll_ll moves the counts across those points.
+// The cost is a predictable branch per call and the rest out of line, its arguments by
+// value: with the call state passed by reference (an address) the LL loops reloaded it
+// after every store; inline at the start of a call the rewrite made 4 B - 256 B calls a
+// median 4 % slower under MPS, out of line at the end 2 % (bench/results/2026-11-25_h200_1gpu-ll-wrap/).
+constexpr uint64_t kLLRefreshCalls = uint64_t{1} << 31;
+static_assert(kLLRefreshCalls + 2 < (uint64_t{1} << 32), "the rewrite must come before a tag repeats");
+
+template <class Scope>
+__device__ __noinline__ void ll_refresh(uint64_t* words, uint64_t n, uint32_t tag) {
+  for (uint64_t i = Scope::rank(); i < n; i += Scope::size()) st_relaxed_sys(words + i, uint64_t{tag} << 32);
+  Scope::sync();
+  fence_acq_rel_sys();  // after the barrier: releases every thread's rewrite before any later store
+}
+
 // Ends the call: the count advances after every thread of the group is done with it.
 template <class Scope>
 __device__ __forceinline__ void ll_end(const ll_call& c) {
   Scope::sync();
+  if ((c.k & (kLLRefreshCalls - 1)) < 2)
+    ll_refresh<Scope>(c.a.buf(c.parity, 0), static_cast<uint64_t>(c.a.n) * static_cast<uint64_t>(c.a.w), c.tag);
   if (Scope::rank() == 0) st_volatile(c.a.count, c.k);
   Scope::sync();
 }

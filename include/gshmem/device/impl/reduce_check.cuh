@@ -98,19 +98,23 @@ __device__ __forceinline__ void reduce_check_args(const char* call, int team, co
 // Before the first signal: this PE's record into every member's check[row][me]. Row:
 // the parity of slot 0's epoch (push and pull paths) or 2 + that of the LL count (LL
 // path), so that a member already in its next call never overwrites a record that is
-// still to be compared.
+// still to be compared. The fence comes after the scope barrier, so that whichever thread
+// sends the first signal or LL word releases every thread's record (docs/memory-model.md).
 template <class Scope, class T>
 __device__ __forceinline__ void reduce_check_record(const reduce_ctx<T>& c, int row) {
   const int N = c.t.size, me = c.t.my_pe;
   for (int j = Scope::rank(); j < N; j += Scope::size())
     st_volatile(peer_address(c.r.check + row * N + me, team_world_pe(c.t, j)), c.record);
-  fence_acq_rel_sys();
   Scope::sync();
+  fence_acq_rel_sys();
 }
-// After the first wait: every member's record equals this PE's.
+// After the first wait: every member's record equals this PE's. The fence makes the LL
+// path's relaxed polls acquire what the members wrote before their words (the other paths
+// waited with acquire loads already; this runs only in debug builds).
 template <class Scope, class T>
 __device__ __forceinline__ void reduce_check_compare(const reduce_ctx<T>& c, int row) {
   const int N = c.t.size;
+  fence_acq_rel_sys();
   for (int j = Scope::rank(); j < N; j += Scope::size()) {
     const uint64_t theirs = ld_volatile(c.r.check + row * N + j);
     if (theirs != c.record) reduce_report_mismatch(c.call, c.record, j, team_world_pe(c.t, j), theirs);
