@@ -212,11 +212,29 @@ struct Bufs {
   int* errors = nullptr;
 };
 
-// Checks every byte of dest slots first .. first+count-1 against expect_slot (slot i holds
-// the result of call_of(i), named in failures by name(i)) and the poison after it; then
-// syncs the team, so that every member checked its slots before the next phase writes.
+// Fills this member's source slots first .. first+count-1 for the calls call_of_slot(i),
+// poisons the dest slots and clears the error count.
+template <class CallOf>
+void prepare_slots(Bufs& b, const TestTeam& t, uint64_t first, uint64_t count, CallOf call_of_slot) {
+  const uint64_t stride = slot_bytes(t.size, b.m);
+  std::vector<unsigned char> h(count * stride);
+  for (uint64_t i = first; i < first + count; ++i)
+    fill_slot(t.world[t.me], i, call_of_slot(i), h.data() + (i - first) * stride, stride);
+  CUDA_CHECK(cudaMemcpy(b.src + first * stride, h.data(), h.size(), cudaMemcpyHostToDevice));
+  poison_device(b.dest + first * stride, count * stride);
+  CUDA_CHECK(cudaMemset(b.errors, 0, sizeof(int)));
+}
+
+// Checks that no call returned an error (the kernels' count and host_errors), then every
+// byte of dest slots first .. first+count-1 against expect_slot (slot i holds the result of
+// call_of_slot(i), named in failures by name(i)) and the poison after it; then syncs the
+// team, so that every member checked its slots before the next phase writes.
 template <class CallOf, class Name>
-void check_slots(const Bufs& b, const TestTeam& t, uint64_t first, uint64_t count, CallOf call_of_slot, Name name) {
+void check_slots(const Bufs& b, const TestTeam& t, uint64_t first, uint64_t count, int host_errors,
+                 CallOf call_of_slot, Name name) {
+  int dev_errors = 0;
+  CUDA_CHECK(cudaMemcpy(&dev_errors, b.errors, sizeof(int), cudaMemcpyDeviceToHost));
+  GT_CHECK_EQ(0, dev_errors + host_errors);
   const uint64_t stride = slot_bytes(t.size, b.m);
   std::vector<unsigned char> h(count * stride), want(stride);
   CUDA_CHECK(cudaMemcpy(h.data(), b.dest + first * stride, h.size(), cudaMemcpyDeviceToHost));
@@ -245,12 +263,7 @@ void phase(Bufs& b, const TestTeam& t, Way w, uint64_t first, uint64_t count) {
   const uint64_t stride = slot_bytes(t.size, b.m);
   set_context("LL stress, team %s, calls %llu..%llu, this member %s", t.name.c_str(),
               static_cast<unsigned long long>(first), static_cast<unsigned long long>(first + count - 1), way_name(w));
-  std::vector<unsigned char> h(count * stride);
-  for (uint64_t i = first; i < first + count; ++i)
-    fill_slot(t.world[t.me], i, call_of(i, t.size, b.m), h.data() + (i - first) * stride, stride);
-  CUDA_CHECK(cudaMemcpy(b.src + first * stride, h.data(), h.size(), cudaMemcpyHostToDevice));
-  poison_device(b.dest + first * stride, count * stride);
-  CUDA_CHECK(cudaMemset(b.errors, 0, sizeof(int)));
+  prepare_slots(b, t, first, count, [&](uint64_t i) { return call_of(i, t.size, b.m); });
   gshmem_team_sync(t.team);
 
   int host_errors = 0;
@@ -277,11 +290,7 @@ void phase(Bufs& b, const TestTeam& t, Way w, uint64_t first, uint64_t count) {
   }
   KERNEL_CHECK();
   CUDA_CHECK(cudaDeviceSynchronize());
-  int dev_errors = 0;
-  CUDA_CHECK(cudaMemcpy(&dev_errors, b.errors, sizeof(int), cudaMemcpyDeviceToHost));
-  GT_CHECK_EQ(0, dev_errors + host_errors);
-
-  check_slots(b, t, first, count, [&](uint64_t i) { return call_of(i, t.size, b.m); },
+  check_slots(b, t, first, count, host_errors, [&](uint64_t i) { return call_of(i, t.size, b.m); },
               [](uint64_t i) { return "call " + std::to_string(i); });
 }
 
@@ -326,12 +335,7 @@ void wrap_phase(Bufs& b, const TestTeam& t, Way w, uint64_t first, uint64_t coun
   const uint64_t stride = slot_bytes(t.size, b.m);
   set_context("LL tags across the wrap, team %s, calls %llu..%llu, this member %s", t.name.c_str(),
               static_cast<unsigned long long>(first), static_cast<unsigned long long>(first + count - 1), way_name(w));
-  std::vector<unsigned char> h(count * stride);
-  for (uint64_t s = first; s < first + count; ++s)
-    fill_slot(t.world[t.me], s, wrap_call(s, t.size, b.m), h.data() + (s - first) * stride, stride);
-  CUDA_CHECK(cudaMemcpy(b.src + first * stride, h.data(), h.size(), cudaMemcpyHostToDevice));
-  poison_device(b.dest + first * stride, count * stride);
-  CUDA_CHECK(cudaMemset(b.errors, 0, sizeof(int)));
+  prepare_slots(b, t, first, count, [&](uint64_t s) { return wrap_call(s, t.size, b.m); });
   int host_errors = 0;
   for (uint64_t s = first; s < first + count; ++s) {
     const Call c = wrap_call(s, t.size, b.m);
@@ -359,10 +363,7 @@ void wrap_phase(Bufs& b, const TestTeam& t, Way w, uint64_t first, uint64_t coun
     KERNEL_CHECK();
     CUDA_CHECK(cudaDeviceSynchronize());
   }
-  int dev_errors = 0;
-  CUDA_CHECK(cudaMemcpy(&dev_errors, b.errors, sizeof(int), cudaMemcpyDeviceToHost));
-  GT_CHECK_EQ(0, dev_errors + host_errors);
-  check_slots(b, t, first, count, [&](uint64_t s) { return wrap_call(s, t.size, b.m); },
+  check_slots(b, t, first, count, host_errors, [&](uint64_t s) { return wrap_call(s, t.size, b.m); },
               [](uint64_t s) { return "call " + std::to_string(s / 3 + 1) + " * 2^31 + " + std::to_string(s % 3); });
 }
 
