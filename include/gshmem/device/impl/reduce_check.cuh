@@ -108,13 +108,11 @@ __device__ __forceinline__ void reduce_check_record(const reduce_ctx<T>& c, int 
   Scope::sync();
   fence_acq_rel_sys();
 }
-// After the first wait: every member's record equals this PE's. The fence makes the LL
-// path's relaxed polls acquire what the members wrote before their words (the other paths
-// waited with acquire loads already; this runs only in debug builds).
+// After the first wait (an acquire of each member's first signal or LL word, then the scope
+// barrier): every member's record equals this PE's.
 template <class Scope, class T>
 __device__ __forceinline__ void reduce_check_compare(const reduce_ctx<T>& c, int row) {
   const int N = c.t.size;
-  fence_acq_rel_sys();
   for (int j = Scope::rank(); j < N; j += Scope::size()) {
     const uint64_t theirs = ld_volatile(c.r.check + row * N + j);
     if (theirs != c.record) reduce_report_mismatch(c.call, c.record, j, team_world_pe(c.t, j), theirs);
