@@ -10,9 +10,16 @@
 //   put_signal  putmem_signal_nbi(data, sig, SET)        -> signal_wait_until(sig)
 //   quiet       putmem_nbi(data); quiet; int_p(flag)    -> int_wait_until(flag)
 //   amo         putmem(data); fence; int_atomic_inc(cnt) -> int_wait_until(cnt, GE)
-// 10^5 messages each, message lengths 1..61 ints. Then put_signal at warp and
-// block scope (the data written by all threads of the scope, the signal by
-// one): 2*10^4 larger messages, checked by every thread of the consumer block.
+//   barrier     putmem_nbi(data); barrier(a team of one); int_p(flag) -> int_wait_until(flag)
+//               (a barrier quiets even when its team has no other member)
+// 10^5 messages each, message lengths 1..61 ints. Then at warp and block scope
+// (the data written by all threads of the scope, checked by every thread of the
+// consumer block), 2053-int messages:
+//   put_signal  putmem_signal_nbi_<scope>                       2*10^4 messages
+//   quiet       putmem_nbi_<scope>; quiet<scope>; int_p(flag)   10^4 messages
+//   barrier     putmem_nbi_<scope>; barrier<scope>(a team of one); int_p(flag)
+// where int_p is by the scope's LAST thread (another warp than the one that
+// fences, in a block): the scope's quiet covers every thread after it.
 #include "common.cuh"
 
 using namespace gt;
@@ -25,12 +32,13 @@ constexpr int kIters = 100000;
 constexpr int kScopeIters = 20000;
 constexpr int kScopeLen = 2053;  // ints per scoped message (odd)
 
-enum Kind { kFence = 0, kPutSignal = 1, kQuiet = 2, kAmo = 3 };
+enum Kind { kFence = 0, kPutSignal = 1, kQuiet = 2, kAmo = 3, kBarrierSelf = 4 };
 const char* kind_name(int k) {
   return k == kFence ? "putmem; fence; int_p -> wait_until"
          : k == kPutSignal ? "putmem_signal_nbi -> signal_wait_until"
          : k == kQuiet ? "putmem_nbi; quiet; int_p -> wait_until"
-                       : "putmem; fence; atomic_inc -> wait_until(GE)";
+         : k == kAmo   ? "putmem; fence; atomic_inc -> wait_until(GE)"
+                       : "putmem_nbi; barrier(team of one); int_p -> wait_until";
 }
 
 __host__ __device__ inline int msg_len(int it) { return 1 + (it * 13) % kMaxLen; }
@@ -47,6 +55,7 @@ struct Bufs {
   int* scratch;    // local [kSlots][len]
   unsigned long long* forbidden;  // local counter
   DevErrors* err;
+  gshmem_team_t self;  // a team of one: this PE
 };
 
 __device__ void count_forbidden(const Bufs& b, int it, int bad, int first_bad, int expected, int got) {
@@ -81,6 +90,11 @@ __global__ void k_litmus(int kind, Bufs b, int iters) {
           gshmem_quiet();
           gshmem_int_p(&b.flags[slot], it, next);
           break;
+        case kBarrierSelf:
+          gshmem_putmem_nbi(dst, src, m * sizeof(int), next);
+          gshmem_barrier(b.self);
+          gshmem_int_p(&b.flags[slot], it, next);
+          break;
         default:
           gshmem_putmem(dst, src, m * sizeof(int), next);
           gshmem_fence();
@@ -110,8 +124,22 @@ __global__ void k_litmus(int kind, Bufs b, int iters) {
   }
 }
 
-// put_signal at warp/block scope: block 0 produces, block 1 consumes, all threads of each.
+// Warp/block scope: block 0 produces, block 1 consumes, all threads of each.
+enum Publish { kPubSignal = 0, kPubQuiet = 1, kPubBarrierSelf = 2 };
+const char* publish_name(int p) {
+  return p == kPubSignal ? "putmem_signal_nbi_%s (%d ints) -> signal_wait_until, %s readers"
+         : p == kPubQuiet ? "putmem_nbi_%s (%d ints); quiet; int_p by the last thread -> wait_until, %s readers"
+                          : "putmem_nbi_%s (%d ints); barrier(team of one); int_p by the last thread -> wait_until, "
+                            "%s readers";
+}
+
 template <class S>
+__device__ void put_nbi_scoped(int* dst, const int* src, size_t bytes, int pe) {
+  if constexpr (gt::is_warp_v<S>) gshmemx_putmem_nbi_warp(dst, src, bytes, pe);
+  else gshmemx_putmem_nbi_block(dst, src, bytes, pe);
+}
+
+template <class S, int Pub>
 __global__ void k_litmus_scoped(Bufs b, int iters) {
   const int me = gshmem_my_pe(), npes = gshmem_n_pes();
   const int next = (me + 1) % npes, prev = (me + npes - 1) % npes;
@@ -123,18 +151,30 @@ __global__ void k_litmus_scoped(Bufs b, int iters) {
       int* src = b.scratch + slot * kScopeLen;
       for (int i = threadIdx.x; i < kScopeLen; i += blockDim.x) src[i] = stamp(me, it, i);
       S::sync();
-      if constexpr (gt::is_warp_v<S>)
-        gshmemx_putmem_signal_nbi_warp(b.data + slot * kScopeLen, src, kScopeLen * sizeof(int), &b.sigs[slot], it,
-                                       GSHMEM_SIGNAL_SET, next);
-      else
-        gshmemx_putmem_signal_nbi_block(b.data + slot * kScopeLen, src, kScopeLen * sizeof(int), &b.sigs[slot], it,
-                                        GSHMEM_SIGNAL_SET, next);
+      int* dst = b.data + slot * kScopeLen;
+      const size_t bytes = kScopeLen * sizeof(int);
+      if constexpr (Pub == kPubSignal) {
+        if constexpr (gt::is_warp_v<S>)
+          gshmemx_putmem_signal_nbi_warp(dst, src, bytes, &b.sigs[slot], it, GSHMEM_SIGNAL_SET, next);
+        else
+          gshmemx_putmem_signal_nbi_block(dst, src, bytes, &b.sigs[slot], it, GSHMEM_SIGNAL_SET, next);
+      } else {
+        put_nbi_scoped<S>(dst, src, bytes, next);
+        if constexpr (Pub == kPubQuiet) gshmem::quiet<S>();
+        else gshmem::barrier<S>(b.self);
+        if (threadIdx.x == blockDim.x - 1) gshmem_int_p(&b.flags[slot], it, next);
+      }
     }
     gshmem::quiet<S>();
   } else {
     for (int it = 1; it <= iters; ++it) {
       const int slot = it % kSlots;
-      if (threadIdx.x == 0) gshmem_signal_wait_until(&b.sigs[slot], GSHMEM_CMP_EQ, static_cast<uint64_t>(it));
+      if (threadIdx.x == 0) {
+        if constexpr (Pub == kPubSignal)
+          gshmem_signal_wait_until(&b.sigs[slot], GSHMEM_CMP_EQ, static_cast<uint64_t>(it));
+        else
+          gshmem_int_wait_until(&b.flags[slot], GSHMEM_CMP_EQ, it);
+      }
       S::sync();  // the other threads' reads are ordered after thread 0's acquire
       const int* d = b.data + slot * kScopeLen;
       for (int i = threadIdx.x; i < kScopeLen; i += blockDim.x) {
@@ -164,12 +204,18 @@ struct Run {
     }
     b.ack = b.flags + kSlots;
     b.count = b.flags + kSlots + 1;
+    // Rows of one PE: every PE's x-axis team is a team of one.
+    gshmem_team_t column = GSHMEM_TEAM_INVALID;
+    GT_CHECK_STATUS(gshmem_team_split_2d(GSHMEM_TEAM_WORLD, 1, nullptr, 0, &b.self, nullptr, 0, &column));
+    GT_CHECK_EQ(1, gshmem_team_n_pes(b.self));
+    gshmem_team_destroy(column);
     CUDA_CHECK(cudaMalloc(&b.scratch, data_ints * sizeof(int)));
     CUDA_CHECK(cudaMalloc(&forbidden, sizeof(unsigned long long)));
     b.forbidden = forbidden;
     b.err = err.d;
   }
   ~Run() {
+    gshmem_team_destroy(b.self);
     cudaFree(forbidden);
     cudaFree(b.scratch);
     gshmem_free(b.sigs);
@@ -213,14 +259,13 @@ void litmus_thread(Run& run, int kind) {
   }
 }
 
-template <class S>
+template <class S, int Pub>
 void litmus_scoped(Run& run) {
-  set_context("putmem_signal_nbi_%s (%d ints) -> signal_wait_until, %s readers", gt::scope_name<S>(), kScopeLen,
-              gt::scope_name<S>());
+  set_context(publish_name(Pub), gt::scope_name<S>(), kScopeLen, gt::scope_name<S>());
   run.reset();
-  int iters = kScopeIters;
+  int iters = Pub == kPubSignal ? kScopeIters : kScopeIters / 2;
   void* args[] = {&run.b, &iters};
-  GT_CHECK_STATUS(gshmemx_collective_launch((const void*)k_litmus_scoped<S>, dim3(2),
+  GT_CHECK_STATUS(gshmemx_collective_launch((const void*)k_litmus_scoped<S, Pub>, dim3(2),
                                             dim3(gt::is_warp_v<S> ? 32 : 256), args, 0, 0));
   run.finish(iters);
 }
@@ -231,9 +276,13 @@ int main() {
   test_main_prologue(2, 0);
   {
     Run run;
-    for (int kind = kFence; kind <= kAmo; ++kind) litmus_thread(run, kind);
-    litmus_scoped<gshmem::warp_scope>(run);
-    litmus_scoped<gshmem::block_scope>(run);
+    for (int kind = kFence; kind <= kBarrierSelf; ++kind) litmus_thread(run, kind);
+    litmus_scoped<gshmem::warp_scope, kPubSignal>(run);
+    litmus_scoped<gshmem::block_scope, kPubSignal>(run);
+    litmus_scoped<gshmem::warp_scope, kPubQuiet>(run);
+    litmus_scoped<gshmem::block_scope, kPubQuiet>(run);
+    litmus_scoped<gshmem::warp_scope, kPubBarrierSelf>(run);
+    litmus_scoped<gshmem::block_scope, kPubBarrierSelf>(run);
     gshmem_barrier_all();
   }
   return test_main_epilogue("litmus");

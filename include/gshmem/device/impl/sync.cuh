@@ -104,6 +104,8 @@ __device__ __forceinline__ void sync_members(const gshmemi_team& t, const char* 
                            : nullptr;
   Scope::sync();  // every thread's earlier operations precede the fences
   if (t.size <= kAllToAllSyncMax) {
+    // A member alone in its team signals nobody, but a barrier still quiets.
+    if (quiet && t.size == 1 && first == 0) fence_sc_sys();
     bool fenced = false;
     for (int i = first; i < t.size; i += Scope::size()) {
       if (i == t.my_pe) continue;
