@@ -3,7 +3,8 @@
 //   - predefined teams: WORLD, SHARED and NODE (on one node: every PE; SHARED
 //     members are load/store reachable), on the host and the device;
 //   - gshmem_team_split_strided with every valid (start, stride, size) on this
-//     PE count (size 1 and odd strides included), splits of split teams, and
+//     PE count (size 1 and odd strides included), splits of split teams (teams
+//     of one split with strides 65536 and INT_MAX among them), and
 //     split_2d for xrange 1 .. N+1: membership, my_pe, n_pes, the same handle on
 //     every member, a team sync on each new team;
 //   - gshmem_team_translate_pe between every pair of teams (host and device),
@@ -17,6 +18,7 @@
 //   - destroy + re-create 300 times (the same slot comes back: no leak), and
 //     creating teams until GSHMEM_MAX_TEAMS is exhausted, then recovering.
 #include <algorithm>
+#include <climits>
 #include <vector>
 
 #include "coll_test.cuh"
@@ -201,6 +203,43 @@ void split_strided_tests() {
     check_translations(all);
     gshmem_team_destroy(sub.team);  // INVALID on PE 0: a no-op there
     gshmem_team_destroy(tail.team);
+  }
+  // A team of one may be split with any stride. Chained, such strides must not
+  // multiply into garbage (65536 * 65536 wrapped to 0, and translate_pe divided
+  // by it; INT_MAX * 2 wrapped to -2).
+  {
+    Model one{"PE 0 split with stride 65536", GSHMEM_TEAM_INVALID, {0}};
+    set_context("split_strided(WORLD, 0, 65536, 1)");
+    GT_CHECK_EQ(0, gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 65536, 1, nullptr, 0, &one.team));
+    check_model(one);
+    Model again{"that team split with stride 65536", GSHMEM_TEAM_INVALID, {0}};
+    set_context("split_strided(a team of one, 0, 65536, 1)");
+    if (one.team != GSHMEM_TEAM_INVALID)
+      GT_CHECK_EQ(0, gshmem_team_split_strided(one.team, 0, 65536, 1, nullptr, 0, &again.team));
+    check_model(again);
+    std::vector<Model> all = predefined();
+    all.push_back(one);
+    all.push_back(again);
+    check_translations(all);
+    gshmem_team_destroy(again.team);
+    gshmem_team_destroy(one.team);
+  }
+  if (npes >= 3) {
+    Model even{"even PEs", GSHMEM_TEAM_INVALID, range(0, 2, (npes + 1) / 2)};
+    set_context("split_strided(WORLD, 0, 2, %d)", (npes + 1) / 2);
+    GT_CHECK_EQ(0, gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 2, (npes + 1) / 2, nullptr, 0, &even.team));
+    Model first{"even PEs' first, split with stride INT_MAX", GSHMEM_TEAM_INVALID, {0}};
+    set_context("split_strided(even PEs, 0, INT_MAX, 1)");
+    if (even.team != GSHMEM_TEAM_INVALID)
+      GT_CHECK_EQ(0, gshmem_team_split_strided(even.team, 0, INT_MAX, 1, nullptr, 0, &first.team));
+    check_model(even);
+    check_model(first);
+    std::vector<Model> all = predefined();
+    all.push_back(even);
+    all.push_back(first);
+    check_translations(all);
+    gshmem_team_destroy(first.team);
+    gshmem_team_destroy(even.team);
   }
 }
 

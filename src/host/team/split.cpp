@@ -77,8 +77,13 @@ Status finish_split(const char* call, const gshmemi_team& parent, gshmem_team_t 
   for (int i = 0; i < count && st == GSHMEM_SUCCESS; ++i) {
     const NewTeam& n = teams[i];
     if (n.my_index < 0) continue;
-    st = install(call, n.slot, parent.start + n.start * parent.stride, n.stride * parent.stride, n.size,
-                 n.my_index, n.config, internal_stream());
+    // In world PEs. A team of one keeps stride 1, whatever it was split with: chained
+    // splits multiply strides, which would otherwise overflow (to 0 or negative).
+    // With two members or more, (size-1) * stride spans less than the parent, so the
+    // product stays below the number of PEs.
+    const int stride = n.size == 1 ? 1 : n.stride * parent.stride;
+    st = install(call, n.slot, parent.start + n.start * parent.stride, stride, n.size, n.my_index, n.config,
+                 internal_stream());
   }
   // Every member's slot is cleared before any member may use the new team.
   const int sync = gshmemi_host_team_sync(call, parent_handle, 0, GSHMEMI_COLL_BLOCKING, nullptr);
