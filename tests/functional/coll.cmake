@@ -18,6 +18,15 @@ foreach(n 2 3 4)
   gt_gpu_test_properties(reduce_ll4k-${n} "${GT_GPU_ENV};GSHMEM_LL_MAX_BYTES=4K")
 endforeach()
 
+# The host argument checks (GSHMEM_DEBUG_CHECKS=1) exchange 32 bytes a member through the
+# team's check words; with GSHMEM_LL_MAX_BYTES=16 that exchange takes the direct path, which
+# needs the team sync that follows it (a root's next check must not overwrite a record a
+# member is still reading): coll_bcast_checks_ll16-N.
+foreach(n 2 3 4)
+  gshmem_add_gpu_test(coll_bcast_checks_ll16 test_coll_bcast ${n})
+  gt_gpu_test_properties(coll_bcast_checks_ll16-${n} "${GT_GPU_ENV};GSHMEM_DEBUG_CHECKS=1;GSHMEM_LL_MAX_BYTES=16")
+endforeach()
+
 # The host and on-stream collectives with fewer CTAs than pieces (GSHMEM_COLL_CTAS=3: each CTA
 # takes pieces b, b + 3, ...): broadcast (the split push and the relay) and fcollect / collect.
 foreach(n 2 3 4)

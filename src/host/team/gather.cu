@@ -17,13 +17,24 @@ struct Words {
   uint64_t w[GSHMEMI_TEAM_CHECK_WORDS];
 };
 
-__global__ void k_allgather_words(gshmem_team_t team, Words mine) {
+// Gathers into `out` (the library's mapped pinned memory). Every exchange of a team
+// gathers into the same check words, and the data-movement collectives have no exit
+// synchronisation: on the LL path that is safe (its buffers alternate and carry tags),
+// but a team whose scratch leaves no room for 32-byte LL messages (or
+// GSHMEM_LL_MAX_BYTES=16) takes the direct path, where a member's next exchange pushes
+// into the check words of a member still reading this one's. So the words are read
+// here, in the kernel, and then the team syncs.
+__global__ void k_allgather_words(gshmem_team_t team, Words mine, uint64_t* out) {
   __shared__ uint64_t src[GSHMEMI_TEAM_CHECK_WORDS];
   if (threadIdx.x < GSHMEMI_TEAM_CHECK_WORDS) src[threadIdx.x] = mine.w[threadIdx.x];
   __syncthreads();
   const gshmemi_team t = detail::team_entry(team);
-  detail::fcollect_op op("gshmem team exchange", detail::team_check(t), src, sizeof(src), t);
+  uint64_t* words = detail::team_check(t);
+  detail::fcollect_op op("gshmem team exchange", words, src, sizeof(src), t);
   detail::run_collective<block_scope>(t, op);
+  const int n = t.size * GSHMEMI_TEAM_CHECK_WORDS;
+  for (int i = threadIdx.x; i < n; i += blockDim.x) out[i] = words[i];
+  if (detail::ll_plan(t, sizeof(src)).count == nullptr) detail::sync_members<block_scope>(t, "gshmem team exchange");
 }
 
 // Loaded by gshmem_init, not at their first launch (host/launch/preload.h).
@@ -45,10 +56,8 @@ Status allgather_words(const char* call, gshmem_team_t team, const uint64_t* min
   const size_t n = static_cast<size_t>(t->size) * GSHMEMI_TEAM_CHECK_WORDS;
   auto* staged = static_cast<uint64_t*>(rt().call_memory.pinned(call, n * sizeof(uint64_t)));
   if (!staged) return GSHMEM_ERROR_OUT_OF_MEMORY;
-  k_allgather_words<<<1, 32, 0, stream>>>(team, w);
+  k_allgather_words<<<1, 32, 0, stream>>>(team, w, staged);
   GSHMEM_CUDA_TRY(call, cudaGetLastError());
-  GSHMEM_CUDA_TRY(call,
-                  cudaMemcpyAsync(staged, check_words(*t), n * sizeof(uint64_t), cudaMemcpyDeviceToHost, stream));
   GSHMEM_CUDA_TRY(call, cudaStreamSynchronize(stream));
   all->assign(staged, staged + n);
   return GSHMEM_SUCCESS;

@@ -64,10 +64,6 @@ const gshmemi_team* require(const char* call, gshmem_team_t team) {
   return t;
 }
 
-uint64_t* check_words(const gshmemi_team& t) {
-  return t.coll_flags + static_cast<size_t>(t.size) * (1 + GSHMEMI_COLL_MAX_LANES + 1);
-}
-
 Status install(const char* call, int slot, int start, int stride, int size, int my_index,
                const gshmem_team_config_t& config, cudaStream_t stream) {
   Runtime& r = rt();

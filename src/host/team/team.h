@@ -45,9 +45,6 @@ const gshmemi_team* lookup(gshmem_team_t team);
 // Same, logging "<call>: team <team> is not a valid team of this PE ..." when not.
 const gshmemi_team* require(const char* call, gshmem_team_t team);
 
-// Control words of a team (device addresses, symmetric among its members).
-uint64_t* check_words(const gshmemi_team& t);  // [size][GSHMEMI_TEAM_CHECK_WORDS]
-
 // Installs a team in `slot` on this PE (member `my_index` of start/stride/size
 // world PEs): zeroes the slot's control words, scratch and epoch counters on
 // `stream`, updates the host mirror and the device table. Not collective; the
