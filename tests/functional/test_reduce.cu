@@ -19,7 +19,9 @@
 //     keep are unchanged;
 //   - members calling the same reduction in different forms (device block / warp, host,
 //     on-stream: one group for all slots against a CTA per slot);
-//   - the world team and a team split off it (every other PE, and all but PE 0).
+//   - the world team and a team split off it (every other PE, and all but PE 0);
+//   - float and double min / max with NaN in some members' arrays: ignored unless every
+//     member has NaN there, in every path and form, forms mixed too.
 // Modes: no argument: the tests above. With GT_REDUCE_ERRORS (test_reduce_errors, built
 // with GSHMEM_DEBUG_CHECKS): argv[1] names one invalid call; reduce_errors.sh checks the
 // messages.
@@ -414,6 +416,66 @@ void mixed(Env& e, const Team& t) {
     }
 }
 
+// NaN in min and max: ignored unless every member has NaN there (fmin/fmax), whatever the
+// path (LL, push, pull) and the form, and with members in different forms: the paths
+// combine members in different orders, and a comparison does not commute with NaN. PE 0
+// has NaN at every third element, every member at every seventh.
+template <class T>
+__host__ __device__ inline T nan_case_value(int pe, size_t i) {
+  if ((pe == 0 && i % 3 == 0) || i % 7 == 0) return static_cast<T>(NAN);
+  return static_cast<T>(static_cast<int>((i * 37 + static_cast<size_t>(pe) * 11) % 1000) - 500);
+}
+template <class T>
+__global__ void k_fill_nan_case(T* p, size_t n, int pe) {
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    p[i] = nan_case_value<T>(pe, i);
+}
+
+template <class Tag>
+void nan_one(Env& e, const Team& t, size_t n, Form form, int mix) {
+  using T = typename Tag::T;
+  constexpr bool is_min = std::is_same<typename Tag::Op, gshmem::op::min>::value;
+  const int wme = gshmem_my_pe();
+  const Form f = mix >= 0 ? kMixForms[(wme + mix) % 4] : form;
+  set_context("reduce %s with NaN, %s%s, n=%zu", Tag::name, kFormName[f], mix >= 0 ? " (forms mixed)" : "", n);
+  T* src = e.src.at<T>(0);
+  T* dst = e.dst.at<T>(0);
+  k_fill_nan_case<T><<<static_cast<unsigned>(std::min<size_t>((n + 255) / 256, 2048)), 256>>>(src, n, wme);
+  KERNEL_CHECK();
+  poison_device(e.dst.base, kGuard + n * sizeof(T) + kGuard);
+  gshmem_barrier_all();
+  GT_CHECK_EQ(0, invoke<Tag>(e, f, t.handle, dst, src, n));
+  using C = typename cmp_of<T>::type;
+  verify_all<C>("dest", e.dst, 0, n, [&](size_t i, const C* got) {
+    bool any = false;
+    T want = static_cast<T>(0);
+    for (int pe : t.members) {
+      const T v = nan_case_value<T>(pe, i);
+      if (std::isnan(v)) continue;
+      want = !any ? v : is_min ? std::min(want, v) : std::max(want, v);
+      any = true;
+    }
+    if (any) return as_cmp(want);
+    T g;
+    memcpy(&g, got + i, sizeof(T));
+    return std::isnan(g) ? as_cmp(g) : as_cmp(static_cast<T>(NAN));  // every member has NaN: any NaN will do
+  });
+}
+
+void nan_cases(Env& e, const Team& t) {
+  for (size_t n : {size_t{7}, size_t{60}, size_t{4099}, size_t{65541}, size_t{1} << 20}) {
+    for (Form f : {kBlock, kHost, kStream}) {
+      nan_one<tag_float_min>(e, t, n, f, -1);
+      nan_one<tag_float_max>(e, t, n, f, -1);
+    }
+    for (Form f : {kThread, kWarp, kBlock}) {
+      if (f == kThread && n > 65541) continue;
+      nan_one<tag_double_min>(e, t, n, f, -1);
+    }
+    for (int mix = 0; mix < 4; ++mix) nan_one<tag_float_max>(e, t, n, kBlock, mix);
+  }
+}
+
 // 64 MiB of input: the multi-CTA path of the host and on-stream forms.
 void large(Env& e, const Team& t) {
   const size_t n = kScatter ? (size_t{4} << 20) + 5 : (size_t{16} << 20) + 5;
@@ -477,6 +539,7 @@ int main() {
   forms<tag_int_sum, tag_float_sum, tag_half_sum, tag_bfloat16_max, tag_uint64_xor, tag_int8_prod,
         tag_double_min>(e, world);
   mixed(e, world);
+  if constexpr (!kScatter) nan_cases(e, world);
   large(e, world);
   split_teams(e);
 

@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -71,8 +72,8 @@ T combine(int op, T a, T b) {
   switch (op) {
     case GSHMEMI_ROP_SUM: return a + b;
     case GSHMEMI_ROP_PROD: return a * b;
-    case GSHMEMI_ROP_MIN: return b < a ? b : a;
-    default: return a < b ? b : a;  // GSHMEMI_ROP_MAX
+    case GSHMEMI_ROP_MIN: return std::fmin(a, b);  // a NaN ignored, as on the device (reduce_ops.cuh)
+    default: return std::fmax(a, b);               // GSHMEMI_ROP_MAX
   }
 }
 

@@ -100,10 +100,14 @@ __device__ __forceinline__ T from_acc(typename reduce_acc<T>::type a) {
 }
 
 // ---------------------------------------------------------------- operators
-// Integer sums/products in unsigned arithmetic: wrap-around, never undefined behaviour.
-template <class A>
-using arith_t =
-    typename std::conditional<std::is_integral<A>::value, std::make_unsigned<A>, std::common_type<A>>::type::type;
+// Integer sums/products in unsigned arithmetic of at least unsigned int's width (8- and
+// 16-bit operands would otherwise be promoted to int, whose products overflow): wrap-around,
+// never undefined behaviour.
+template <class A, bool = std::is_integral<A>::value> struct arith { using type = A; };
+template <class A> struct arith<A, true> {
+  using type = typename std::common_type<typename std::make_unsigned<A>::type, unsigned>::type;
+};
+template <class A> using arith_t = typename arith<A>::type;
 
 template <class Op> struct reduce_fn;
 template <> struct reduce_fn<op::sum> {
@@ -118,11 +122,21 @@ template <> struct reduce_fn<op::prod> {
     else return static_cast<A>(static_cast<arith_t<A>>(a) * static_cast<arith_t<A>>(b));
   }
 };
+// Floating min/max as fmin/fmax: a NaN is ignored unless both are NaN. A comparison would
+// not commute with a NaN operand, and the paths combine members in different orders.
 template <> struct reduce_fn<op::min> {
-  template <class A> static __device__ __forceinline__ A apply(A a, A b) { return b < a ? b : a; }
+  template <class A> static __device__ __forceinline__ A apply(A a, A b) {
+    if constexpr (std::is_same<A, float>::value) return fminf(a, b);
+    else if constexpr (std::is_same<A, double>::value) return fmin(a, b);
+    else return b < a ? b : a;
+  }
 };
 template <> struct reduce_fn<op::max> {
-  template <class A> static __device__ __forceinline__ A apply(A a, A b) { return a < b ? b : a; }
+  template <class A> static __device__ __forceinline__ A apply(A a, A b) {
+    if constexpr (std::is_same<A, float>::value) return fmaxf(a, b);
+    else if constexpr (std::is_same<A, double>::value) return fmax(a, b);
+    else return a < b ? b : a;
+  }
 };
 template <> struct reduce_fn<op::and_> {
   template <class A> static __device__ __forceinline__ A apply(A a, A b) { return static_cast<A>(a & b); }
