@@ -29,7 +29,9 @@ GSHMEM_EXTERN_C_BEGIN
  * finalize may be repeated in one process. */
 GSHMEM_API void gshmem_init(void);
 /* gshmem_init, then *provided = the thread level: GSHMEM_THREAD_SERIALIZED at most (host calls
- * from several threads must not overlap; device code is unaffected). Returns 0 or a status. */
+ * from several threads must not overlap; device code is unaffected). A host call from a thread
+ * whose current GPU is not this PE's makes the PE's GPU current for that thread first, and
+ * leaves it so. Returns 0 or a status. */
 GSHMEM_API int gshmem_init_thread(int requested, int* provided);
 GSHMEM_API void gshmem_query_thread(int* provided);
 /* Like gshmem_init, with explicit bootstrap. Returns a status code instead of ending the
@@ -66,8 +68,10 @@ GSHMEM_API int gshmem_addr_accessible(const void* addr, int pe);
 
 /* ---- symmetric memory (collective: every PE calls with the same arguments) ---- */
 /* NULL on every PE (never on some only) when the heap cannot satisfy the call
- * (the log says the requested and free sizes), when the PEs passed different
- * arguments, when `alignment` is not a power of two or count*size overflows.
+ * (the log says the requested and free sizes), when the PEs made different calls
+ * or passed different arguments, when `alignment` is not a power of two or
+ * count*size overflows. A request of 0 bytes returns NULL on the calling PE
+ * without communicating (OpenSHMEM).
  * Allocation is deterministic (best fit, coalescing): the same sequence of
  * calls gives the same addresses on every PE, and freed space is reused. */
 GSHMEM_API void* gshmem_malloc(size_t size);

@@ -23,7 +23,12 @@
 //     before, checked on every element) and give a block usable remotely;
 //     realloc(NULL, n) allocates, realloc(p, 0) frees, a request beyond the limit
 //     gives NULL on every PE and leaves the old block and its contents intact;
-//     gshmem_malloc_with_hints with the OpenSHMEM hints gives a usable block.
+//     gshmem_malloc_with_hints with the OpenSHMEM hints gives a usable block;
+//   - requests of 0 bytes return NULL without communicating (PE 0 alone makes
+//     them); alignments 0, 3 and 4352 give NULL on every PE;
+//   - calls that differ between PEs (sizes, calloc or align against malloc, an
+//     overflowing calloc against a valid one, free against realloc) give NULL,
+//     or free nothing, on every PE; the block stays intact and later offsets agree.
 // Registered twice: "heap" (CUDA VMM heap) and "heap_ipc" (GSHMEM_DISABLE_VMM=1).
 #include <algorithm>
 #include <vector>
@@ -492,6 +497,81 @@ void realloc_tests(bool fixed_heap, uint64_t initial, uint64_t max) {
   }
 }
 
+// ------------------------------------------------------------------ calls that return NULL
+// Every PE got NULL (`got_null` on this PE): the results are exchanged through a fresh
+// (small) allocation.
+void every_pe_got_null(bool got_null, const char* what) {
+  const int me = gshmem_my_pe(), npes = gshmem_n_pes();
+  int* votes = static_cast<int*>(gshmem_calloc(npes, sizeof(int)));
+  GT_CHECK(votes != nullptr);
+  if (!votes) return;
+  for (int pe = 0; pe < npes; ++pe) gshmem_int_p(&votes[me], got_null ? 1 : 2, pe);
+  gshmem_barrier_all();
+  std::vector<int> h(npes);
+  CUDA_CHECK(cudaMemcpy(h.data(), votes, npes * sizeof(int), cudaMemcpyDeviceToHost));
+  set_context("%s: every PE got NULL (1 = NULL, 2 = a pointer, 0 = no vote)", what);
+  GT_VERIFY("vote of PE", h.data(), static_cast<size_t>(npes), [](size_t) { return 1; });
+  gshmem_free(votes);
+}
+
+// A request of 0 bytes performs no action and returns NULL (OpenSHMEM): PE 0 alone makes
+// such calls, and the collective calls after them still pair up. An alignment that is not
+// a power of two gives NULL on every PE.
+void zero_and_bad_alignment_tests() {
+  set_context("zero-size requests on PE 0 alone: NULL, no communication");
+  if (gshmem_my_pe() == 0) {
+    GT_CHECK(gshmem_malloc(0) == nullptr);
+    GT_CHECK(gshmem_calloc(0, 8) == nullptr);
+    GT_CHECK(gshmem_calloc(8, 0) == nullptr);
+    GT_CHECK(gshmem_align(256, 0) == nullptr);
+    GT_CHECK(gshmem_realloc(nullptr, 0) == nullptr);
+    GT_CHECK(gshmem_malloc_with_hints(0, GSHMEM_MALLOC_SIGNAL_REMOTE) == nullptr);
+  }
+  void* p = gshmem_malloc(4099);
+  GT_CHECK(p != nullptr);
+  if (p) remote_write_verify(p, 4099, false, "block after zero-size requests on PE 0");
+  gshmem_free(p);
+  for (size_t alignment : {size_t{0}, size_t{3}, size_t{4096 + 256}}) {
+    set_context("gshmem_align(%zu, 64)", alignment);
+    every_pe_got_null(gshmem_align(alignment, 64) == nullptr, "alignment not a power of two");
+  }
+}
+
+// Symmetric allocation calls that differ between PEs (odd PEs against even ones): NULL,
+// or nothing freed, on every PE - never a hang or offsets that differ afterwards.
+void mismatch_tests() {
+  const bool odd = gshmem_my_pe() % 2 == 1;
+  set_context("mismatch: gshmem_malloc(4096) on odd PEs, gshmem_malloc(4097) on even ones");
+  every_pe_got_null(gshmem_malloc(odd ? 4096 : 4097) == nullptr, "sizes differ");
+  set_context("mismatch: gshmem_calloc(1, 8192) on odd PEs, gshmem_malloc(8192) on even ones");
+  every_pe_got_null((odd ? gshmem_calloc(1, 8192) : gshmem_malloc(8192)) == nullptr, "calloc against malloc");
+  set_context("mismatch: gshmem_align(4096, 8192) on odd PEs, gshmem_malloc(8192) on even ones");
+  every_pe_got_null((odd ? gshmem_align(4096, 8192) : gshmem_malloc(8192)) == nullptr, "align against malloc");
+  set_context("mismatch: gshmem_calloc whose count x size overflows on odd PEs, gshmem_calloc(1, 64) on even ones");
+  every_pe_got_null((odd ? gshmem_calloc(SIZE_MAX / 2, 4) : gshmem_calloc(1, 64)) == nullptr, "calloc overflow");
+  set_context("gshmem_calloc whose count x size overflows on every PE");
+  every_pe_got_null(gshmem_calloc(SIZE_MAX / 2, 4) == nullptr, "calloc overflow everywhere");
+
+  constexpr size_t n = 65536 + 12;
+  void* p = gshmem_malloc(n);
+  GT_CHECK(p != nullptr);
+  if (!p) return;
+  remote_write_verify(p, n, true, "block before the free/realloc mismatch");
+  const uint64_t salt = g_salt;
+  set_context("mismatch: gshmem_free(p) on odd PEs, gshmem_realloc(p, 2n) on even ones");
+  if (odd) gshmem_free(p);
+  else every_pe_got_null(gshmem_realloc(p, 2 * n) == nullptr, "free against realloc (even PEs)");
+  if (odd) every_pe_got_null(true, "free against realloc (even PEs)");  // the same collective calls
+  check_kept(p, n, salt, "block after the free/realloc mismatch");
+  remote_write_verify(p, n, false, "block after the free/realloc mismatch");
+  gshmem_free(p);
+  // Offsets still agree: a new block is written remotely and verified where each PE has it.
+  void* q = gshmem_malloc(3 * n);
+  GT_CHECK(q != nullptr);
+  if (q) remote_write_verify(q, 3 * n, true, "block allocated after the mismatches");
+  gshmem_free(q);
+}
+
 // ------------------------------------------------------------------ growth
 void growth_tests(bool fixed_heap, uint64_t initial) {
   constexpr size_t kBlock = 48 * kMiB;
@@ -516,7 +596,6 @@ void growth_tests(bool fixed_heap, uint64_t initial) {
 
 // ------------------------------------------------------------------ exhaustion
 void exhaustion_tests(bool fixed_heap, uint64_t initial, uint64_t max) {
-  const int me = gshmem_my_pe(), npes = gshmem_n_pes();
   const uint64_t limit = fixed_heap ? initial : max;
   const uint64_t request = limit + 64 * kMiB;
   set_context("exhaustion: gshmem_malloc(%llu) beyond the limit %llu", (unsigned long long)request,
@@ -527,19 +606,7 @@ void exhaustion_tests(bool fixed_heap, uint64_t initial, uint64_t max) {
   GT_CHECK(q == nullptr);
   void* r = gshmem_align(4096, request);
   GT_CHECK(r == nullptr);
-  // Every PE got NULL: exchange the results through a fresh (small) allocation.
-  int* votes = static_cast<int*>(gshmem_calloc(npes, sizeof(int)));
-  GT_CHECK(votes != nullptr);
-  if (votes) {
-    const int mine = (p == nullptr && q == nullptr && r == nullptr) ? 1 : 2;
-    for (int pe = 0; pe < npes; ++pe) gshmem_int_p(&votes[me], mine, pe);
-    gshmem_barrier_all();
-    std::vector<int> h(npes);
-    CUDA_CHECK(cudaMemcpy(h.data(), votes, npes * sizeof(int), cudaMemcpyDeviceToHost));
-    set_context("exhaustion: every PE got NULL (1 = NULL, 2 = a pointer, 0 = no vote)");
-    GT_VERIFY("vote of PE", h.data(), static_cast<size_t>(npes), [](size_t) { return 1; });
-    gshmem_free(votes);
-  }
+  every_pe_got_null(p == nullptr && q == nullptr && r == nullptr, "exhaustion");
   // The heap still works, and memory up to the limit can still be used.
   set_context("after exhaustion: the heap still works");
   void* s = gshmem_malloc(kMiB + 17);
@@ -579,6 +646,8 @@ int main() {
   ptr_tests();
   ptr_bounds_tests();
   realloc_tests(fixed_heap, initial, max);
+  zero_and_bad_alignment_tests();
+  mismatch_tests();
   if (!fixed_heap || initial >= 160 * kMiB) growth_tests(fixed_heap, initial);
   exhaustion_tests(fixed_heap, initial, max);
   return test_main_epilogue(fixed_heap ? "heap_ipc" : "heap");

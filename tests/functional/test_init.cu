@@ -2,7 +2,8 @@
 // Initialisation and finalisation.
 //   test_init            gshmem_init (launcher environment) -> checks -> finalize;
 //                        gshmemx_init_attr(GSHMEMX_INIT_WITH_UNIQUEID) -> checks ->
-//                        finalize; gshmem_init again -> checks -> finalize;
+//                        finalize; gshmem_init again -> checks, host calls from
+//                        another thread -> finalize;
 //                        gshmem_init_thread(MULTIPLE) -> provided and
 //                        gshmem_query_thread are SERIALIZED -> checks -> finalize;
 //                        gshmem_init_thread with a level out of range fails
@@ -18,6 +19,10 @@
 // Checks after each initialisation: gshmemx_initialized, my_pe / n_pes on the
 // host and on the device against GSHMEM_RANK / GSHMEM_SIZE, and RMA (device put
 // ring + host g) on a freshly allocated symmetric buffer.
+// Another thread (SERIALIZED allows it), its current GPU another one than the
+// PE's where the node has two: gshmem_free waits for the PE's 200 ms kernel still
+// writing the block, malloc, host p, barrier_all and free act on the PE's GPU,
+// and the thread is left with the PE's GPU current.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -88,6 +93,54 @@ void check_rma(const char* phase, uint64_t salt) {
   gshmem_barrier_all();
   CUDA_CHECK(cudaFree(src));
   release(g);
+}
+
+__global__ void k_busy_then_write(int* p, unsigned long long ns, int v) {
+  unsigned long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < ns);
+  *p = v;
+}
+
+void check_other_thread(const char* phase) {
+  const int me = gshmem_my_pe(), npes = gshmem_n_pes();
+  const int next = (me + 1) % npes, prev = (me + npes - 1) % npes;
+  int count = 0, mine = -1;
+  CUDA_CHECK(cudaGetDeviceCount(&count));
+  CUDA_CHECK(cudaGetDevice(&mine));
+  const int other = (mine + 1) % count;
+  set_context("%s: host calls from a thread whose current GPU is %d (this PE's: %d)", phase, other, mine);
+  int* block = static_cast<int*>(gshmem_malloc(sizeof(int)));
+  GT_CHECK(block != nullptr);
+  cudaStream_t s = nullptr;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  k_busy_then_write<<<1, 1, 0, s>>>(block, 200000000ull, 7);
+  CUDA_CHECK(cudaGetLastError());
+  cudaError_t at_free = cudaErrorUnknown;
+  int current_after = -1, got = 0;
+  bool allocated = false;
+  std::thread worker([&] {
+    if (cudaSetDevice(other) != cudaSuccess) return;
+    gshmem_free(block);  // waits for this PE's kernel, which still writes the block
+    at_free = cudaStreamQuery(s);
+    int* q = static_cast<int*>(gshmem_malloc(npes * sizeof(int)));
+    allocated = q != nullptr;
+    if (!allocated) return;
+    cudaMemset(q, 0xA5, npes * sizeof(int));
+    gshmem_barrier_all();
+    gshmem_int_p(&q[me], 1000 + me, next);
+    gshmem_barrier_all();
+    cudaMemcpy(&got, &q[prev], sizeof(int), cudaMemcpyDeviceToHost);
+    cudaGetDevice(&current_after);
+    gshmem_free(q);
+  });
+  worker.join();
+  GT_CHECK_EQ(static_cast<int>(cudaSuccess), static_cast<int>(at_free));  // cudaErrorNotReady: the free did not wait for the PE's GPU
+  GT_CHECK(allocated);
+  GT_CHECK_EQ(1000 + prev, got);
+  GT_CHECK_EQ(mine, current_after);
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  CUDA_CHECK(cudaStreamDestroy(s));
 }
 
 void finalize_and_check(const char* phase) {
@@ -205,6 +258,7 @@ int main(int argc, char** argv) {
     gshmem_init();
     check_identity("second gshmem_init");
     check_rma("second gshmem_init", 3);
+    check_other_thread("second gshmem_init");
     int level = -1;
     gshmem_query_thread(&level);
     GT_CHECK_EQ(GSHMEM_THREAD_SERIALIZED, level);

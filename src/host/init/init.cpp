@@ -50,19 +50,22 @@ Status discover_node(Runtime& r) {
   return GSHMEM_SUCCESS;
 }
 
-// Variables that size or shape symmetric state (the team slots, their layout, the paths
-// collectives take) must be equal on every PE: a difference would put members' calls at
-// different offsets or on different paths, and hang them. Compared once, before anything
+// Variables that size or shape symmetric state (the heap and how it grows, the team slots,
+// their layout, the paths collectives take) must be equal on every PE: a difference would
+// put members' calls at different offsets or on different paths, and hang them. Compared once, before anything
 // is sized; every PE reports the first difference.
 Status check_shared_config(Runtime& r) {
   const config::Values& cfg = config::get();
-  constexpr int kShared = 3;
-  static const char* const kNames[kShared] = {"GSHMEM_TEAM_SCRATCH_SIZE", "GSHMEM_MAX_TEAMS", "GSHMEM_LL_MAX_BYTES"};
+  constexpr int kShared = 6;
+  static const char* const kNames[kShared] = {"GSHMEM_TEAM_SCRATCH_SIZE", "GSHMEM_MAX_TEAMS",
+                                              "GSHMEM_LL_MAX_BYTES",      "GSHMEM_SYMMETRIC_SIZE",
+                                              "GSHMEM_SYMMETRIC_SIZE_MAX", "GSHMEM_DISABLE_VMM"};
   struct Shared {
     uint64_t v[kShared];
   };
   const Shared mine{{static_cast<uint64_t>(cfg.team_scratch_size), static_cast<uint64_t>(cfg.max_teams),
-                     static_cast<uint64_t>(cfg.ll_max_bytes)}};
+                     static_cast<uint64_t>(cfg.ll_max_bytes), static_cast<uint64_t>(cfg.symmetric_size),
+                     static_cast<uint64_t>(cfg.symmetric_size_max), static_cast<uint64_t>(cfg.disable_vmm)}};
   std::vector<Shared> all(r.n_pes);
   GSHMEM_TRY(r.boot->allgather(&mine, all.data(), sizeof(Shared)));
   for (int k = 0; k < kShared; ++k)
@@ -384,6 +387,7 @@ GSHMEM_API void gshmem_finalize(void) {
     GSHMEM_LOG_WARN("gshmem_finalize: gshmem is not initialized; nothing to do");
     return;
   }
+  use_pe_device("gshmem_finalize");
   // Every PE's GPU work is finished before any PE unmaps memory others may read.
   cudaError_t e = cudaDeviceSynchronize();
   if (e != cudaSuccess)

@@ -12,8 +12,24 @@ Runtime& rt() {
   return *r;
 }
 
+void use_pe_device(const char* call) {
+  const Runtime& r = rt();
+  int current = -1;
+  if (cudaGetDevice(&current) == cudaSuccess && current == r.device) return;
+  thread_local bool told = false;
+  if (!told)
+    GSHMEM_LOG_INFO("%s: called from a thread whose current GPU is %d; making this PE's GPU %d current for it "
+                    "(gshmem's host calls act on the PE's GPU)", call, current, r.device);
+  told = true;
+  const cudaError_t e = cudaSetDevice(r.device);
+  if (e != cudaSuccess) GSHMEM_LOG_ERROR("%s: cannot make GPU %d current: %s", call, r.device, cudaGetErrorString(e));
+}
+
 Status require_init(const char* call) {
-  if (rt().initialized) return GSHMEM_SUCCESS;
+  if (rt().initialized) {
+    use_pe_device(call);
+    return GSHMEM_SUCCESS;
+  }
   GSHMEM_LOG_ERROR("%s: gshmem is not initialized; call gshmem_init() (or gshmemx_init_attr) first", call);
   return GSHMEM_ERROR_NOT_INITIALIZED;
 }
@@ -21,6 +37,7 @@ Status require_init(const char* call) {
 void require_init_or_die(const char* call) {
   if (!rt().initialized)
     fatal("%s: gshmem is not initialized; call gshmem_init() (or gshmemx_init_attr) first", call);
+  use_pe_device(call);
 }
 
 Status check_pe(const char* call, int pe) {

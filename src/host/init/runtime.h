@@ -69,8 +69,14 @@ inline cudaStream_t internal_stream() {
   return r.stream;
 }
 
+// Makes this PE's GPU the calling thread's current device. The current device is
+// per thread: a host call from another thread than gshmem_init's (which
+// GSHMEM_THREAD_SERIALIZED allows) may find another GPU current, or none (GPU 0
+// to the runtime), and would launch, copy and synchronise there - gshmem_free's
+// drain would not wait for this PE's kernels. Left current after the call.
+void use_pe_device(const char* call);
 // Returns GSHMEM_ERROR_NOT_INITIALIZED with a log line naming `call` if gshmem
-// is not initialised.
+// is not initialised; otherwise use_pe_device(call).
 Status require_init(const char* call);
 // For void API calls: the fatal path when not initialised.
 void require_init_or_die(const char* call);

@@ -2,7 +2,10 @@
 // Passing CUDA VMM export fds between node-local PEs over Unix-domain sockets.
 // Each PE listens on an abstract socket named after the job, its PE number and
 // the exchange generation; a helper thread serves its fd to every local peer
-// while the main thread fetches the peers' fds.
+// while the main thread fetches the peers' fds. Abstract names are visible to
+// every user of the node, so both ends check that the other runs as this user
+// (SO_PEERCRED): a foreign process gets no handle to this PE's memory, cannot
+// use up the server's accepts, and cannot pose as a peer.
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -33,6 +36,16 @@ bool wait_fd(int fd, short events, int timeout_ms) {
   int r;
   do r = poll(&p, 1, timeout_ms); while (r < 0 && errno == EINTR);
   return r > 0;
+}
+
+// The process at the other end of `sock` runs as this process's user.
+bool same_user(int sock, const char* what) {
+  ucred cred{};
+  socklen_t len = sizeof(cred);
+  if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && cred.uid == geteuid()) return true;
+  GSHMEM_LOG_WARN("heap setup: %s a process of another user (pid %d, uid %u) on this PE's Unix socket; "
+                  "ignored", what, static_cast<int>(cred.pid), static_cast<unsigned>(cred.uid));
+  return false;
 }
 
 bool send_fd(int sock, int fd_to_send, int my_pe) {
@@ -91,7 +104,7 @@ Status exchange_fds(const HeapParams& params, bootstrap::Bootstrap& boot, int ge
   // Serve my fd to every local peer.
   bool serve_ok = true;
   std::thread server([&] {
-    for (int served = 0; served < n_local - 1; ++served) {
+    for (int served = 0; served < n_local - 1;) {
       if (!wait_fd(listener, POLLIN, timeout_ms)) {
         GSHMEM_LOG_ERROR("heap setup: only %d of %d node-local peers fetched this PE's memory handle "
                          "within %d s", served, n_local - 1, timeout_ms / 1000);
@@ -99,8 +112,13 @@ Status exchange_fds(const HeapParams& params, bootstrap::Bootstrap& boot, int ge
         return;
       }
       int c = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+      if (c >= 0 && !same_user(c, "connection from")) {
+        close(c);
+        continue;  // not a peer: not counted
+      }
       if (c < 0 || !send_fd(c, my_fd, params.my_pe)) serve_ok = false;
       if (c >= 0) close(c);
+      ++served;
     }
   });
 
@@ -114,7 +132,8 @@ Status exchange_fds(const HeapParams& params, bootstrap::Bootstrap& boot, int ge
     int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     int sender = -1;
     int fd = -1;
-    if (s >= 0 && connect(s, (sockaddr*)&peer, plen) == 0 && wait_fd(s, POLLIN, timeout_ms))
+    if (s >= 0 && connect(s, (sockaddr*)&peer, plen) == 0 && same_user(s, "the name of a peer is held by") &&
+        wait_fd(s, POLLIN, timeout_ms))
       fd = recv_fd(s, &sender);
     if (fd < 0 || sender != pe) {
       GSHMEM_LOG_ERROR("heap setup: could not fetch the memory handle of node-local PE %d over Unix "
