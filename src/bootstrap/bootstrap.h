@@ -9,6 +9,11 @@
 // Failure semantics: every operation is bounded by GSHMEM_BOOTSTRAP_TIMEOUT;
 // a peer that disconnects or dies makes the operation return
 // GSHMEM_ERROR_PEER_FAILURE with a log line naming the peer, never hang.
+//
+// fork(): a child forked without exec does not keep the connections (they are
+// closed in the child, so the PE's peers still see it die while the child
+// lives); the child's copy of a Bootstrap refuses every call with
+// GSHMEM_ERROR_NOT_INITIALIZED and a message saying why.
 #pragma once
 
 #include <cstddef>
@@ -102,7 +107,10 @@ class Bootstrap {
   // After init succeeded: watch the connections in a background thread. When a
   // peer dies (disconnects without saying goodbye) on_failure(dead_rank, how)
   // is called once, on that thread, on every surviving rank (rank 0 relays it;
-  // dead_rank is 0 when rank 0 itself vanished). The monitor only watches while
+  // dead_rank is 0 when rank 0 itself vanished). A collective failure that
+  // reaches an idle rank this way (e.g. rank 0 timed out waiting for a PE that
+  // is not calling it) is reported the same way, with dead_rank the PE it
+  // concerns and `how` the cause. The monitor only watches while
   // no collective is running; a failure found by a collective is reported by
   // that collective's status instead. on_failure must not call finalize() or
   // destroy the Bootstrap (it may end the process). Calling it twice is an error.
@@ -130,7 +138,8 @@ struct ConnectOptions {
 //   GSHMEM_ERROR_INVALID_VALUE  bad arguments / malformed id (nothing sent)
 //   GSHMEM_ERROR_BOOTSTRAP      rendezvous failed: timeout (root lists the
 //                               missing ranks), duplicate rank, size mismatch,
-//                               port in use, rank 0 unreachable
+//                               port in use, rank 0 unreachable, rank 0 out of
+//                               file descriptors (names the RLIMIT_NOFILE limit)
 //   GSHMEM_ERROR_AUTH           this process presented the wrong job secret
 //   GSHMEM_ERROR_PEER_FAILURE   a PE disconnected (the log names it); rank 0
 //                               relays it so every rank fails the same way
@@ -141,6 +150,10 @@ struct ConnectOptions {
 //                               max(1, min(10, timeout_s/10)) s longer so that
 //                               rank 0's report reaches them first)
 //   GSHMEM_ERROR_SYSTEM         an unexpected socket error (logged with errno)
+//   GSHMEM_ERROR_NOT_INITIALIZED  called after finalize, or in a fork()ed child
+// A rank other than 0 whose collective fails on its own (timeout, protocol
+// error) tells rank 0, which fails with that rank's code and message too and
+// passes it on, naming that rank.
 // After any failure of a collective the Bootstrap is unusable: later calls
 // return the same code at once (finalize() then only closes). Strangers (wrong magic or secret) connecting to rank 0
 // are rejected with a WARN and do not disturb the job.

@@ -11,6 +11,7 @@
 
 #include <sys/socket.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -46,6 +47,10 @@ uint64_t hash64(const std::string& s) {
   h ^= h >> 31;
   return h;
 }
+
+// Range of the rendezvous ports derived from a job id (see jobid_id).
+constexpr int kDerivedPortLo = 16384;
+constexpr int kDerivedPorts = 16384;
 
 // Integer variable `name` (must be set) in [lo, hi].
 Status int_var(Getenv g, const char* name, long long lo, long long hi, int* out) {
@@ -100,30 +105,87 @@ const char* launcher_get(const Launcher& l, Getenv g, const char* name) {
   return !strcmp(l.name, "slurm") ? slurm_get(g, name) : get(g, name);
 }
 
-// Slurm does not export a plain "tasks on this node": use SLURM_NTASKS_PER_NODE,
-// else all tasks when the step has one node, else a uniform SLURM_TASKS_PER_NODE
-// ("4" or "4(x2)"); -1 when unknown.
-Status slurm_local_size(Getenv g, int size, int* out) {
+// A positive integer variable, or 0 when unset or not a positive integer.
+long long positive_var(Getenv g, const char* name) {
+  long long v = 0;
+  return config::parse_int(get(g, name), &v) && v > 0 ? v : 0;
+}
+
+// Tasks per node from a Slurm tasks-per-node list ("4", "4(x2)", "2,1", "3(x2),2"),
+// when it is the same on every node and fits a job of `size` tasks (tasks x
+// nodes == size when the list says how many nodes), else -1.
+int uniform_tasks_per_node(const char* t, int size) {
+  char* end = nullptr;
+  errno = 0;
+  long v = strtol(t, &end, 10);
+  if (errno || end == t || v <= 0 || v > size) return -1;
+  if (*end == '\0') return size % v == 0 ? static_cast<int>(v) : -1;
+  if (end[0] != '(' || end[1] != 'x') return -1;  // several entries: not uniform
+  const char* n_text = end + 2;
+  long nodes = strtol(n_text, &end, 10);
+  if (end == n_text || strcmp(end, ")") != 0 || nodes <= 0 || v * nodes != size) return -1;
+  return static_cast<int>(v);
+}
+
+// Slurm does not export a plain "tasks on this node". The step's own variables
+// come first: SLURM_STEP_NUM_NODES (1: all tasks are local) and
+// SLURM_STEP_TASKS_PER_NODE. Only without them are the allocation's
+// SLURM_NTASKS_PER_NODE, SLURM_NNODES / SLURM_JOB_NUM_NODES and
+// SLURM_TASKS_PER_NODE consulted; those are inherited by every step, so
+// `srun -n 2` inside an allocation made with --ntasks-per-node=8 still sees 8.
+// A value that does not fit this job of `size` tasks (or a step whose
+// SLURM_STEP_NUM_TASKS is not `size`) means "unknown" (-1), logged at INFO,
+// never an error: the value is only a hint (whether the job is on one node,
+// the range of SLURM_LOCALID); gshmem_init finds the PEs on each node from
+// their host names itself.
+void slurm_local_size(Getenv g, int size, int* out) {
   *out = -1;
-  if (get(g, "SLURM_NTASKS_PER_NODE")) return int_var(g, "SLURM_NTASKS_PER_NODE", 1, size, out);
-  for (const char* nodes_var : {"SLURM_STEP_NUM_NODES", "SLURM_NNODES", "SLURM_JOB_NUM_NODES"}) {
-    if (!get(g, nodes_var)) continue;
-    int nodes = 0;
-    GSHMEM_TRY(int_var(g, nodes_var, 1, 1 << 30, &nodes));
-    if (nodes == 1) *out = size;
-    break;
+  auto unfit = [&](const char* name) {
+    GSHMEM_LOG_INFO("bootstrap: ignoring %s=\"%s\": it does not fit this Slurm step of %d tasks",
+                    name, get(g, name), size);
+  };
+  // The step's variables.
+  if (get(g, "SLURM_STEP_NUM_TASKS") && positive_var(g, "SLURM_STEP_NUM_TASKS") != size) {
+    unfit("SLURM_STEP_NUM_TASKS");  // these variables describe another step
+    return;
   }
-  if (*out >= 0) return GSHMEM_SUCCESS;
-  for (const char* tpn : {"SLURM_STEP_TASKS_PER_NODE", "SLURM_TASKS_PER_NODE"}) {
-    const char* t = get(g, tpn);
-    if (!t) continue;
-    char* end = nullptr;
-    long v = strtol(t, &end, 10);
-    if (end != t && v > 0 && v <= size && (*end == '\0' || (*end == '(' && strchr(end, ',') == nullptr)))
+  if (get(g, "SLURM_STEP_NUM_NODES")) {
+    const long long nodes = positive_var(g, "SLURM_STEP_NUM_NODES");
+    if (nodes == 1) {
+      *out = size;
+      return;
+    }
+    if (nodes < 1 || nodes > size) unfit("SLURM_STEP_NUM_NODES");
+  }
+  if (const char* t = get(g, "SLURM_STEP_TASKS_PER_NODE")) {
+    *out = uniform_tasks_per_node(t, size);
+    if (*out < 0 && !strchr(t, ',')) unfit("SLURM_STEP_TASKS_PER_NODE");
+    return;  // the step said how its tasks are spread (perhaps unevenly): that is the answer
+  }
+  if (get(g, "SLURM_STEP_NUM_NODES")) return;  // several nodes; tasks per node not given
+  // Older Slurm, or step variables missing: the allocation's (and srun's) variables.
+  if (get(g, "SLURM_NTASKS_PER_NODE")) {
+    const long long v = positive_var(g, "SLURM_NTASKS_PER_NODE");
+    if (v >= 1 && v <= size && size % v == 0) {
       *out = static_cast<int>(v);
+      return;
+    }
+    unfit("SLURM_NTASKS_PER_NODE");
+  }
+  for (const char* nodes_var : {"SLURM_NNODES", "SLURM_JOB_NUM_NODES"}) {
+    if (!get(g, nodes_var)) continue;
+    const long long nodes = positive_var(g, nodes_var);
+    if (nodes == 1) {
+      *out = size;
+      return;
+    }
+    if (nodes < 1 || nodes > size) unfit(nodes_var);
     break;
   }
-  return GSHMEM_SUCCESS;
+  if (const char* t = get(g, "SLURM_TASKS_PER_NODE")) {
+    *out = uniform_tasks_per_node(t, size);
+    if (*out < 0 && !strchr(t, ',')) unfit("SLURM_TASKS_PER_NODE");
+  }
 }
 
 // GSHMEM_BOOTSTRAP_PORT: 0 when unset or 0.
@@ -184,7 +246,12 @@ Status jobid_id(Getenv g, const char* launcher, const std::string& jobid, const 
     return GSHMEM_ERROR_INVALID_VALUE;
   }
   std::string job = std::string(launcher) + "|" + jobid;
-  if (port == 0) port = 20000 + static_cast<int>(hash64("port|" + job) % 40000);
+  // Derived ports lie in kDerivedPortLo .. kDerivedPortLo + kDerivedPorts - 1
+  // (16384..32767): below Linux's default ephemeral range (32768..60999), from
+  // which the kernel picks the local port of every outgoing connection, so
+  // another connection on rank 0's host cannot be holding ours by chance (and
+  // a PE retrying before rank 0 listens cannot connect to itself).
+  if (port == 0) port = kDerivedPortLo + static_cast<int>(hash64("port|" + job) % kDerivedPorts);
   if (jobid.empty()) job += "|" + std::string(addr) + "|" + std::to_string(port);
   Status st = make_uniqueid(addr, static_cast<uint16_t>(port), hash64("secret|" + job),
                             hash64("job|" + job), &out->id);
@@ -216,7 +283,7 @@ Status fill(const Launcher& l, Getenv g, EnvInfo* out) {
   if (l.local_size_var && get(g, l.local_size_var))
     GSHMEM_TRY(int_var(g, l.local_size_var, 1, out->size, &out->local_size));
   else if (!strcmp(l.name, "slurm"))
-    GSHMEM_TRY(slurm_local_size(g, out->size, &out->local_size));
+    slurm_local_size(g, out->size, &out->local_size);
   if (get(g, l.local_rank_var)) {
     int hi = out->local_size > 0 ? out->local_size - 1 : out->rank;
     GSHMEM_TRY(int_var(g, l.local_rank_var, 0, hi, &out->local_rank));
@@ -238,7 +305,42 @@ Status fill(const Launcher& l, Getenv g, EnvInfo* out) {
                     l.local_size_var, out);
   }
   std::string jobid = std::string(slurm_get(g, "SLURM_JOB_ID")) + "." + slurm_get(g, "SLURM_STEP_ID");
-  return jobid_id(g, "Slurm", jobid, "SLURM_JOB_ID", "SLURM_NTASKS_PER_NODE", out);
+  return jobid_id(g, "Slurm", jobid, "SLURM_JOB_ID",
+                  "usable SLURM_STEP_NUM_NODES / SLURM_STEP_TASKS_PER_NODE", out);
+}
+
+// Launchers gshmem does not read: MPICH / Intel MPI hydra (PMI_*, MPI_LOCAL*),
+// MVAPICH2 (MV2_COMM_WORLD_*), PMIx launchers without Open MPI (PMIX_RANK).
+// When their variables say this process is one of several, running it as a
+// 1-PE job would silently turn one job into many: an error, as for a launcher
+// whose variables are only partly set. One process (or only a rank 0 and no
+// size) is fine.
+Status check_foreign_launcher(Getenv g) {
+  static const struct {
+    const char* name;
+    bool is_size;  // else a rank: several processes when > 0
+  } kVars[] = {{"PMI_SIZE", true},            {"PMI_RANK", false},
+               {"PMIX_SIZE", true},           {"PMIX_RANK", false},
+               {"MV2_COMM_WORLD_SIZE", true}, {"MV2_COMM_WORLD_RANK", false},
+               {"MPI_LOCALNRANKS", true},     {"MPI_LOCALRANKID", false}};
+  std::string found;
+  bool several = false;
+  for (const auto& v : kVars) {
+    const char* text = get(g, v.name);
+    if (!text) continue;
+    found += (found.empty() ? "" : ", ") + std::string(v.name) + "=" + text;
+    long long n = 0;
+    if (config::parse_int(text, &n) && n > (v.is_size ? 1 : 0)) several = true;
+  }
+  if (!several) return GSHMEM_SUCCESS;
+  GSHMEM_LOG_ERROR("bootstrap: %s: this process is one of several started by a launcher gshmem does "
+                   "not read (MPICH or Intel MPI hydra, MVAPICH2, a PMIx launcher), and would run as "
+                   "a job of its own with 1 PE. Launch with gshmrun, torchrun, srun, or Open MPI's "
+                   "mpirun; or initialise with a unique id (gshmemx_get_uniqueid on one process, "
+                   "sent to the others e.g. with MPI_Bcast, then gshmemx_init_attr with "
+                   "GSHMEMX_INIT_WITH_UNIQUEID). To run each process as a separate 1-PE job, unset "
+                   "these variables", found.c_str());
+  return GSHMEM_ERROR_INVALID_VALUE;
 }
 
 }  // namespace
@@ -289,6 +391,7 @@ Status detect_from_env(EnvInfo* out, const char* (*getenv_fn)(const char*)) {
     GSHMEM_LOG_ERROR("%s", incomplete.c_str());
     return GSHMEM_ERROR_INVALID_VALUE;
   }
+  GSHMEM_TRY(check_foreign_launcher(g));
   // Single PE: no rendezvous; still give the id a job key for node-local names.
   out->launcher = "singleton";
   out->rank = 0;

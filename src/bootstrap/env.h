@@ -13,7 +13,11 @@
 // (local size == size); the port is GSHMEM_BOOTSTRAP_PORT or derived from the job
 // id (OMPI_MCA_ess_base_jobid / SLURM_JOB_ID.SLURM_STEP_ID), and the job secret is
 // derived from the same job id (so processes of another job are rejected).
-// With none of these set, a single-PE job (rank 0 of 1) is assumed.
+// With none of these set, a single-PE job (rank 0 of 1) is assumed -- unless
+// variables of a launcher gshmem does not read (PMI_RANK/PMI_SIZE of MPICH or
+// Intel MPI hydra, MV2_COMM_WORLD_* of MVAPICH2, PMIX_RANK, MPI_LOCALNRANKS)
+// say the process is one of several: that is an error naming them and the
+// supported ways to launch.
 //
 // Details:
 //   - A variable set to the empty string counts as unset.
@@ -24,9 +28,14 @@
 //     optional (-1 when absent). A partly set launcher is skipped with a WARN
 //     if a later one is complete, else it is an error naming the missing ones.
 //   - Slurm variables without SLURM_STEP_ID (a batch script, not an srun task)
-//     are ignored. Slurm's local size: SLURM_NTASKS_PER_NODE, else all tasks
-//     when the step has one node, else a uniform SLURM_TASKS_PER_NODE.
-//   - Derived ports lie in 20000..59999. Open MPI's job id is
+//     are ignored. Slurm's local size comes from the step's variables (all
+//     tasks when SLURM_STEP_NUM_NODES is 1, else a uniform
+//     SLURM_STEP_TASKS_PER_NODE); only without them from the allocation's
+//     (SLURM_NTASKS_PER_NODE, SLURM_NNODES / SLURM_JOB_NUM_NODES == 1, a uniform
+//     SLURM_TASKS_PER_NODE), which every step inherits. A value that does not
+//     fit the step leaves it unknown (-1, logged at INFO); it is never an error.
+//   - Derived ports lie in 16384..32767, below Linux's default ephemeral port
+//     range (32768..60999). Open MPI's job id is
 //     OMPI_MCA_ess_base_jobid, else OMPI_MCA_orte_hnp_uri, else PMIX_NAMESPACE
 //     (without any of them GSHMEM_BOOTSTRAP_PORT must be set).
 //   - Derived ids are computed by every rank from shared values, so a process

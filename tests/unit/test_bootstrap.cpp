@@ -2,6 +2,10 @@
 // TCP bootstrap across processes: rendezvous, collectives, failure handling. Each test
 // forks one process per rank over loopback (bootstrap_test_util.h: the harness); the
 // single-process tests are in test_bootstrap_local.cpp.
+#include <sys/resource.h>
+
+#include <climits>
+
 #include "bootstrap_test_util.h"
 
 namespace {
@@ -505,6 +509,198 @@ TEST(BootstrapMulti, DestructorWithoutFinalizeIsBounded) {
     auto t0 = Clock::now();
     b.reset();
     CHILD_CHECK(seconds_since(t0) < 3.0, "destructor took %.2f s", seconds_since(t0));
+    return 0;
+  });
+}
+
+// ------------------------------------------------ robustness (review) --
+
+// Rank 0 runs out of file descriptors while the other PEs wait in its accept
+// queue: connect() fails at once with a message naming the open-files limit,
+// instead of retrying accept() forever (past its own timeout).
+TEST(BootstrapMulti, RankZeroOutOfFileDescriptorsFailsNamingTheLimit) {
+  gshmemx_uniqueid_t id = loopback_id();
+  const int n = 4;
+  std::vector<Child> cs;
+  cs.push_back(spawn(0, 10, [&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the others queue up
+    rlimit rl{64, 64};
+    CHILD_CHECK(setrlimit(RLIMIT_NOFILE, &rl) == 0, "setrlimit: %s", strerror(errno));
+    while (open("/dev/null", O_RDONLY | O_CLOEXEC) >= 0) {
+    }
+    std::unique_ptr<Bootstrap> b;
+    auto t0 = Clock::now();
+    Status st = connect(id, 0, n, opts(3), &b);
+    double dt = seconds_since(t0);
+    CHILD_CHECK(st == GSHMEM_ERROR_BOOTSTRAP, "connect returned %s", status_name(st));
+    CHILD_CHECK(dt < 2.0, "took %.2f s", dt);
+    return 0;
+  }));
+  for (int r = 1; r < n; ++r)
+    cs.push_back(spawn(r, 10, [&, r] {
+      std::unique_ptr<Bootstrap> b;
+      Status st = connect(id, r, n, opts(3), &b);
+      CHILD_CHECK(st != GSHMEM_SUCCESS, "connect succeeded");
+      return 0;
+    }));
+  release_uniqueid_listener(id);
+  wait_all(cs, 15);
+  for (const Child& c : cs) EXPECT_TRUE(c.exited_with(0)) << c.describe();
+  for (const char* text : {"PE 0 cannot accept", "Too many open files", "other 3 PEs",
+                           "open-files limit (RLIMIT_NOFILE) is 64", "ulimit -n"})
+    EXPECT_TRUE(contains(cs[0].output, text)) << text << "\n" << cs[0].describe();
+}
+
+// A PE fork()s a child without exec (a Python DataLoader worker) and dies
+// while the child lives on. The child must not keep the PE's connection open,
+// or no peer notices the death. In the child, the PE's bootstrap refuses every
+// call with a clear message (its connections are gone there).
+TEST(BootstrapMulti, ForkedChildDoesNotHideADeadPe) {
+  gshmemx_uniqueid_t id = loopback_id();
+  std::vector<Child> cs;
+  run_ranks(3, id, 30, [&](int rank) {
+    MonitorSeen seen;
+    std::unique_ptr<Bootstrap> b;
+    Status st = connect(id, rank, 3, opts(30), &b);
+    CHILD_CHECK(st == GSHMEM_SUCCESS, "connect: %s", status_name(st));
+    st = b->start_failure_monitor([&seen](int dead, const std::string& how) {
+      seen.how = how;
+      seen.dead.store(dead);
+      seen.calls.fetch_add(1);
+    });
+    CHILD_CHECK(st == GSHMEM_SUCCESS, "start_failure_monitor: %s", status_name(st));
+    CHILD_CHECK(b->barrier() == GSHMEM_SUCCESS, "barrier");
+    if (rank == 1) {
+      int p[2];
+      CHILD_CHECK(pipe(p) == 0, "pipe");
+      pid_t kid = fork();
+      if (kid == 0) {  // the worker: outlives the PE by 4 s
+        close(p[0]);
+        auto t0 = Clock::now();
+        Status kst = b->barrier();
+        char verdict = kst == GSHMEM_ERROR_NOT_INITIALIZED && seconds_since(t0) < 1.0 ? 'y' : 'n';
+        b.reset();  // the child's copy: must touch none of the PE's fds or threads
+        ssize_t ignored = write(p[1], &verdict, 1);
+        (void)ignored;
+        sleep(4);
+        _exit(0);
+      }
+      close(p[1]);
+      char verdict = 0;
+      CHILD_CHECK(read(p[0], &verdict, 1) == 1, "no word from the forked child");
+      CHILD_CHECK(verdict == 'y', "the forked child's barrier did not fail at once with NOT_INITIALIZED");
+      _exit(0);  // the PE dies; its child lives on
+    }
+    auto t0 = Clock::now();
+    while (seen.calls.load() == 0 && seconds_since(t0) < 3.0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    CHILD_CHECK(seen.calls.load() == 1, "callback calls: %d after %.2f s (the forked child kept PE 1's "
+                "connection open?)", seen.calls.load(), seconds_since(t0));
+    CHILD_CHECK(seen.dead.load() == 1, "dead rank %d", seen.dead.load());
+    return 0;
+  }, &cs);
+  EXPECT_TRUE(contains(cs[1].output, "which was fork()ed from PE 1")) << cs[1].describe();
+  EXPECT_TRUE(contains(cs[1].output, "barrier called in process")) << cs[1].describe();
+}
+
+// A member whose collective times out on its own (rank 0 came late) tells
+// rank 0, which then reports that member and the cause at once -- through its
+// failure monitor, or in its next collective -- instead of timing out on it
+// later as "stuck".
+void member_timeout_test(bool monitor) {
+  gshmemx_uniqueid_t id = loopback_id();
+  std::vector<Child> cs;
+  run_ranks(2, id, 20, [&](int rank) {
+    MonitorSeen seen;
+    std::unique_ptr<Bootstrap> b;
+    Status st = connect(id, rank, 2, opts(1), &b);  // members wait 1 s + 1 s grace
+    CHILD_CHECK(st == GSHMEM_SUCCESS, "connect: %s", status_name(st));
+    if (rank == 1) {
+      st = b->barrier();
+      CHILD_CHECK(st == GSHMEM_ERROR_TIMEOUT, "barrier returned %s", status_name(st));
+      std::this_thread::sleep_for(std::chrono::milliseconds(4000));  // alive: no disconnect to see
+      return 0;
+    }
+    if (monitor)
+      CHILD_CHECK(b->start_failure_monitor([&seen](int dead, const std::string& how) {
+        seen.how = how;
+        seen.dead.store(dead);
+        seen.calls.fetch_add(1);
+      }) == GSHMEM_SUCCESS, "start_failure_monitor");
+    std::this_thread::sleep_for(std::chrono::milliseconds(2800));  // late for PE 1's barrier
+    b->barrier();  // PE 1's request is here: may complete
+    if (monitor) {
+      auto t0 = Clock::now();
+      while (seen.calls.load() == 0 && seconds_since(t0) < 2.0)
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      CHILD_CHECK(seen.calls.load() == 1, "callback calls: %d", seen.calls.load());
+      CHILD_CHECK(seen.dead.load() == 1, "dead rank %d", seen.dead.load());
+      CHILD_CHECK(contains(seen.how, "PE 1 failed collective call #1: barrier timed out"), "how: %s",
+                  seen.how.c_str());
+    }
+    auto t0 = Clock::now();
+    st = b->barrier();
+    double dt = seconds_since(t0);
+    CHILD_CHECK(st == GSHMEM_ERROR_TIMEOUT, "next barrier returned %s", status_name(st));
+    CHILD_CHECK(dt < 0.5, "next barrier took %.2f s", dt);
+    return 0;
+  }, &cs);
+  EXPECT_TRUE(contains(cs[0].output, "PE 1 failed collective call #1: barrier timed out after 2 s "
+                                     "waiting for PE 0")) << cs[0].describe();
+  EXPECT_FALSE(contains(cs[0].output, "stuck")) << cs[0].describe();
+}
+
+TEST(BootstrapMulti, MemberTimeoutIsReportedToRankZero) { member_timeout_test(false); }
+TEST(BootstrapMulti, MemberTimeoutIsReportedByRankZerosMonitor) { member_timeout_test(true); }
+
+// Rank 0 times out waiting for a PE that does not call the collective; that
+// PE, idle, learns of it through its failure monitor, which names the late PE
+// (it used to say PE 0, as if rank 0 had died).
+TEST(BootstrapMulti, MonitorNamesTheLatePe) {
+  gshmemx_uniqueid_t id = loopback_id();
+  std::vector<Child> cs;
+  run_ranks(3, id, 20, [&](int rank) {
+    MonitorSeen seen;
+    std::unique_ptr<Bootstrap> b;
+    Status st = connect(id, rank, 3, opts(1), &b);
+    CHILD_CHECK(st == GSHMEM_SUCCESS, "connect: %s", status_name(st));
+    st = b->start_failure_monitor([&seen](int dead, const std::string& how) {
+      seen.how = how;
+      seen.dead.store(dead);
+      seen.calls.fetch_add(1);
+    });
+    CHILD_CHECK(st == GSHMEM_SUCCESS, "start_failure_monitor: %s", status_name(st));
+    CHILD_CHECK(b->barrier() == GSHMEM_SUCCESS, "barrier");
+    if (rank != 2) {
+      st = b->barrier();
+      CHILD_CHECK(st == GSHMEM_ERROR_TIMEOUT, "barrier returned %s", status_name(st));
+      return 0;
+    }
+    auto t0 = Clock::now();
+    while (seen.calls.load() == 0 && seconds_since(t0) < 4.0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    CHILD_CHECK(seen.calls.load() == 1, "callback calls: %d", seen.calls.load());
+    CHILD_CHECK(seen.dead.load() == 2, "callback names PE %d", seen.dead.load());
+    CHILD_CHECK(contains(seen.how, "barrier timed out after 1 s waiting for PE 2"), "how: %s",
+                seen.how.c_str());
+    return 0;
+  }, &cs);
+}
+
+// GSHMEM_BOOTSTRAP_TIMEOUT is bounded by the configuration, but connect()
+// takes any positive int: timeout + grace must saturate, not wrap negative
+// (which made every wait of the members expire at once).
+TEST(BootstrapMulti, LargestTimeoutDoesNotOverflow) {
+  gshmemx_uniqueid_t id = loopback_id();
+  run_ranks(2, id, 20, [&](int rank) {
+    std::unique_ptr<Bootstrap> b;
+    Status st = connect(id, rank, 2, opts(INT_MAX), &b);
+    CHILD_CHECK(st == GSHMEM_SUCCESS, "connect: %s", status_name(st));
+    if (rank == 0) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    st = b->barrier();
+    CHILD_CHECK(st == GSHMEM_SUCCESS, "barrier: %s", status_name(st));
+    st = b->finalize();
+    CHILD_CHECK(st == GSHMEM_SUCCESS, "finalize: %s", status_name(st));
     return 0;
   });
 }

@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "bootstrap/env.h"
 
@@ -219,8 +221,8 @@ TEST(BootstrapEnv, OpenMpi) {
   EXPECT_EQ(r.info.local_rank, 1);
   EXPECT_EQ(r.info.local_size, 4);
   UniqueIdData d = data(r.info);
-  EXPECT_GE(d.port, 20000);
-  EXPECT_LE(d.port, 59999);
+  EXPECT_GE(d.port, 16384);  // derived ports stay below the ephemeral range (32768..)
+  EXPECT_LE(d.port, 32767);
   EXPECT_EQ(encode_uniqueid(r.info.id).rfind("127.0.0.1:", 0), 0u);  // one node
   // Same job, another rank: same id. Another job: other port/secret.
   Result r0 = detect(with(kOmpi, {{"OMPI_COMM_WORLD_RANK", "0"}, {"OMPI_COMM_WORLD_LOCAL_RANK", "0"}}));
@@ -278,8 +280,8 @@ TEST(BootstrapEnv, Slurm) {
   EXPECT_EQ(r.info.local_rank, 5);
   EXPECT_EQ(r.info.local_size, 6);  // one node
   UniqueIdData d = data(r.info);
-  EXPECT_GE(d.port, 20000);
-  EXPECT_LE(d.port, 59999);
+  EXPECT_GE(d.port, 16384);
+  EXPECT_LE(d.port, 32767);
   // Another step of the same job is another rendezvous.
   Result step = detect(with(kSlurm, {{"SLURM_STEP_ID", "1"}}));
   ASSERT_EQ(step.status, GSHMEM_SUCCESS) << step.log;
@@ -318,9 +320,122 @@ TEST(BootstrapEnv, Slurm) {
   bad = detect(with(kSlurm, {{"SLURM_JOB_ID", "<unset>"}}));
   EXPECT_EQ(bad.status, GSHMEM_ERROR_INVALID_VALUE);
   EXPECT_TRUE(contains(bad.log, "SLURM_JOB_ID is not")) << bad.log;
-  bad = detect(with(kSlurm, {{"SLURM_NTASKS_PER_NODE", "0"}}));
-  EXPECT_EQ(bad.status, GSHMEM_ERROR_INVALID_VALUE);
-  EXPECT_TRUE(contains(bad.log, "SLURM_NTASKS_PER_NODE=0")) << bad.log;
+  // A tasks-per-node value that does not fit is only ignored (the job is on one node here).
+  Result unfit = detect(with(kSlurm, {{"SLURM_NTASKS_PER_NODE", "0"}}));
+  ASSERT_EQ(unfit.status, GSHMEM_SUCCESS) << unfit.log;
+  EXPECT_EQ(unfit.info.local_size, 6);
+}
+
+// Derived rendezvous ports never fall in Linux's default ephemeral range
+// (32768..60999), where an outgoing connection on rank 0's host could hold them.
+TEST(BootstrapEnv, DerivedPortsAreBelowTheEphemeralRange) {
+  int lo = 65535, hi = 0;
+  for (int job = 0; job < 2000; ++job) {
+    Result r = detect(with(kSlurm, {{"SLURM_JOB_ID", std::to_string(1000 + job)}}));
+    ASSERT_EQ(r.status, GSHMEM_SUCCESS) << r.log;
+    lo = std::min<int>(lo, data(r.info).port);
+    hi = std::max<int>(hi, data(r.info).port);
+    r = detect(with(kOmpi, {{"OMPI_MCA_ess_base_jobid", std::to_string(7000 + job)}}));
+    ASSERT_EQ(r.status, GSHMEM_SUCCESS) << r.log;
+    lo = std::min<int>(lo, data(r.info).port);
+    hi = std::max<int>(hi, data(r.info).port);
+  }
+  EXPECT_GE(lo, 16384);
+  EXPECT_LE(hi, 32767);
+  EXPECT_LT(lo, 17000) << "the whole range is used";
+  EXPECT_GT(hi, 32000) << "the whole range is used";
+}
+
+// `srun -n 2` inside an allocation made with --ntasks-per-node=8: the step's
+// variables describe the job, the allocation's (inherited) ones do not.
+TEST(BootstrapEnv, SlurmStepVariablesWinOverTheAllocations) {
+  const std::map<std::string, std::string> step = {
+      {"SLURM_PROCID", "1"}, {"SLURM_NTASKS", "2"}, {"SLURM_LOCALID", "1"}, {"SLURM_JOB_ID", "123"},
+      {"SLURM_STEP_ID", "0"}, {"SLURM_NTASKS_PER_NODE", "8"}, {"SLURM_NNODES", "1"},
+      {"SLURM_JOB_NUM_NODES", "1"}, {"SLURM_TASKS_PER_NODE", "8"}, {"SLURM_STEP_NUM_NODES", "1"},
+      {"SLURM_STEP_NUM_TASKS", "2"}, {"SLURM_STEP_TASKS_PER_NODE", "2"}};
+  Result r = detect(step);
+  ASSERT_EQ(r.status, GSHMEM_SUCCESS) << r.log;
+  EXPECT_EQ(r.info.size, 2);
+  EXPECT_EQ(r.info.local_rank, 1);
+  EXPECT_EQ(r.info.local_size, 2);
+  EXPECT_EQ(encode_uniqueid(r.info.id).rfind("127.0.0.1:", 0), 0u);  // one node: loopback
+  // Only the step's tasks per node.
+  r = detect(with(step, {{"SLURM_STEP_NUM_NODES", "<unset>"}}));
+  ASSERT_EQ(r.status, GSHMEM_SUCCESS) << r.log;
+  EXPECT_EQ(r.info.local_size, 2);
+  // No step variables at all (old Slurm): a per-node value larger than the
+  // job is ignored, the allocation's single node still says "one node".
+  const auto old = with(step, {{"SLURM_STEP_NUM_NODES", "<unset>"}, {"SLURM_STEP_NUM_TASKS", "<unset>"},
+                               {"SLURM_STEP_TASKS_PER_NODE", "<unset>"}});
+  r = detect(old);
+  ASSERT_EQ(r.status, GSHMEM_SUCCESS) << r.log;
+  EXPECT_EQ(r.info.local_size, 2);
+  // ... and with nothing usable the local size is unknown, not an error (here
+  // the job may span nodes, so the rendezvous address must be given).
+  r = detect(with(old, {{"SLURM_NNODES", "<unset>"}, {"SLURM_JOB_NUM_NODES", "<unset>"},
+                        {"SLURM_TASKS_PER_NODE", "<unset>"}, {"SLURM_LOCALID", "0"},
+                        {"GSHMEM_BOOTSTRAP_ADDR", "10.0.0.1"}}));
+  ASSERT_EQ(r.status, GSHMEM_SUCCESS) << r.log;
+  EXPECT_EQ(r.info.local_size, -1);
+  EXPECT_EQ(r.log.find("ERROR"), std::string::npos) << r.log;
+  EXPECT_EQ(r.log.find("WARN"), std::string::npos) << r.log;
+
+  // srun -n 2 -N 2 in an allocation of 2 nodes x 2 tasks: one task per node.
+  // The allocation's SLURM_NTASKS_PER_NODE=2 equals the job size and would
+  // claim both PEs share a node (so rank 0 would listen on loopback).
+  const std::map<std::string, std::string> spread = {
+      {"SLURM_PROCID", "1"}, {"SLURM_NTASKS", "2"}, {"SLURM_LOCALID", "0"}, {"SLURM_JOB_ID", "124"},
+      {"SLURM_STEP_ID", "0"}, {"SLURM_NTASKS_PER_NODE", "2"}, {"SLURM_NNODES", "2"},
+      {"SLURM_STEP_NUM_NODES", "2"}, {"SLURM_STEP_NUM_TASKS", "2"}, {"SLURM_STEP_TASKS_PER_NODE", "1(x2)"}};
+  r = detect(spread);
+  EXPECT_EQ(r.status, GSHMEM_ERROR_INVALID_VALUE);
+  EXPECT_TRUE(contains(r.log, "GSHMEM_BOOTSTRAP_ADDR")) << r.log;
+  r = detect(with(spread, {{"MASTER_ADDR", "10.0.0.2"}}));
+  ASSERT_EQ(r.status, GSHMEM_SUCCESS) << r.log;
+  EXPECT_EQ(r.info.local_size, 1);
+  EXPECT_EQ(encode_uniqueid(r.info.id).rfind("10.0.0.2:", 0), 0u);
+  // Uneven steps and values that do not fit leave the local size unknown.
+  for (const auto& change : std::vector<std::map<std::string, std::string>>{
+           {{"SLURM_STEP_TASKS_PER_NODE", "2,1"}, {"SLURM_NTASKS", "3"}, {"SLURM_STEP_NUM_TASKS", "3"}},
+           {{"SLURM_STEP_TASKS_PER_NODE", "3(x2)"}},
+           {{"SLURM_STEP_TASKS_PER_NODE", "lots"}},
+           {{"SLURM_STEP_NUM_TASKS", "4"}}}) {
+    r = detect(with(with(spread, {{"MASTER_ADDR", "10.0.0.2"}}), change));
+    ASSERT_EQ(r.status, GSHMEM_SUCCESS) << r.log;
+    EXPECT_EQ(r.info.local_size, -1) << change.begin()->second;
+  }
+}
+
+// Launchers gshmem does not read: several processes must not silently become
+// several 1-PE jobs.
+TEST(BootstrapEnv, ForeignLauncherWithSeveralProcessesIsAnError) {
+  for (const auto& env : std::vector<std::map<std::string, std::string>>{
+           {{"PMI_RANK", "1"}, {"PMI_SIZE", "4"}, {"MPI_LOCALRANKID", "1"}},  // MPICH / Intel MPI hydra
+           {{"PMI_RANK", "0"}, {"PMI_SIZE", "2"}},
+           {{"MV2_COMM_WORLD_RANK", "0"}, {"MV2_COMM_WORLD_SIZE", "8"}},   // MVAPICH2
+           {{"PMIX_RANK", "3"}, {"PMIX_NAMESPACE", "prterun-x-1@1"}}}) {   // PMIx without Open MPI
+    Result r = detect(env);
+    EXPECT_EQ(r.status, GSHMEM_ERROR_INVALID_VALUE) << env.begin()->first << "\n" << r.log;
+    for (const auto& kv : env)
+      if (kv.first != "PMIX_NAMESPACE")
+        EXPECT_TRUE(contains(r.log, kv.first + "=" + kv.second)) << r.log;
+    for (const char* how : {"gshmrun", "torchrun", "srun", "Open MPI's mpirun", "GSHMEMX_INIT_WITH_UNIQUEID",
+                            "unset"})
+      EXPECT_TRUE(contains(r.log, how)) << how << "\n" << r.log;
+  }
+  // One process: a 1-PE job, as before.
+  for (const auto& env : std::vector<std::map<std::string, std::string>>{
+           {{"PMI_RANK", "0"}, {"PMI_SIZE", "1"}}, {{"PMIX_RANK", "0"}}, {{"MV2_COMM_WORLD_SIZE", "1"}}}) {
+    Result r = detect(env);
+    ASSERT_EQ(r.status, GSHMEM_SUCCESS) << r.log;
+    EXPECT_EQ(r.info.launcher, "singleton");
+    EXPECT_EQ(r.log, "");
+  }
+  // A launcher gshmem reads wins over them (srun --mpi=pmi2 also sets PMI_*).
+  Result r = detect(merge(kSlurm, {{"PMI_RANK", "5"}, {"PMI_SIZE", "6"}}));
+  ASSERT_EQ(r.status, GSHMEM_SUCCESS) << r.log;
+  EXPECT_EQ(r.info.launcher, "slurm");
 }
 
 TEST(BootstrapEnv, Precedence) {

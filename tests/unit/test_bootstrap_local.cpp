@@ -1,6 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // TCP bootstrap, within one process: the socket helpers, unique ids, and connect()'s
 // local checks and failures (the multi-process tests: test_bootstrap.cpp).
+#include <net/if.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+
+#include <climits>
+
+#include "bootstrap/tcp/protocol.h"
 #include "bootstrap_test_util.h"
 
 namespace {
@@ -48,6 +55,73 @@ TEST(BootstrapSocket, SendPairDeliversBothPartsInOrder) {
       EXPECT_EQ(bad, 0u) << "na " << na << " nb " << nb;
     }
   }
+}
+
+// A PE that retries its connect before rank 0 listens can be given the
+// target port itself as its ephemeral port; TCP then connects the socket to
+// itself (simultaneous open), and the PE would take that for rank 0.
+// connect_to must refuse such connections as if refused. Forced in a private
+// network namespace whose ephemeral port range is that one port (skipped where
+// unshare is not allowed). Rank 0 must still be able to listen on the port after.
+TEST(BootstrapSocket, SelfConnectIsRefused) {
+  fflush(nullptr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (unshare(CLONE_NEWNET) != 0 && unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0) _exit(77);
+    int s = socket(AF_INET, SOCK_DGRAM, 0);
+    ifreq ifr{};
+    strcpy(ifr.ifr_name, "lo");
+    if (s < 0 || ioctl(s, SIOCGIFFLAGS, &ifr) != 0) _exit(77);
+    ifr.ifr_flags |= IFF_UP;
+    if (ioctl(s, SIOCSIFFLAGS, &ifr) != 0) _exit(77);
+    close(s);
+    const uint16_t port = 40000;
+    FILE* f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "w");
+    if (!f || fprintf(f, "%u %u\n", port, port) < 0 || fclose(f) != 0) _exit(77);
+    sockaddr_storage ss{};
+    auto* a = reinterpret_cast<sockaddr_in*>(&ss);
+    a->sin_family = AF_INET;
+    a->sin_port = htons(port);
+    a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    // The first attempt connects to itself; the port then stays in TIME_WAIT,
+    // so later ones fail with EADDRNOTAVAIL.
+    int connected = 0, refused = 0, other = 0;
+    for (int i = 0; i < 3; ++i) {
+      int err = 0;
+      int fd = tcp::connect_to(ss, sizeof(sockaddr_in), tcp::Deadline(2.0), &err);
+      if (fd >= 0) {
+        ++connected;
+        close(fd);
+      } else if (err == ECONNREFUSED) {
+        ++refused;
+      } else {
+        ++other;
+        fprintf(stderr, "connect_to: %s\n", strerror(err));
+      }
+    }
+    fprintf(stderr, "self-connect attempts: %d connected, %d refused, %d other errors\n", connected,
+            refused, other);
+    // Rank 0 arriving now can still listen on the port (the connection it
+    // left behind does not hold it).
+    int err = 0;
+    int lfd = tcp::open_listener(AF_INET, port, &err);
+    if (lfd < 0) fprintf(stderr, "open_listener after the self-connect: %s\n", strerror(err));
+    _exit(connected == 0 && refused > 0 && lfd >= 0 ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  if (WEXITSTATUS(status) == 77) GTEST_SKIP() << "cannot make a private network namespace here";
+  EXPECT_EQ(WEXITSTATUS(status), 0)
+      << "connect_to returned a socket connected to itself, or left the port unbindable";
+}
+
+TEST(BootstrapProtocol, MemberWaitSaturates) {
+  EXPECT_EQ(tcp::member_wait_s(1), 2);
+  EXPECT_EQ(tcp::member_wait_s(120), 130);  // grace: at most 10 s
+  EXPECT_EQ(tcp::member_wait_s(2000000), 2000010);
+  EXPECT_EQ(tcp::member_wait_s(INT_MAX - 3), INT_MAX);
+  EXPECT_EQ(tcp::member_wait_s(INT_MAX), INT_MAX);
 }
 
 // ----------------------------------------------------------- unique ids --

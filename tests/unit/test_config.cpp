@@ -234,6 +234,31 @@ TEST_F(ConfigEnv, MalformedValueIsAnErrorNamingVariableAndFormat) {
   EXPECT_NE(err.find("GSHMEM_BOOTSTRAP_PORT=\"http\""), std::string::npos) << err;
 }
 
+// GSHMEM_BOOTSTRAP_TIMEOUT is bounded where it is parsed, so that its uses in
+// int arithmetic (seconds + grace, milliseconds) cannot overflow.
+TEST_F(ConfigEnv, BootstrapTimeoutOutOfRangeIsAnError) {
+  setenv("GSHMEM_BOOTSTRAP_TIMEOUT", "45", 1);
+  ASSERT_EQ(cfg::load(), GSHMEM_SUCCESS);
+  for (const char* bad : {"0", "-1", "2000001", "2147483647", "2147483648", "9223372036854775807"}) {
+    setenv("GSHMEM_BOOTSTRAP_TIMEOUT", bad, 1);
+    std::string err;
+    EXPECT_EQ(load_capturing(&err), GSHMEM_ERROR_INVALID_VALUE) << bad;
+    EXPECT_NE(err.find("gshmem ERROR"), std::string::npos) << err;
+    EXPECT_NE(err.find(std::string("GSHMEM_BOOTSTRAP_TIMEOUT=\"") + bad + "\" is out of range"),
+              std::string::npos) << err;
+    EXPECT_NE(err.find("from 1 to 2000000"), std::string::npos) << err;
+    EXPECT_EQ(cfg::get().bootstrap_timeout, 45) << "a failed load must keep the previous values";
+  }
+  for (const char* good : {"1", "2000000"}) {
+    setenv("GSHMEM_BOOTSTRAP_TIMEOUT", good, 1);
+    std::string err;
+    EXPECT_EQ(load_capturing(&err), GSHMEM_SUCCESS) << good << ": " << err;
+    EXPECT_EQ(cfg::get().bootstrap_timeout, atoll(good));
+    // What init and the heap setup compute from it fits in int.
+    EXPECT_LE(cfg::get().bootstrap_timeout * 1000 + 10'000, 2147483647ll);
+  }
+}
+
 TEST_F(ConfigEnv, SymmetricSizeMaxIsRaisedToSymmetricSize) {
   setenv("GSHMEM_SYMMETRIC_SIZE", "8G", 1);
   setenv("GSHMEM_SYMMETRIC_SIZE_MAX", "4G", 1);

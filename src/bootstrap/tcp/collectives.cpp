@@ -10,8 +10,14 @@
 //      (allgather: the whole array; broadcast: the data unless r is the root).
 // Any failure makes rank 0 send every live peer an `abort` naming the cause,
 // so all ranks fail with the same message instead of waiting for the timeout.
+// A member whose call fails on its own (it timed out, e.g. because rank 0 came
+// late, or PE 0's answer made no sense) sends rank 0 an `abort` naming itself
+// (or half-closes the connection when its stream is mid-message), so rank 0
+// reports that member and its cause at once -- in its current or next
+// collective, or through the failure monitor -- instead of waiting for it.
 #include <poll.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -28,7 +34,7 @@ std::string TcpBootstrap::disconnect_message(int peer, const char* what, int err
 }
 
 std::string TcpBootstrap::timeout_message(const char* what, const std::vector<int>& waiting) const {
-  const int waited = rank_ == 0 ? timeout_s_ : timeout_s_ + member_grace_s(timeout_s_);
+  const int waited = rank_ == 0 ? timeout_s_ : member_wait_s(timeout_s_);
   std::string m = std::string("bootstrap: ") + what + " timed out after " +
                   std::to_string(waited) + " s waiting for PE";
   if (waiting.size() > 1) m += "s";
@@ -39,6 +45,18 @@ std::string TcpBootstrap::timeout_message(const char* what, const std::vector<in
     m += " (PE 0 answers once every PE has called ";
   m += std::string(what) + "?); see GSHMEM_BOOTSTRAP_TIMEOUT";
   return m;
+}
+
+bool TcpBootstrap::forked() const { return getpid() != owner_pid_; }
+
+Status TcpBootstrap::forked_check(const char* what) const {
+  if (!forked()) return GSHMEM_SUCCESS;
+  GSHMEM_LOG_ERROR("bootstrap: %s called in process %d, which was fork()ed from PE %d (process %d) "
+                   "after gshmem_init: the PE's bootstrap connections were closed in this child. "
+                   "gshmem can only be used by the PE's own process; a child must exec a new program "
+                   "(e.g. Python multiprocessing with the \"spawn\" start method) to be a PE",
+                   what, static_cast<int>(getpid()), rank_, static_cast<int>(owner_pid_));
+  return GSHMEM_ERROR_NOT_INITIALIZED;
 }
 
 Status TcpBootstrap::usable(const char* what) {
@@ -55,9 +73,9 @@ Status TcpBootstrap::usable(const char* what) {
   return GSHMEM_SUCCESS;
 }
 
-void TcpBootstrap::send_abort_to_all(Status st, int dead, const std::string& msg) {
+void TcpBootstrap::send_abort_to_all(Status st, int arg, const std::string& msg) {
   Deadline dl(2.0);  // best effort: a stuck peer must not hold up the others for long
-  Header h{static_cast<uint32_t>(Op::abort), seq_, msg.size(), dead, st};
+  Header h{static_cast<uint32_t>(Op::abort), seq_, msg.size(), arg, st};
   for (int r = 1; r < size_; ++r) {
     if (broken_[r] || fds_[r] < 0) continue;
     int err = 0;
@@ -65,15 +83,40 @@ void TcpBootstrap::send_abort_to_all(Status st, int dead, const std::string& msg
   }
 }
 
-Status TcpBootstrap::fail(Status st, int dead, const std::string& msg) {
+Status TcpBootstrap::fail(Status st, int dead, const std::string& msg, int about) {
   GSHMEM_LOG_ERROR("%s", msg.c_str());
   failed_ = st;
   failed_msg_ = msg;
   if (rank_ == 0) {
     if (dead > 0 && dead < size_) broken_[dead] = 1;
-    send_abort_to_all(st, dead, msg);
+    send_abort_to_all(st, dead >= 0 ? dead : about, msg);
   }
   return st;
+}
+
+void TcpBootstrap::tell_root(Status st, uint32_t seq, bool at_boundary) {
+  bool told = false;
+  if (at_boundary) {
+    // Short deadline: if rank 0 is not reading and our buffers are full, a
+    // half-close tells it nearly as well.
+    int err = 0;
+    Header h{static_cast<uint32_t>(Op::abort), seq, failed_msg_.size(), rank_, st};
+    told = send_message(fds_[0], h, failed_msg_.data(), failed_msg_.size(), Deadline(0.5), &err) == Io::ok;
+  }
+  if (!told) shutdown(fds_[0], SHUT_WR);
+}
+
+Status TcpBootstrap::take_member_abort(int r, const Header& h, const Deadline& dl) {
+  std::string text;
+  int err = 0;
+  if (read_text(fds_[r], h.len, dl.sooner(2.0), &text, &err) != Io::ok || text.empty())
+    text = "(reason not received)";
+  if (text.rfind("bootstrap: ", 0) == 0) text.erase(0, 11);
+  Status st = h.status;
+  if (st <= GSHMEM_SUCCESS || st > GSHMEM_ERROR_INTERNAL) st = GSHMEM_ERROR_INTERNAL;
+  broken_[r] = 1;  // it has given up and no longer reads: send it nothing more
+  return fail(st, -1, "bootstrap: PE " + std::to_string(r) + " failed collective call #" +
+                          std::to_string(h.seq) + ": " + text, r);
 }
 
 Status TcpBootstrap::take_abort(const Header& h, const Deadline& dl) {
@@ -119,13 +162,25 @@ Status TcpBootstrap::root_gather(const Call& call, uint32_t seq,
       std::vector<int> waiting;
       for (int r = 1; r < size_; ++r)
         if (!st[r].done) waiting.push_back(r);
-      return fail(GSHMEM_ERROR_TIMEOUT, -1, timeout_message(what, waiting));
+      return fail(GSHMEM_ERROR_TIMEOUT, -1, timeout_message(what, waiting),
+                  waiting.empty() ? -1 : waiting[0]);
     }
     for (size_t i = 0; i < pf.size(); ++i) {
       if (!pf[i].revents) continue;
       int r = who[i];
       State& s = st[r];
-      if (s.done) return fail(GSHMEM_ERROR_PEER_FAILURE, r, disconnect_message(r, what, 0));
+      if (s.done) {
+        // Its request is complete; what follows is an abort about its own
+        // failure (then perhaps EOF) or a disconnect.
+        uint8_t hb[kHeaderBytes];
+        if (recv(fds_[r], hb, sizeof(hb), MSG_PEEK | MSG_DONTWAIT) == static_cast<ssize_t>(sizeof(hb))) {
+          Header h = decode_header(hb);
+          if (h.op == static_cast<uint32_t>(Op::abort) &&
+              recv(fds_[r], hb, sizeof(hb), MSG_DONTWAIT) == static_cast<ssize_t>(sizeof(hb)))
+            return take_member_abort(r, h, dl);
+        }
+        return fail(GSHMEM_ERROR_PEER_FAILURE, r, disconnect_message(r, what, 0));
+      }
       for (;;) {  // read what is there without blocking
         ssize_t k;
         if (!s.have_hdr)
@@ -147,6 +202,7 @@ Status TcpBootstrap::root_gather(const Call& call, uint32_t seq,
           s.hdr_got += static_cast<size_t>(k);
           if (s.hdr_got < kHeaderBytes) continue;
           Header h = decode_header(s.hdr);
+          if (h.op == static_cast<uint32_t>(Op::abort)) return take_member_abort(r, h, dl);
           if (h.op != static_cast<uint32_t>(call.op) || h.seq != seq || h.len != call.len ||
               h.arg != call.arg) {
             return fail(GSHMEM_ERROR_MISMATCH, -1,
@@ -156,7 +212,8 @@ Status TcpBootstrap::root_gather(const Call& call, uint32_t seq,
                             " (collective call #" + std::to_string(seq) + "), PE " +
                             std::to_string(r) + " called " + describe_op(h.op, h.len, h.arg) +
                             " (collective call #" + std::to_string(h.seq) +
-                            "); every PE must make the same bootstrap calls in the same order");
+                            "); every PE must make the same bootstrap calls in the same order",
+                        r);
           }
           s.have_hdr = true;
           Span sp = request(r);
@@ -187,7 +244,7 @@ Status TcpBootstrap::root_reply(const Call& call, uint32_t seq,
     if (io == Io::ok) continue;
     broken_[r] = 1;  // its stream may hold half a message: no abort to it
     if (io == Io::closed) return fail(GSHMEM_ERROR_PEER_FAILURE, r, disconnect_message(r, what, err));
-    if (io == Io::timeout) return fail(GSHMEM_ERROR_TIMEOUT, -1, timeout_message(what, {r}));
+    if (io == Io::timeout) return fail(GSHMEM_ERROR_TIMEOUT, -1, timeout_message(what, {r}), r);
     return fail(GSHMEM_ERROR_SYSTEM, -1, std::string("bootstrap: ") + what + ": sending to PE " +
                                              std::to_string(r) + " failed: " + errno_string(err));
   }
@@ -201,38 +258,48 @@ Status TcpBootstrap::member_exchange(const Call& call, uint32_t seq, Span my_req
   uint8_t hb[kHeaderBytes];
   encode_header({static_cast<uint32_t>(call.op), seq, call.len, call.arg, 0}, hb);
   int err = 0;
+  // A failure of our own (not one rank 0 told us about, not rank 0 gone):
+  // enter the failed state and tell rank 0 (at_boundary: our outgoing stream
+  // holds whole messages only).
+  auto own_failure = [&](Status st, const std::string& msg, bool at_boundary) {
+    fail(st, -1, msg);
+    tell_root(st, seq, at_boundary);
+    return st;
+  };
   // Stop sending as soon as rank 0 says something: before our request is
   // complete that can only be an abort (rank 0 stops reading us then).
   Io io = send_pair(fd, hb, sizeof(hb), my_request.out, my_request.len, dl, &err, /*stop_on_input=*/true);
   const bool sent = io == Io::ok;
   if (io == Io::closed) return fail(GSHMEM_ERROR_PEER_FAILURE, 0, disconnect_message(0, what, err));
-  if (io == Io::timeout) return fail(GSHMEM_ERROR_TIMEOUT, -1, timeout_message(what, {0}));
+  if (io == Io::timeout) return own_failure(GSHMEM_ERROR_TIMEOUT, timeout_message(what, {0}), false);
   if (io == Io::error)
-    return fail(GSHMEM_ERROR_SYSTEM, -1, std::string("bootstrap: ") + what +
-                                             ": sending to PE 0 failed: " + errno_string(err));
+    return own_failure(GSHMEM_ERROR_SYSTEM, std::string("bootstrap: ") + what +
+                                                ": sending to PE 0 failed: " + errno_string(err), false);
   io = recv_all(fd, hb, sizeof(hb), dl, &err, spin_us_.load(std::memory_order_relaxed));
   if (io == Io::closed) return fail(GSHMEM_ERROR_PEER_FAILURE, 0, disconnect_message(0, what, err));
-  if (io == Io::timeout) return fail(GSHMEM_ERROR_TIMEOUT, -1, timeout_message(what, {0}));
+  if (io == Io::timeout) return own_failure(GSHMEM_ERROR_TIMEOUT, timeout_message(what, {0}), sent);
   if (io != Io::ok)
-    return fail(GSHMEM_ERROR_SYSTEM, -1, std::string("bootstrap: ") + what +
-                                             ": receiving from PE 0 failed: " + errno_string(err));
+    return own_failure(GSHMEM_ERROR_SYSTEM, std::string("bootstrap: ") + what +
+                                                ": receiving from PE 0 failed: " + errno_string(err), sent);
   Header h = decode_header(hb);
   if (h.op == static_cast<uint32_t>(Op::abort)) return take_abort(h, dl);
   if (!sent || h.op != static_cast<uint32_t>(call.op) || h.seq != seq || h.len != my_reply.len ||
       h.arg != call.arg) {
-    return fail(GSHMEM_ERROR_MISMATCH, -1,
-                "bootstrap: protocol error: PE " + std::to_string(rank_) + " called " +
-                    describe_op(static_cast<uint32_t>(call.op), call.len, call.arg) +
-                    " (collective call #" + std::to_string(seq) + ") but PE 0 answered with " +
-                    describe_op(h.op, h.len, h.arg) + " (call #" + std::to_string(h.seq) + ")");
+    return own_failure(GSHMEM_ERROR_MISMATCH,
+                       "bootstrap: protocol error: PE " + std::to_string(rank_) + " called " +
+                           describe_op(static_cast<uint32_t>(call.op), call.len, call.arg) +
+                           " (collective call #" + std::to_string(seq) + ") but PE 0 answered with " +
+                           describe_op(h.op, h.len, h.arg) + " (call #" + std::to_string(h.seq) + ")",
+                       sent);
   }
   if (my_reply.len > 0) {
     io = recv_all(fd, my_reply.in, my_reply.len, dl, &err);
     if (io == Io::closed) return fail(GSHMEM_ERROR_PEER_FAILURE, 0, disconnect_message(0, what, err));
-    if (io == Io::timeout) return fail(GSHMEM_ERROR_TIMEOUT, -1, timeout_message(what, {0}));
+    if (io == Io::timeout) return own_failure(GSHMEM_ERROR_TIMEOUT, timeout_message(what, {0}), true);
     if (io != Io::ok)
-      return fail(GSHMEM_ERROR_SYSTEM, -1, std::string("bootstrap: ") + what +
-                                               ": receiving from PE 0 failed: " + errno_string(err));
+      return own_failure(GSHMEM_ERROR_SYSTEM, std::string("bootstrap: ") + what +
+                                                  ": receiving from PE 0 failed: " + errno_string(err),
+                         true);
   }
   return GSHMEM_SUCCESS;
 }
@@ -244,7 +311,7 @@ Status TcpBootstrap::run_collective(const Call& call, const std::function<Span(i
   Status st = GSHMEM_SUCCESS;
   if (size_ > 1) {
     uint32_t seq = ++seq_;
-    Deadline dl(rank_ == 0 ? timeout_s_ : timeout_s_ + member_grace_s(timeout_s_));
+    Deadline dl(rank_ == 0 ? timeout_s_ : member_wait_s(timeout_s_));
     GSHMEM_LOG_TRACE("bootstrap: %s (call #%u)",
                      describe_op(static_cast<uint32_t>(call.op), call.len, call.arg).c_str(), seq);
     if (rank_ == 0) {
@@ -268,6 +335,7 @@ Status TcpBootstrap::allgather(const void* mine, void* all, size_t bytes) {
     GSHMEM_LOG_ERROR("bootstrap: allgather of %zu bytes per PE overflows", bytes);
     return GSHMEM_ERROR_INVALID_VALUE;
   }
+  GSHMEM_TRY(forked_check("allgather"));
   std::lock_guard<std::mutex> lock(io_mutex_);
   char* a = static_cast<char*>(all);
   const size_t total = bytes * static_cast<size_t>(size_);
@@ -280,6 +348,7 @@ Status TcpBootstrap::allgather(const void* mine, void* all, size_t bytes) {
 }
 
 Status TcpBootstrap::barrier() {
+  GSHMEM_TRY(forked_check("barrier"));
   std::lock_guard<std::mutex> lock(io_mutex_);
   auto none = [](int) { return Span{}; };
   return run_collective({Op::barrier, 0, 0}, none, none, Span{}, Span{});
@@ -294,6 +363,7 @@ Status TcpBootstrap::broadcast(void* buf, size_t bytes, int root) {
     GSHMEM_LOG_ERROR("bootstrap: broadcast of %zu bytes with a NULL buffer", bytes);
     return GSHMEM_ERROR_INVALID_VALUE;
   }
+  GSHMEM_TRY(forked_check("broadcast"));
   std::lock_guard<std::mutex> lock(io_mutex_);
   const bool me = rank_ == root;
   return run_collective(
@@ -304,6 +374,7 @@ Status TcpBootstrap::broadcast(void* buf, size_t bytes, int root) {
 }
 
 Status TcpBootstrap::finalize() {
+  GSHMEM_TRY(forked_check("finalize"));
   stop_monitor();  // before the goodbye: from here on a closing peer is expected
   std::lock_guard<std::mutex> lock(io_mutex_);
   if (closed_) return GSHMEM_SUCCESS;

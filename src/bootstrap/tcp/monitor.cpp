@@ -11,7 +11,11 @@
 //     other rank an abort naming it, and calls the callback; rank 1..N-1 call
 //     the callback with dead rank 0.
 //   - an abort from rank 0 (ranks 1..N-1): consumed; callback with the rank it
-//     names.
+//     names (the PE that died, was late or mismatched, or reported its own
+//     failure; rank 0 when it names none: then rank 0 itself hit the error).
+//   - an abort from a member (rank 0): that member's collective failed on its
+//     own (e.g. it timed out while rank 0 was late). Rank 0 enters the failed
+//     state, relays it naming that member, and calls the callback with it.
 //   - the header of a collective a peer already entered (rank 0): left for that
 //     collective; the socket is then only watched for hang-up (POLLRDHUP) until
 //     the next collective completes, so the monitor does not spin.
@@ -33,11 +37,21 @@ TcpBootstrap::TcpBootstrap(int rank, int size, uint64_t job_key, int timeout_s,
       size_(size),
       job_key_(job_key),
       timeout_s_(timeout_s),
+      owner_pid_(getpid()),
       root_endpoint_(std::move(root_endpoint)),
       fds_(std::move(fds)),
-      broken_(fds_.size(), 0) {}
+      broken_(fds_.size(), 0) {
+  for (int fd : fds_) track_for_fork(fd);
+}
 
 TcpBootstrap::~TcpBootstrap() {
+  if (forked()) {
+    // A fork()ed child's copy: its sockets were closed at the fork and their
+    // numbers may belong to other files by now; the monitor thread does not
+    // exist here. Touch no fd; just let go of the thread object.
+    if (monitor_.joinable()) monitor_.detach();
+    return;
+  }
   stop_monitor();
   {
     std::lock_guard<std::mutex> lock(io_mutex_);
@@ -48,11 +62,14 @@ TcpBootstrap::~TcpBootstrap() {
       closed_ = true;
     }
   }
-  close_fd(&wake_[0]);
-  close_fd(&wake_[1]);
+  for (int& fd : wake_) {
+    untrack_for_fork(fd);
+    close_fd(&fd);
+  }
 }
 
 void TcpBootstrap::close_connections(bool linger) {
+  untrack_for_fork(fds_);  // before closing: the numbers may be reused at once
   if (linger) {
     lingering_close(&fds_, 1000);
   } else {
@@ -65,6 +82,7 @@ Status TcpBootstrap::start_failure_monitor(std::function<void(int, const std::st
     GSHMEM_LOG_ERROR("bootstrap: start_failure_monitor: no callback given");
     return GSHMEM_ERROR_INVALID_VALUE;
   }
+  GSHMEM_TRY(forked_check("start_failure_monitor"));
   std::lock_guard<std::mutex> lock(io_mutex_);
   if (monitor_started_) {
     GSHMEM_LOG_ERROR("bootstrap: start_failure_monitor called twice");
@@ -85,6 +103,8 @@ Status TcpBootstrap::start_failure_monitor(std::function<void(int, const std::st
     GSHMEM_LOG_ERROR("bootstrap: start_failure_monitor: pipe2 failed: %s", errno_string(errno).c_str());
     return GSHMEM_ERROR_SYSTEM;
   }
+  track_for_fork(wake_[0]);
+  track_for_fork(wake_[1]);
   monitor_stop_.store(false);
   try {
     monitor_ = std::thread(&TcpBootstrap::monitor_main, this, std::move(on_failure));
@@ -174,11 +194,16 @@ void TcpBootstrap::monitor_main(std::function<void(int, const std::string&)> cb)
         continue;
       }
       Header h = decode_header(hb);
-      if (rank_ != 0 && h.op == static_cast<uint32_t>(Op::abort)) {
+      if (h.op == static_cast<uint32_t>(Op::abort)) {
         int err = 0;
         recv_all(fd_of[i], hb, sizeof(hb), Deadline(2.0), &err);  // consume the peeked header
-        take_abort(h, Deadline(2.0));
-        dead = h.arg >= 0 && h.arg < size_ ? h.arg : 0;
+        if (rank_ == 0) {
+          take_member_abort(rank_of[i], h, Deadline(2.0));  // relays it, naming that member
+          dead = rank_of[i];
+        } else {
+          take_abort(h, Deadline(2.0));
+          dead = h.arg >= 0 && h.arg < size_ ? h.arg : 0;
+        }
         how = failed_msg_;
         continue;
       }

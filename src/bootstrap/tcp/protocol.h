@@ -13,6 +13,7 @@
 // one call ahead, and reports GSHMEM_ERROR_MISMATCH instead of corrupting data.
 #pragma once
 
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -31,8 +32,11 @@ enum class Op : uint32_t {
   barrier = 4,
   broadcast = 5,  // arg: root
   bye = 6,        // finalize: a barrier after which connections close without alarm
-  abort = 7,      // rank 0 -> others: the job failed; status = code, arg = dead rank or -1,
-                  // payload = message text
+  abort = 7,      // rank 0 -> others: the job failed; status = code, payload = message text,
+                  // arg = the PE it is about (dead, late, mismatched, or the member that
+                  // reported it) or -1.
+                  // member -> rank 0 (arg = its rank, seq = its call): its collective failed
+                  // on its own (timed out, protocol error); sent only at a message boundary
 };
 
 struct Hello {
@@ -70,6 +74,13 @@ const char* op_name(uint32_t op);
 inline int member_grace_s(int timeout_s) {
   int g = timeout_s / 10;
   return g < 1 ? 1 : g > 10 ? 10 : g;
+}
+// What ranks other than 0 wait in all: timeout_s + member_grace_s(timeout_s),
+// saturating at INT_MAX (GSHMEM_BOOTSTRAP_TIMEOUT is bounded far below that,
+// but ConnectOptions can be given any positive int).
+inline int member_wait_s(int timeout_s) {
+  const int g = member_grace_s(timeout_s);
+  return timeout_s > INT_MAX - g ? INT_MAX : timeout_s + g;
 }
 
 // Largest abort/ack reason text accepted from the wire.

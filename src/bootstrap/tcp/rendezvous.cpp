@@ -7,6 +7,7 @@
 // `ready`.
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -36,6 +37,25 @@ struct Pending {
   size_t got;
 };
 
+// Why accept() failed for lack of file descriptors, and what to do about it.
+std::string fd_limit_message(int err, int size) {
+  std::string m = "bootstrap: PE 0 cannot accept the other PEs' connections: " + errno_string(err) +
+                  ". PE 0 holds one socket for each of the other " + std::to_string(size - 1) +
+                  " PEs (plus the files the program itself has open)";
+  if (err == EMFILE) {
+    rlimit rl{};
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
+      m += ", but its open-files limit (RLIMIT_NOFILE) is " +
+           (rl.rlim_cur == RLIM_INFINITY ? std::string("unlimited") : std::to_string(rl.rlim_cur));
+    m += ": raise the limit for the job (ulimit -n; the hard limit is raised by the administrator, "
+         "e.g. in /etc/security/limits.conf or the launcher's configuration)";
+  } else {
+    m += ", but the system-wide limit on open files is reached (fs.file-max): close files or raise "
+         "that limit";
+  }
+  return m;
+}
+
 // Rank 0: accept until every rank joined. On success fds[r] is rank r's socket.
 Status root_accept(int listener, const UniqueIdData& d, int size, int timeout_s,
                    const Deadline& dl, std::vector<int>* fds) {
@@ -50,6 +70,19 @@ Status root_accept(int listener, const UniqueIdData& d, int size, int timeout_s,
   };
   std::vector<pollfd> pf;
   while (joined < size && st == GSHMEM_SUCCESS) {
+    // The deadline is checked on every pass, not only when poll() times out:
+    // a listener that stays readable (accept() failing) must not keep us here.
+    if (dl.expired()) {
+      std::string missing;
+      for (int r = 1; r < size; ++r)
+        if ((*fds)[r] < 0) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
+      job_error(GSHMEM_ERROR_BOOTSTRAP,
+                "bootstrap: " + std::to_string(size - joined) + " of " + std::to_string(size) +
+                    " PEs did not join within " + std::to_string(timeout_s) + " s: missing rank" +
+                    (size - joined > 1 ? "s " : " ") + missing +
+                    " (not started, crashed, or cannot reach " + uniqueid_endpoint(d) + "?)");
+      break;
+    }
     pf.clear();
     pf.push_back({listener, POLLIN, 0});
     for (const Pending& p : pend) pf.push_back({p.fd, POLLIN, 0});
@@ -61,18 +94,7 @@ Status root_accept(int listener, const UniqueIdData& d, int size, int timeout_s,
       job_error(GSHMEM_ERROR_SYSTEM, "bootstrap: rendezvous: poll failed: " + errno_string(errno));
       break;
     }
-    if (n == 0) {
-      if (!dl.expired()) continue;
-      std::string missing;
-      for (int r = 1; r < size; ++r)
-        if ((*fds)[r] < 0) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
-      job_error(GSHMEM_ERROR_BOOTSTRAP,
-                "bootstrap: " + std::to_string(size - joined) + " of " + std::to_string(size) +
-                    " PEs did not join within " + std::to_string(timeout_s) + " s: missing rank" +
-                    (size - joined > 1 ? "s " : " ") + missing +
-                    " (not started, crashed, or cannot reach " + uniqueid_endpoint(d) + "?)");
-      break;
-    }
+    if (n == 0) continue;  // the deadline is checked at the top
     // Joined ranks that hang up before the job started.
     for (size_t i = 1 + pend.size(); i < pf.size() && st == GSHMEM_SUCCESS; ++i) {
       if (!pf[i].revents) continue;
@@ -156,10 +178,14 @@ Status root_accept(int listener, const UniqueIdData& d, int size, int timeout_s,
         int err = 0;
         p.fd = accept_one(listener, &p.peer, &err);
         if (p.fd < 0) {
-          if (err != EAGAIN && err != EWOULDBLOCK && err != ECONNABORTED && err != EINTR) {
-            // e.g. EMFILE: the listener stays readable; do not spin on it.
+          if (err == EMFILE || err == ENFILE) {
+            // Out of descriptors: the PEs waiting in the backlog cannot join
+            // until something closes, which nothing here will do.
+            job_error(GSHMEM_ERROR_BOOTSTRAP, fd_limit_message(err, size));
+          } else if (err != EAGAIN && err != EWOULDBLOCK && err != ECONNABORTED && err != EINTR) {
+            // e.g. ENOBUFS: the listener stays readable; do not spin on it.
             GSHMEM_LOG_WARN("bootstrap: accept failed: %s", errno_string(err).c_str());
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            std::this_thread::sleep_for(std::chrono::milliseconds(std::min(50, dl.remaining_ms())));
           }
           break;
         }
@@ -255,7 +281,7 @@ Status member_connect(const UniqueIdData& d, int rank, int size, int timeout_s, 
     if (h.op == static_cast<uint32_t>(Op::ack) && h.status == 0) {
       // Accepted; wait for everyone else (a little longer than rank 0 does, so
       // that its report of who is missing arrives first).
-      Deadline ready_dl(timeout_s + member_grace_s(timeout_s));
+      Deadline ready_dl(member_wait_s(timeout_s));
       io = recv_all(fd, h8, sizeof(h8), ready_dl, &err);
       if (io == Io::ok) h = decode_header(h8);
       if (io == Io::ok && h.op == static_cast<uint32_t>(Op::ready)) {
@@ -265,7 +291,7 @@ Status member_connect(const UniqueIdData& d, int rank, int size, int timeout_s, 
       if (io == Io::timeout) {
         GSHMEM_LOG_ERROR("bootstrap: PE %d joined PE 0 at %s, but not all %d PEs joined within %d s "
                          "(PE 0 reports which are missing)", rank, ep.c_str(), size,
-                         timeout_s + member_grace_s(timeout_s));
+                         member_wait_s(timeout_s));
         close_fd(&fd);
         return GSHMEM_ERROR_BOOTSTRAP;
       }

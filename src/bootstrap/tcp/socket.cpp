@@ -6,12 +6,16 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
+#include <mutex>
 
 namespace gshmem::bootstrap::tcp {
 
@@ -196,6 +200,12 @@ int connect_to(const sockaddr_storage& sa, socklen_t len, const Deadline& dl, in
     *err = errno;
     return -1;
   }
+  // So that the local port this connection leaves behind (in TIME_WAIT, e.g.
+  // after a self-connect below) does not stop rank 0 from binding that port
+  // with SO_REUSEADDR: Linux lets a bind share a port only with sockets that
+  // set it too.
+  int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
   int rc;
   do {
     rc = ::connect(fd, reinterpret_cast<const sockaddr*>(&sa), len);
@@ -221,8 +231,76 @@ int connect_to(const sockaddr_storage& sa, socklen_t len, const Deadline& dl, in
       return -1;
     }
   }
+  if (is_self_connected(fd)) {
+    // Nothing listened on the address and the kernel gave us its port as our
+    // own ephemeral port. Keeping this connection would also hold the port that
+    // rank 0 is about to bind.
+    close(fd);
+    *err = ECONNREFUSED;
+    return -1;
+  }
   tune_socket(fd);
   return fd;
+}
+
+bool is_self_connected(int fd) {
+  sockaddr_storage mine{}, peer{};
+  socklen_t lm = sizeof(mine), lp = sizeof(peer);
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&mine), &lm) != 0 ||
+      getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &lp) != 0)
+    return false;
+  return lm == lp && memcmp(&mine, &peer, lm) == 0;
+}
+
+// ------------------------------------------------------ fork() handling --
+// The tracked fds live in a plain array so that the child handler only reads
+// memory and calls close() (async-signal-safe, as POSIX requires of code that
+// runs in the child of a multithreaded process). prepare takes the lock so
+// that no other thread is half-way through changing the array at the fork;
+// parent and child release it.
+namespace {
+std::mutex g_fork_mu;
+int* g_fork_fds = nullptr;
+size_t g_fork_n = 0, g_fork_cap = 0;
+
+void fork_prepare() { g_fork_mu.lock(); }
+void fork_parent() { g_fork_mu.unlock(); }
+void fork_child() {
+  for (size_t i = 0; i < g_fork_n; ++i) close(g_fork_fds[i]);
+  g_fork_n = 0;
+  g_fork_mu.unlock();
+}
+}  // namespace
+
+void track_for_fork(int fd) {
+  if (fd < 0) return;
+  static std::once_flag once;
+  std::call_once(once, [] { pthread_atfork(fork_prepare, fork_parent, fork_child); });
+  std::lock_guard<std::mutex> lock(g_fork_mu);
+  if (g_fork_n == g_fork_cap) {
+    size_t cap = g_fork_cap ? 2 * g_fork_cap : 16;
+    void* p = realloc(g_fork_fds, cap * sizeof(int));
+    if (!p) return;  // out of memory: this fd stays open in children (as before)
+    g_fork_fds = static_cast<int*>(p);
+    g_fork_cap = cap;
+  }
+  g_fork_fds[g_fork_n++] = fd;
+}
+
+void untrack_for_fork(const std::vector<int>& fds) {
+  std::vector<int> gone(fds);
+  std::sort(gone.begin(), gone.end());
+  std::lock_guard<std::mutex> lock(g_fork_mu);
+  for (size_t i = 0; i < g_fork_n;) {
+    if (std::binary_search(gone.begin(), gone.end(), g_fork_fds[i]))
+      g_fork_fds[i] = g_fork_fds[--g_fork_n];
+    else
+      ++i;
+  }
+}
+
+void untrack_for_fork(int fd) {
+  if (fd >= 0) untrack_for_fork(std::vector<int>{fd});
 }
 
 int accept_one(int listener, std::string* peer, int* err) {

@@ -62,8 +62,15 @@ int poll_spin(pollfd* fds, nfds_t n, const Deadline& dl, int spin_us);
 // SO_REUSEADDR, non-blocking, close-on-exec. -1 and *err on failure.
 int open_listener(int family, uint16_t port, int* err);
 // Non-blocking connect to `sa`, bounded by `dl`. Returns a tuned socket or -1
-// with *err (ETIMEDOUT when the deadline passed).
+// with *err (ETIMEDOUT when the deadline passed). A TCP self-connect (nothing
+// listens on `sa` yet and the kernel picked that very port as our ephemeral
+// port: simultaneous open with ourselves) is closed and reported as
+// ECONNREFUSED, so callers retry as if the listener were not up yet. The
+// socket has SO_REUSEADDR, so the port it leaves in TIME_WAIT stays bindable
+// by rank 0's listener (open_listener).
 int connect_to(const sockaddr_storage& sa, socklen_t len, const Deadline& dl, int* err);
+// True when the connected socket's local and peer addresses are the same.
+bool is_self_connected(int fd);
 // accept() one pending connection (non-blocking; -1 with *err = EAGAIN if none).
 // *peer receives "addr:port" of the remote side.
 int accept_one(int listener, std::string* peer, int* err);
@@ -83,6 +90,17 @@ std::string peer_address(int fd);
 std::string errno_string(int e);
 // True for errno values that mean "the peer is gone".
 bool is_disconnect_errno(int e);
+
+// Sockets that must not outlive fork() in a child. A process that fork()s
+// without exec (Python DataLoader workers, multiprocessing) would otherwise
+// keep its parent PE's bootstrap connections open in the child: when the PE
+// is killed no FIN reaches its peers while the child lives, and their failure
+// monitors never fire. A pthread_atfork handler (installed on first use) closes
+// every fd tracked here in the child; the parent keeps them. Untrack an fd
+// before closing it (never after: its number could be reused meanwhile).
+void track_for_fork(int fd);
+void untrack_for_fork(int fd);
+void untrack_for_fork(const std::vector<int>& fds);
 
 // close() and set to -1 (no-op for -1).
 void close_fd(int* fd);

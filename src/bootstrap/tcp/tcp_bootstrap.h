@@ -9,7 +9,14 @@
 // Concurrency: every collective holds io_mutex_ for its whole duration; the
 // monitor thread only reads a socket while holding it, so the two never
 // consume the same bytes.
+// fork(): the connections are closed in a child that fork()s without exec
+// (track_for_fork in socket.h), so a dead PE's peers see it go even while such
+// a child lives on. The child's copy of the object is unusable: every call
+// fails at once with a message saying so (checked before any lock, since a
+// lock held by another thread at the fork stays held in the child).
 #pragma once
+
+#include <sys/types.h>
 
 #include <atomic>
 #include <cstdint>
@@ -69,9 +76,22 @@ class TcpBootstrap final : public Bootstrap {
                          const Deadline& dl);
   // Read an abort (header already decoded) from rank 0 and enter the failed state.
   Status take_abort(const Header& h, const Deadline& dl);
+  // Rank 0: read the abort member `r` sent about its own failed collective
+  // (header already decoded) and enter the failed state, naming r.
+  Status take_member_abort(int r, const Header& h, const Deadline& dl);
   // Enter the failed state: log msg, (rank 0) tell every live peer but `dead`.
-  Status fail(Status st, int dead, const std::string& msg);
-  void send_abort_to_all(Status st, int dead, const std::string& msg);
+  // The abort names `dead` if >= 0, else `about` (the PE the failure concerns:
+  // a late or mismatched PE, or -1), so that ranks learning of it through their
+  // failure monitor can say which PE it was.
+  Status fail(Status st, int dead, const std::string& msg, int about = -1);
+  void send_abort_to_all(Status st, int arg, const std::string& msg);
+  // Member: its collective call #seq failed on its own (timeout, protocol
+  // error): tell rank 0 with an abort if our stream is at a message boundary,
+  // else half-close the connection, so rank 0 does not wait for us in vain.
+  void tell_root(Status st, uint32_t seq, bool at_boundary);
+  // Non-success when this object was inherited through fork() (logged, naming `what`).
+  Status forked_check(const char* what) const;
+  bool forked() const;
   std::string disconnect_message(int peer, const char* what, int err) const;
   std::string timeout_message(const char* what, const std::vector<int>& waiting) const;
 
@@ -84,6 +104,7 @@ class TcpBootstrap final : public Bootstrap {
   const int size_;
   const uint64_t job_key_;
   const int timeout_s_;
+  const pid_t owner_pid_;            // process that made the connections
   const std::string root_endpoint_;  // for messages
   std::vector<int> fds_;             // see constructor
   std::vector<char> broken_;         // rank 0: peer unusable (dead or a message half-sent)

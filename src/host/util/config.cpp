@@ -140,6 +140,24 @@ Status load() {
   }
   GSHMEM_CONFIG_TABLE(GSHMEM_CONFIG_LOAD)
 #undef GSHMEM_CONFIG_LOAD
+#define GSHMEM_CONFIG_CHECK_RANGE(field, env, lo, hi)                                         \
+  if (v.field < (lo) || v.field > (hi)) {                                                     \
+    const char* alias = nullptr;                                                              \
+    const char* text = lookup(env, &alias);                                                   \
+    if (alias) {                                                                              \
+      GSHMEM_LOG_WARN("gshmem_init: ignoring %s=\"%s\" (read as %s): out of range (%lld .. "   \
+                      "%lld); using the default", alias, text, env, (long long)(lo),          \
+                      (long long)(hi));                                                       \
+      v.field = defaults().field;                                                             \
+    } else {                                                                                  \
+      GSHMEM_LOG_ERROR("gshmem_init: environment variable %s=\"%s\" is out of range: expected " \
+                       "an integer from %lld to %lld. Fix or unset it.", env, text ? text : "", \
+                       (long long)(lo), (long long)(hi));                                     \
+      st = GSHMEM_ERROR_INVALID_VALUE;                                                        \
+    }                                                                                         \
+  }
+  GSHMEM_CONFIG_RANGES(GSHMEM_CONFIG_CHECK_RANGE)
+#undef GSHMEM_CONFIG_CHECK_RANGE
   if (st != GSHMEM_SUCCESS) return st;
   if (v.symmetric_size_max < v.symmetric_size) v.symmetric_size_max = v.symmetric_size;
   g_values = v;

@@ -26,7 +26,7 @@
                       "collective arguments equal on all PEs). Costs time on every call.")         \
   GSHMEM_CONFIG_ENTRY(bootstrap_timeout, "GSHMEM_BOOTSTRAP_TIMEOUT", Int, "120",                    \
                       "Seconds the bootstrap waits for all PEs to join or answer before failing "  \
-                      "with a message naming the missing PEs.")                                    \
+                      "with a message naming the missing PEs (1 .. 2000000).")                     \
   GSHMEM_CONFIG_ENTRY(bootstrap_ifname, "GSHMEM_BOOTSTRAP_IFNAME", String, "",                      \
                       "Network interface whose address gshmemx_get_uniqueid puts in the id "       \
                       "(default: first non-loopback interface that is up, else loopback).")        \
@@ -73,6 +73,14 @@
                       "AMOs, waits, barriers and collectives) the GPU's greatest stream "          \
                       "priority, so that its kernels take the first free SM slots instead of "     \
                       "waiting behind queued blocks of the application's kernels. 0: default.")
+
+// Bounds of Int variables, checked by config::load(): a value outside is an error naming the
+// variable and the range, as a malformed one is (an alias's is ignored with a warning).
+// GSHMEM_CONFIG_RANGE(field, "ENV_NAME", lo, hi)
+//   GSHMEM_BOOTSTRAP_TIMEOUT: 2000000 s (23 days) keeps every use in int: the bootstrap adds a
+//   grace of up to 10 s to it, the heap setup counts it in milliseconds (2e9 < INT_MAX).
+#define GSHMEM_CONFIG_RANGES(GSHMEM_CONFIG_RANGE)                                                 \
+  GSHMEM_CONFIG_RANGE(bootstrap_timeout, "GSHMEM_BOOTSTRAP_TIMEOUT", 1, 2000000)
 
 // Other libraries' names for a variable, read when its GSHMEM_ name is unset, so that NVSHMEM
 // programs and job scripts keep working (docs/compat.md):
