@@ -422,6 +422,23 @@ struct MonitorSeen {
   std::string how;  // written before calls is incremented
 };
 
+// Rank `rank` of `n`, connected with a timeout of timeout_s, its failure monitor
+// recording into *seen; nullptr (after saying why) on failure.
+std::unique_ptr<Bootstrap> connect_watched(const gshmemx_uniqueid_t& id, int rank, int n, int timeout_s,
+                                           MonitorSeen* seen) {
+  std::unique_ptr<Bootstrap> b;
+  Status st = connect(id, rank, n, opts(timeout_s), &b);
+  if (st == GSHMEM_SUCCESS)
+    st = b->start_failure_monitor([seen](int dead, const std::string& how) {
+      seen->how = how;
+      seen->dead.store(dead);
+      seen->calls.fetch_add(1);
+    });
+  if (st == GSHMEM_SUCCESS) return b;
+  fprintf(stderr, "rank %d: connect or start_failure_monitor: %s\n", rank, status_name(st));
+  return nullptr;
+}
+
 // Rank `victim` dies while idle: every other rank's monitor callback fires
 // with dead_rank == victim within 3 s, exactly once.
 void monitor_test(int victim) {
@@ -429,15 +446,9 @@ void monitor_test(int victim) {
   std::vector<Child> cs;
   run_ranks(3, id, 30, [&](int rank) {
     MonitorSeen seen;
-    std::unique_ptr<Bootstrap> b;
-    Status st = connect(id, rank, 3, opts(30), &b);
-    CHILD_CHECK(st == GSHMEM_SUCCESS, "connect: %s", status_name(st));
-    st = b->start_failure_monitor([&seen](int dead, const std::string& how) {
-      seen.how = how;
-      seen.dead.store(dead);
-      seen.calls.fetch_add(1);
-    });
-    CHILD_CHECK(st == GSHMEM_SUCCESS, "start_failure_monitor: %s", status_name(st));
+    std::unique_ptr<Bootstrap> b = connect_watched(id, rank, 3, 30, &seen);
+    CHILD_CHECK(b != nullptr, "connect_watched");
+    Status st = GSHMEM_SUCCESS;
     CHILD_CHECK(b->start_failure_monitor([](int, const std::string&) {}) == GSHMEM_ERROR_INVALID_VALUE,
                 "second start accepted");
     CHILD_CHECK(b->barrier() == GSHMEM_SUCCESS, "barrier");  // every monitor runs now
@@ -560,15 +571,9 @@ TEST(BootstrapMulti, ForkedChildDoesNotHideADeadPe) {
   std::vector<Child> cs;
   run_ranks(3, id, 30, [&](int rank) {
     MonitorSeen seen;
-    std::unique_ptr<Bootstrap> b;
-    Status st = connect(id, rank, 3, opts(30), &b);
-    CHILD_CHECK(st == GSHMEM_SUCCESS, "connect: %s", status_name(st));
-    st = b->start_failure_monitor([&seen](int dead, const std::string& how) {
-      seen.how = how;
-      seen.dead.store(dead);
-      seen.calls.fetch_add(1);
-    });
-    CHILD_CHECK(st == GSHMEM_SUCCESS, "start_failure_monitor: %s", status_name(st));
+    std::unique_ptr<Bootstrap> b = connect_watched(id, rank, 3, 30, &seen);
+    CHILD_CHECK(b != nullptr, "connect_watched");
+    Status st = GSHMEM_SUCCESS;
     CHILD_CHECK(b->barrier() == GSHMEM_SUCCESS, "barrier");
     if (rank == 1) {
       int p[2];
@@ -661,15 +666,9 @@ TEST(BootstrapMulti, MonitorNamesTheLatePe) {
   std::vector<Child> cs;
   run_ranks(3, id, 20, [&](int rank) {
     MonitorSeen seen;
-    std::unique_ptr<Bootstrap> b;
-    Status st = connect(id, rank, 3, opts(1), &b);
-    CHILD_CHECK(st == GSHMEM_SUCCESS, "connect: %s", status_name(st));
-    st = b->start_failure_monitor([&seen](int dead, const std::string& how) {
-      seen.how = how;
-      seen.dead.store(dead);
-      seen.calls.fetch_add(1);
-    });
-    CHILD_CHECK(st == GSHMEM_SUCCESS, "start_failure_monitor: %s", status_name(st));
+    std::unique_ptr<Bootstrap> b = connect_watched(id, rank, 3, 1, &seen);
+    CHILD_CHECK(b != nullptr, "connect_watched");
+    Status st = GSHMEM_SUCCESS;
     CHILD_CHECK(b->barrier() == GSHMEM_SUCCESS, "barrier");
     if (rank != 2) {
       st = b->barrier();
