@@ -420,6 +420,13 @@ struct MonitorSeen {
   std::atomic<int> calls{0};
   std::atomic<int> dead{-1};
   std::string how;  // written before calls is incremented
+
+  // Waits up to `seconds` for the first callback; returns the seconds waited.
+  double wait(double seconds) const {
+    const auto t0 = Clock::now();
+    while (calls.load() == 0 && seconds_since(t0) < seconds) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    return seconds_since(t0);
+  }
 };
 
 // Rank `rank` of `n`, connected with a timeout of timeout_s, its failure monitor
@@ -448,22 +455,18 @@ void monitor_test(int victim) {
     MonitorSeen seen;
     std::unique_ptr<Bootstrap> b = connect_watched(id, rank, 3, 30, &seen);
     CHILD_CHECK(b != nullptr, "connect_watched");
-    Status st = GSHMEM_SUCCESS;
     CHILD_CHECK(b->start_failure_monitor([](int, const std::string&) {}) == GSHMEM_ERROR_INVALID_VALUE,
                 "second start accepted");
     CHILD_CHECK(b->barrier() == GSHMEM_SUCCESS, "barrier");  // every monitor runs now
     if (rank == victim) _exit(0);
-    auto t0 = Clock::now();
-    while (seen.calls.load() == 0 && seconds_since(t0) < 3.0)
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    double dt = seconds_since(t0);
+    const double dt = seen.wait(3.0);
     CHILD_CHECK(seen.calls.load() == 1, "callback calls: %d after %.2f s", seen.calls.load(), dt);
     CHILD_CHECK(seen.dead.load() == victim, "dead rank %d", seen.dead.load());
     CHILD_CHECK(contains(seen.how, "PE " + std::to_string(victim) + " disconnected"), "how: %s",
                 seen.how.c_str());
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     CHILD_CHECK(seen.calls.load() == 1, "callback called %d times", seen.calls.load());
-    st = b->barrier();
+    const Status st = b->barrier();
     CHILD_CHECK(st == GSHMEM_ERROR_PEER_FAILURE, "barrier after the failure returned %s", status_name(st));
     return 0;
   }, &cs);
@@ -573,7 +576,6 @@ TEST(BootstrapMulti, ForkedChildDoesNotHideADeadPe) {
     MonitorSeen seen;
     std::unique_ptr<Bootstrap> b = connect_watched(id, rank, 3, 30, &seen);
     CHILD_CHECK(b != nullptr, "connect_watched");
-    Status st = GSHMEM_SUCCESS;
     CHILD_CHECK(b->barrier() == GSHMEM_SUCCESS, "barrier");
     if (rank == 1) {
       int p[2];
@@ -596,11 +598,9 @@ TEST(BootstrapMulti, ForkedChildDoesNotHideADeadPe) {
       CHILD_CHECK(verdict == 'y', "the forked child's barrier did not fail at once with NOT_INITIALIZED");
       _exit(0);  // the PE dies; its child lives on
     }
-    auto t0 = Clock::now();
-    while (seen.calls.load() == 0 && seconds_since(t0) < 3.0)
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    const double dt = seen.wait(3.0);
     CHILD_CHECK(seen.calls.load() == 1, "callback calls: %d after %.2f s (the forked child kept PE 1's "
-                "connection open?)", seen.calls.load(), seconds_since(t0));
+                "connection open?)", seen.calls.load(), dt);
     CHILD_CHECK(seen.dead.load() == 1, "dead rank %d", seen.dead.load());
     return 0;
   }, &cs);
@@ -635,9 +635,7 @@ void member_timeout_test(bool monitor) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2800));  // late for PE 1's barrier
     b->barrier();  // PE 1's request is here: may complete
     if (monitor) {
-      auto t0 = Clock::now();
-      while (seen.calls.load() == 0 && seconds_since(t0) < 2.0)
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      seen.wait(2.0);
       CHILD_CHECK(seen.calls.load() == 1, "callback calls: %d", seen.calls.load());
       CHILD_CHECK(seen.dead.load() == 1, "dead rank %d", seen.dead.load());
       CHILD_CHECK(contains(seen.how, "PE 1 failed collective call #1: barrier timed out"), "how: %s",
@@ -668,16 +666,13 @@ TEST(BootstrapMulti, MonitorNamesTheLatePe) {
     MonitorSeen seen;
     std::unique_ptr<Bootstrap> b = connect_watched(id, rank, 3, 1, &seen);
     CHILD_CHECK(b != nullptr, "connect_watched");
-    Status st = GSHMEM_SUCCESS;
     CHILD_CHECK(b->barrier() == GSHMEM_SUCCESS, "barrier");
     if (rank != 2) {
-      st = b->barrier();
+      const Status st = b->barrier();
       CHILD_CHECK(st == GSHMEM_ERROR_TIMEOUT, "barrier returned %s", status_name(st));
       return 0;
     }
-    auto t0 = Clock::now();
-    while (seen.calls.load() == 0 && seconds_since(t0) < 4.0)
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    seen.wait(4.0);
     CHILD_CHECK(seen.calls.load() == 1, "callback calls: %d", seen.calls.load());
     CHILD_CHECK(seen.dead.load() == 2, "callback names PE %d", seen.dead.load());
     CHILD_CHECK(contains(seen.how, "barrier timed out after 1 s waiting for PE 2"), "how: %s",

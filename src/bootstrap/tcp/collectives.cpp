@@ -111,7 +111,8 @@ Status TcpBootstrap::take_member_abort(int r, const Header& h, const Deadline& d
   int err = 0;
   if (read_text(fds_[r], h.len, dl.sooner(2.0), &text, &err) != Io::ok || text.empty())
     text = "(reason not received)";
-  if (text.rfind("bootstrap: ", 0) == 0) text.erase(0, 11);
+  const std::string prefix = "bootstrap: ";  // the member's own message; ours adds it again
+  if (text.rfind(prefix, 0) == 0) text.erase(0, prefix.size());
   Status st = h.status;
   if (st <= GSHMEM_SUCCESS || st > GSHMEM_ERROR_INTERNAL) st = GSHMEM_ERROR_INTERNAL;
   broken_[r] = 1;  // it has given up and no longer reads: send it nothing more
