@@ -49,7 +49,7 @@ __device__ void push_reduce_stamped(float* dest, const float* source, uint64_t n
   c.staging = false;
   c.call = "probe";
   c.record = 0;
-  reduce_begin_slots(c, 0);
+  reduce_begin_slots(c, reduce_slot_range{0, 1});
   const int N = c.t.size, me = c.t.my_pe;
   constexpr uint32_t vec = reduce_vec<T>::n;
   const int s = 0;
@@ -67,7 +67,7 @@ __device__ void push_reduce_stamped(float* dest, const float* source, uint64_t n
   reduce_signal<S>(c, 0, 1, 0);
   S::sync();
   t[3] = now_ns();
-  reduce_wait_slot<S>(c, s, 0);
+  reduce_wait<S>(c, s, s + 1, 0);
   t[4] = now_ns();
   const T* mine = c.source + sp.lo;
   T* out0 = c.dest + sp.lo;
@@ -79,7 +79,7 @@ __device__ void push_reduce_stamped(float* dest, const float* source, uint64_t n
   reduce_elems<Op, T, S>(N, in, 1, out, sp.hi - sp.lo, true);
   S::sync();
   t[5] = now_ns();
-  reduce_finish<S>(c, 0, 1);
+  reduce_finish<S>(c);
   t[6] = now_ns();
   if (S::rank() == 0)
     for (int k = 0; k < kStages; ++k) acc[k] += t[k + 1] - t[k];

@@ -1,12 +1,22 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Team reductions (included by tests/functional/CMakeLists.txt):
 #   reduce-N, reducescatter-N    every operator / type class / form on N = 2, 3, 4 PEs
+#   reduce_room-N                the members' kernels do not fit on the GPU at once: the last PE's
+#   reduce_room_ctas16-N         own kernel leaves N SMs for its host call (128 or 16 CTAs), the
+#                                others call device forms (test_reduce_room.cu); a hang is
+#                                reported by GSHMEM_WAIT_TIMEOUT (20 s here)
 #   reduce_errors-N              invalid calls (host checks with GSHMEM_DEBUG_CHECKS=1, device
 #                                checks compiled in) must be reported naming the call, the PE
 #                                and the cause: reduce_errors.sh runs test_reduce_errors
 #                                (test_reduce.cu built with GT_REDUCE_ERRORS) under gshmrun
 gt_add_functional_test(reduce)
 gt_add_functional_test(reducescatter)
+gt_add_functional_test(reduce_room)
+foreach(n 2 3 4)
+  gshmem_add_gpu_test(reduce_room_ctas16 test_reduce_room ${n})
+  gt_gpu_test_properties(reduce_room_ctas16-${n} "${GT_GPU_ENV};GT_ROOM_CTAS=16")
+  set_property(TEST reduce_room-${n} reduce_room_ctas16-${n} APPEND PROPERTY ENVIRONMENT "GSHMEM_WAIT_TIMEOUT=20")
+endforeach()
 
 add_executable(test_reduce_errors test_reduce.cu)
 target_compile_definitions(test_reduce_errors PRIVATE GT_REDUCE_ERRORS=1 GSHMEM_DEBUG_CHECKS=1)

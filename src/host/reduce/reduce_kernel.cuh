@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The library's reduction kernel: every CTA is one participant of reduce_run (it takes
-// slots blockIdx.x, blockIdx.x + gridDim.x, ...). CTAs of one PE never wait for each
-// other, only for their peers' CTAs of the same slots; the grid is at most one CTA per
-// SM (reduce_host.cu), so all of it is resident and every slot makes progress. It is
-// launched plainly and may start early (host/launch/early_launch.h), so it first waits for
-// the work ahead of it on the stream.
+// The library's reduction kernel: every CTA is one participant of reduce_run (CTA b takes
+// a contiguous range of the call's slots, reduce_part_slots). CTAs of one PE never wait
+// for each other, only for their peers' participants of the same slots. The grid is at
+// most one CTA per SM (reduce_host.cu), but it need not be resident at once: the slots
+// finish in order whatever room the GPU has (reduce_pull.cuh: progress). It is launched
+// plainly and may start early (host/launch/early_launch.h), so it first waits for the
+// work ahead of it on the stream.
 #pragma once
 
 #include <gshmem/gshmem.h>

@@ -38,9 +38,10 @@ static __device__ __noinline__ inline void reduce_report_scratch(const char* cal
   __trap();
 }
 
-// One participant's share (slots part, part + nparts, ...) of a call on a team of >= 2
-// members; T is the canonical element type (reduce_canon). Every participant of every
-// member must run, each with its own slots; none waits for another of the same PE.
+// One participant's share (slots reduce_part_slots(slots, part, nparts)) of a call on a
+// team of >= 2 members; T is the canonical element type (reduce_canon). Every participant
+// of every member must run, each with its own slots; none waits for another of the same
+// PE, and they need not run at once (reduce_pull.cuh: progress).
 template <class Op, class T, class Scope>
 __device__ __forceinline__ void reduce_run(const char* call, const gshmemi_team& t, T* dest, const T* source,
                                            uint64_t n, bool scatter, int part, int nparts) {
@@ -62,9 +63,9 @@ __device__ __forceinline__ void reduce_run(const char* call, const gshmemi_team&
       return;
     }
   }
-  reduce_begin_slots(c, part);
-  if (c.plan.push) reduce_push<Op, T, Scope>(c, part, nparts);
-  else reduce_pull<Op, T, Scope>(c, part, nparts);
+  reduce_begin_slots(c, reduce_part_slots(c.plan.slots, part, nparts));
+  if (c.plan.push) reduce_push<Op, T, Scope>(c);
+  else reduce_pull<Op, T, Scope>(c);
 }
 
 // The device forms: one thread / warp / block per member.

@@ -21,8 +21,9 @@
 //
 // SLOTS: a call is cut into `slots` contiguous element ranges; each slot runs its own
 // little protocol with its own flags, so a call can be spread over any number of thread
-// groups (CTAs) per PE without any synchronisation between the groups. Which group takes
-// which slot is a local choice; the slots themselves depend only on the arguments. The
+// groups (CTAs) per PE without any synchronisation between the groups. How many groups
+// share the slots is a local choice (each takes a contiguous range of them:
+// reduce_part_slots); the slots themselves depend only on the arguments. The
 // first reduce_region::uniform_slots() are advanced together by every call (reduce_proto.cuh),
 // so a call's slots among them share one epoch, and its push data one buffer per sender,
 // whose image a lone group (a device-scope call) copies and reduces in one pass.
@@ -124,18 +125,30 @@ __host__ __device__ inline void team_layout_fill(gshmemi_team* t, uint64_t ll_ma
   t->reduce_push_bytes = r.push_bytes;
 }
 
-// Element range [lo, hi) of slot s of `slots` over n elements, cut at multiples of the
-// vector length `vec` (elements per 16 bytes); the last slot also takes the n % vec tail.
+// Element range [lo, hi) of slots [s0, s1) of `slots` over n elements, cut at multiples of
+// the vector length `vec` (elements per 16 bytes); the last slot also takes the n % vec tail.
 struct reduce_span {
   uint64_t lo, hi;
 };
-__host__ __device__ inline reduce_span reduce_slot_span(uint64_t n, uint32_t vec, int slots, int s) {
-  if (slots == 1) return reduce_span{0, n};  // the common small call: no 64-bit division
+__host__ __device__ inline reduce_span reduce_slots_span(uint64_t n, uint32_t vec, int slots, int s0, int s1) {
+  if (s0 == 0 && s1 == slots) return reduce_span{0, n};  // every slot (a lone group): no 64-bit division
   const uint64_t nv = n / vec;
   reduce_span sp;
-  sp.lo = nv * s / slots * vec;
-  sp.hi = s == slots - 1 ? n : nv * (s + 1) / slots * vec;
+  sp.lo = nv * s0 / slots * vec;
+  sp.hi = s1 == slots ? n : nv * s1 / slots * vec;
   return sp;
+}
+__host__ __device__ inline reduce_span reduce_slot_span(uint64_t n, uint32_t vec, int slots, int s) {
+  return reduce_slots_span(n, vec, slots, s, s + 1);
+}
+
+// The slots [lo, hi) that participant `part` of `nparts` takes: contiguous ranges, in
+// participant order (why contiguous: reduce_pull.cuh, progress).
+struct reduce_slot_range {
+  int lo, hi;
+};
+__host__ __device__ inline reduce_slot_range reduce_part_slots(int slots, int part, int nparts) {
+  return reduce_slot_range{slots * part / nparts, slots * (part + 1) / nparts};
 }
 // Part p of `parts` of a slot's range (vector-aligned cuts; the tail goes to the last part).
 __host__ __device__ inline reduce_span reduce_part_span(reduce_span sp, uint32_t vec, int parts, int p) {

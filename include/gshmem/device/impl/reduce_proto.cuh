@@ -10,9 +10,9 @@
 // only after it finished call k of it).
 //
 // Uniform slots. Every push or pull call advances each of the first U slots
-// (reduce_region::uniform_slots, 16), those it does not use included (participant 0
-// advances these), so they always share one epoch: the call's number among the team's
-// push and pull calls. Advancing a slot without signalling on it is safe: its flags then
+// (reduce_region::uniform_slots, 16), those it does not use included (the participant
+// that takes slot 0 advances these), so they always share one epoch: the call's number
+// among the team's push and pull calls. Advancing a slot without signalling on it is safe: its flags then
 // hold only older calls' values, below what the next call that uses it waits for. So a
 // participant loads one epoch per call (its first slot's, kept in a register), and all
 // of a call's push data - which uses these slots only - goes to one buffer per sender,
@@ -29,7 +29,9 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
+#include "../scope.cuh"
 #include "gshmem/detail/device_state.h"
 #include "memops.cuh"
 #include "reduce_layout.cuh"
@@ -52,9 +54,14 @@ struct reduce_ctx {
   bool staging;         // in-place reducescatter on team PE > 0 (pull path): stage in own chunk
   const char* call;     // C name (or template name) for messages
   uint64_t record;      // (n, op, type) of this call, for the debug comparison
-  int first = -1;       // this participant's first slot (reduce_begin_slots), -1: none
+  int lo = 0, hi = 0;   // this participant's slots [lo, hi) (reduce_begin_slots)
+  int first = -1;       // its first slot, -1: none
   uint64_t first_epoch = 0;  // its epoch
   int uniform = 0;      // slots below this one share first_epoch (0: this participant has none)
+
+  // The participant that takes slot 0: it also advances the uniform slots the call did
+  // not use and keeps the debug record.
+  __device__ bool takes_slot0() const { return lo == 0 && hi > 0; }
 };
 
 // The epoch this call uses on slot s: this PE's count + 1; the count is advanced only by
@@ -67,92 +74,91 @@ __device__ __forceinline__ uint64_t reduce_epoch(const reduce_ctx<T>& c, int s) 
   return s < c.uniform || s == c.first ? c.first_epoch : ld_volatile(c.r.flag_row(s) + c.t.my_pe) + 1;
 }
 
-// Loads the epoch of participant `part`'s first slot (c.plan set); before any other use
-// of reduce_epoch in the call.
+// Takes the slots `mine` (reduce_part_slots) and loads the epoch of the first (c.plan
+// set); before any other use of reduce_epoch in the call.
 template <class T>
-__device__ __forceinline__ void reduce_begin_slots(reduce_ctx<T>& c, int part) {
-  if (part >= c.plan.slots) return;
-  c.first_epoch = ld_volatile(c.r.flag_row(part) + c.t.my_pe) + 1;
-  c.first = part;
+__device__ __forceinline__ void reduce_begin_slots(reduce_ctx<T>& c, reduce_slot_range mine) {
+  c.lo = mine.lo;
+  c.hi = mine.hi;
+  if (mine.lo >= mine.hi) return;
+  c.first_epoch = ld_volatile(c.r.flag_row(mine.lo) + c.t.my_pe) + 1;
+  c.first = mine.lo;
   const int u = c.r.uniform_slots();
-  c.uniform = part < u ? u : 0;
+  c.uniform = mine.lo < u ? u : 0;
 }
 
-// Number of the call's slots that participant `part` of `nparts` takes (s = part + m * nparts).
-__device__ __forceinline__ int reduce_my_slots(int slots, int part, int nparts) {
-  return part < slots ? (slots - part + nparts - 1) / nparts : 0;
-}
-
-// Signals 2k - back (back = 1: entered, 0: done / data) on every slot of this participant
-// to every other member. Caller: fence (if it wrote data) + Scope::sync() first.
-template <class Scope, class T>
-__device__ __forceinline__ void reduce_signal(const reduce_ctx<T>& c, int part, int nparts, uint64_t back) {
+// f(s, j) for every slot s in [lo, hi) and every other member j, shared by the threads of Scope.
+template <class Scope, class T, class F>
+__device__ __forceinline__ void reduce_for_flags(const reduce_ctx<T>& c, int lo, int hi, F&& f) {
   const int N = c.t.size, me = c.t.my_pe;
-  const int m = reduce_my_slots(c.plan.slots, part, nparts);
-  bool fenced = false;
-  for (int idx = Scope::rank(); idx < m * N; idx += Scope::size()) {
+  for (int idx = Scope::rank(); idx < (hi - lo) * N; idx += Scope::size()) {
     const int j = idx % N;
-    if (j == me) continue;
-    const int s = part + (idx / N) * nparts;
+    if (j != me) f(lo + idx / N, j);
+  }
+}
+
+// Signals 2k - back (back = 1: entered, 0: done / data) on slots [lo, hi) to every other
+// member. Caller: Scope::sync() first (after the data it signals for).
+template <class Scope, class T>
+__device__ __forceinline__ void reduce_signal(const reduce_ctx<T>& c, int lo, int hi, uint64_t back) {
+  bool fenced = false;
+  reduce_for_flags<Scope>(c, lo, hi, [&](int s, int j) {
     if (!fenced) fence_acq_rel_sys();
     fenced = true;
-    st_relaxed_sys(peer_address(c.r.flag_row(s) + me, team_world_pe(c.t, j)), 2 * reduce_epoch(c, s) - back);
-  }
+    st_relaxed_sys(peer_address(c.r.flag_row(s) + c.t.my_pe, team_world_pe(c.t, j)), 2 * reduce_epoch(c, s) - back);
+  });
 }
 
-// Waits until every other member signalled >= 2k - back on every slot of this participant
-// (reduce_wait) or on slot s (reduce_wait_slot); then Scope::sync().
+// Waits until every other member signalled >= 2k - back on slots [lo, hi); then Scope::sync().
 template <class Scope, class T>
-__device__ __forceinline__ void reduce_wait(const reduce_ctx<T>& c, int part, int nparts, uint64_t back) {
-  const int N = c.t.size, me = c.t.my_pe;
-  const int m = reduce_my_slots(c.plan.slots, part, nparts);
-  for (int idx = Scope::rank(); idx < m * N; idx += Scope::size()) {
-    const int j = idx % N;
-    if (j == me) continue;
-    const int s = part + (idx / N) * nparts;
+__device__ __forceinline__ void reduce_wait(const reduce_ctx<T>& c, int lo, int hi, uint64_t back) {
+  reduce_for_flags<Scope>(c, lo, hi, [&](int s, int j) {
     wait_epoch(c.r.flag_row(s) + j, 2 * reduce_epoch(c, s) - back, c.call, team_world_pe(c.t, j));
-  }
-  Scope::sync();
-}
-template <class Scope, class T>
-__device__ __forceinline__ void reduce_wait_slot(const reduce_ctx<T>& c, int s, uint64_t back) {
-  const int N = c.t.size, me = c.t.my_pe;
-  const uint64_t target = 2 * reduce_epoch(c, s) - back;
-  for (int j = Scope::rank(); j < N; j += Scope::size())
-    if (j != me) wait_epoch(c.r.flag_row(s) + j, target, c.call, team_world_pe(c.t, j));
+  });
   Scope::sync();
 }
 
-// Advances this participant's slot epochs (participant 0: also the uniform slots the call
-// did not use); ends the call. These stores cost a small on-stream call about 0.07 us at 2
-// PEs (in a graph, PEs sharing one H200 under MPS; bench/results/2026-11-23_h200_1gpu-mps3,
-// call4). Two ways around them were measured and are not taken: the same stores as the
+// Whether every other member has signalled >= 2k - back on slots [lo, hi), without waiting;
+// the same answer in every thread of the group, which then shares the acquired view (the
+// block's vote is a barrier; a warp's vote is not, hence its __syncwarp).
+template <class Scope, class T>
+__device__ __forceinline__ bool reduce_ready(const reduce_ctx<T>& c, int lo, int hi, uint64_t back) {
+  bool ok = true;
+  reduce_for_flags<Scope>(c, lo, hi, [&](int s, int j) {
+    ok = ok && ld_acquire_sys_global(c.r.flag_row(s) + j) >= 2 * reduce_epoch(c, s) - back;
+  });
+  if constexpr (std::is_same_v<Scope, block_scope>) {
+    return __syncthreads_and(ok) != 0;
+  } else if constexpr (std::is_same_v<Scope, warp_scope>) {
+    ok = __all_sync(warp_scope::mask(), ok);
+    __syncwarp(warp_scope::mask());
+    return ok;
+  } else {
+    return ok;
+  }
+}
+
+// Advances this participant's slot epochs (the one that takes slot 0: also the uniform
+// slots the call did not use); ends the call. These stores cost a small on-stream call
+// about 0.07 us at 2 PEs (in a graph, PEs sharing one H200 under MPS;
+// bench/results/2026-11-23_h200_1gpu-mps3, call4). Two ways around them were measured and are not taken: the same stores as the
 // call starts (0.1 us at 2 PEs, 0.3-0.5 at 4: call5), and only slot 0's epoch, advanced
 // once the kernel's other CTAs have counted themselves in after reading it (as slow for
 // small calls, and 0.6-1.6 us slower at 4 PEs and 256 KiB - 1 MiB: call6).
 template <class Scope, class T>
-__device__ __forceinline__ void reduce_finish(const reduce_ctx<T>& c, int part, int nparts) {
+__device__ __forceinline__ void reduce_finish(const reduce_ctx<T>& c) {
   Scope::sync();
   const int me = c.t.my_pe, r = Scope::rank(), step = Scope::size();
-  for (int s = part + r * nparts; s < c.plan.slots; s += step * nparts)
-    st_volatile(c.r.flag_row(s) + me, reduce_epoch(c, s));
-  if (part == 0)
+  for (int s = c.lo + r; s < c.hi; s += step) st_volatile(c.r.flag_row(s) + me, reduce_epoch(c, s));
+  if (c.takes_slot0())
     for (int s = c.plan.slots + r; s < c.uniform; s += step) st_volatile(c.r.flag_row(s) + me, c.first_epoch);
   Scope::sync();
 }
 
-// The element ranges a participant takes at once, f(span, slot): every slot of the call
-// in one [0, n) when it is the only one (its slots are then contiguous: a device-scope
-// call), else its slots one by one. One call site, so that f's copy and reduce loops are
-// inlined once: the library's kernel, where nparts is not known at compile time, grew by
-// a third with two (and small on-stream calls got slower).
-template <class T, class F>
-__device__ __forceinline__ void reduce_for_runs(const reduce_ctx<T>& c, int part, int nparts, F&& f) {
-  const bool lone = nparts == 1;
-  for (int s = part; s < c.plan.slots; s += nparts) {
-    f(lone ? reduce_span{0, c.n} : reduce_slot_span(c.n, reduce_vec<T>::n, c.plan.slots, s), s);
-    if (lone) break;
-  }
+// The elements of slots [lo, hi) of the call: one contiguous range (a lone group's: [0, n)).
+template <class T>
+__device__ __forceinline__ reduce_span reduce_span_of(const reduce_ctx<T>& c, int lo, int hi) {
+  return reduce_slots_span(c.n, reduce_vec<T>::n, c.plan.slots, lo, hi);
 }
 
 }  // namespace detail

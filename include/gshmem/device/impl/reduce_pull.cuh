@@ -20,8 +20,25 @@
 // (all starting at member 0 would serialise on member 0's links, then member 1's, ...). In-place
 // reducescatter (dest == source) on team PE m > 0 would overwrite chunk 0 while team PE 0
 // still reads it: the result is staged in m's own chunk (read by m alone) and copied to
-// dest after D. A lone participant (a device-scope call) waits in B for every slot at
-// once, and reduces a reducescatter's whole chunk in one pass.
+// dest after D.
+//
+// A participant sends A for all its slots, then takes them in order: every one left in one
+// pass when all their sources are ready (one fence for C; a lone participant - a
+// device-scope call - whose peers are on time reduces the whole array at once), otherwise
+// the next one alone, after sending C for those it has done.
+//
+// Progress. A participant holds its SM while it waits, and the members' kernels need not
+// fit on their GPUs at once (a GPU busy with other work, PEs sharing one, or members
+// running different forms or CTA counts: GSHMEM_REDUCE_CTAS is a local choice). Take the
+// lowest slot s that some member has not finished. On each member, the participants
+// holding lower slots have ended (a participant's slots are contiguous, and it ends once
+// they are finished), so the one holding s is the lowest of its grid still running and
+// has a place on the GPU (blocks start in index order); it sent A for s when it started,
+// has done its slots below s, and sent C for them before waiting for s. So every member
+// reduces s and finishes it. Had a participant taken slots s, s + G, ... (as it once did),
+// or waited for all of its slots' A before sending any C, a lone participant would wait for
+// a CTA of a peer that had no room, and that peer's running CTAs for the lone
+// participant's C (found by a review, reproduced in test_reduce_room).
 #pragma once
 
 #include <cstdint>
@@ -34,34 +51,26 @@
 namespace gshmem {
 namespace detail {
 
+// Step B for slots [s0, s1) of this participant, whose sources are ready.
 template <class Op, class T, class Scope>
-__device__ __forceinline__ void reduce_pull(const reduce_ctx<T>& c, int part, int nparts) {
+__device__ __forceinline__ void reduce_pull_slots(const reduce_ctx<T>& c, int s0, int s1) {
   constexpr uint32_t vec = reduce_vec<T>::n;
   const int N = c.t.size, me = c.t.my_pe;
   const gshmemi_team& t = c.t;
-
-  // A. entered
-  if (part == 0) GSHMEMI_REDUCE_CHECK_RECORD(Scope, c, static_cast<int>(reduce_epoch(c, 0) & 1));
-  reduce_signal<Scope>(c, part, nparts, 1);
-
-  // B. wait for every source (per slot, or a lone participant for all at once), reduce my
-  // part. The all-reduce's parts are cut per slot whoever runs them, so that every
-  // member's participants agree on who reduces which element.
-  if (nparts == 1) reduce_wait<Scope>(c, part, nparts, 1);
-  for (int s = part; s < c.plan.slots; s += nparts) {
-    if (nparts > 1) reduce_wait_slot<Scope>(c, s, 1);
-    if (s == 0) GSHMEMI_REDUCE_CHECK_COMPARE(Scope, c, static_cast<int>(reduce_epoch(c, 0) & 1));
-    if (c.scatter) {
-      if (nparts == 1 && s > 0) break;  // slot 0's turn took the whole chunk
-      const reduce_span sp = nparts == 1 ? reduce_span{0, c.n} : reduce_slot_span(c.n, vec, c.plan.slots, s);
-      const T* chunk = c.source + static_cast<uint64_t>(me) * c.n + sp.lo;
-      T* dst = c.staging ? const_cast<T*>(chunk) : c.dest + sp.lo;
-      auto in = [&](int j) -> const T* { return peer_address(chunk, team_world_pe(t, (me + j) % N)); };
-      auto out = [&](int) -> T* { return dst; };
-      const bool aligned = ((reinterpret_cast<uintptr_t>(chunk) | reinterpret_cast<uintptr_t>(dst)) & 15) == 0;
-      reduce_elems<Op, T, Scope>(N, in, 1, out, sp.hi - sp.lo, aligned);
-      continue;
-    }
+  if (s0 == 0) GSHMEMI_REDUCE_CHECK_COMPARE(Scope, c, static_cast<int>(reduce_epoch(c, 0) & 1));
+  if (c.scatter) {  // the slots' part of my chunk, in one pass
+    const reduce_span sp = reduce_span_of(c, s0, s1);
+    const T* chunk = c.source + static_cast<uint64_t>(me) * c.n + sp.lo;
+    T* dst = c.staging ? const_cast<T*>(chunk) : c.dest + sp.lo;
+    auto in = [&](int j) -> const T* { return peer_address(chunk, team_world_pe(t, (me + j) % N)); };
+    auto out = [&](int) -> T* { return dst; };
+    const bool aligned = ((reinterpret_cast<uintptr_t>(chunk) | reinterpret_cast<uintptr_t>(dst)) & 15) == 0;
+    reduce_elems<Op, T, Scope>(N, in, 1, out, sp.hi - sp.lo, aligned);
+    return;
+  }
+  // The all-reduce's parts are cut per slot whoever runs them, so that every member's
+  // participants agree on who reduces which element.
+  for (int s = s0; s < s1; ++s) {
     const reduce_span own = reduce_part_span(reduce_slot_span(c.n, vec, c.plan.slots, s), vec, N, me);
     const T* src = c.source + own.lo;
     T* dst = c.dest + own.lo;
@@ -70,20 +79,47 @@ __device__ __forceinline__ void reduce_pull(const reduce_ctx<T>& c, int part, in
     const bool aligned = ((reinterpret_cast<uintptr_t>(src) | reinterpret_cast<uintptr_t>(dst)) & 15) == 0;
     reduce_elems<Op, T, Scope>(N, in, N, out, own.hi - own.lo, aligned);
   }
+}
+
+template <class Op, class T, class Scope>
+__device__ __forceinline__ void reduce_pull(const reduce_ctx<T>& c) {
+  const int me = c.t.my_pe;
+
+  // A. entered
+  if (c.takes_slot0()) GSHMEMI_REDUCE_CHECK_RECORD(Scope, c, static_cast<int>(reduce_epoch(c, 0) & 1));
+  reduce_signal<Scope>(c, c.lo, c.hi, 1);
+
+  // B. my slots in order: all that are left at once when every source is ready, else the
+  // next one alone, once its sources are ready - after C for the slots done so far, so
+  // that a participant never waits for a slot while holding back the done of an earlier one.
+  int s = c.lo, signalled = c.lo;  // C was sent for slots [c.lo, signalled)
+  while (s < c.hi) {
+    int e = c.hi;
+    if (c.hi - s == 1 || !reduce_ready<Scope>(c, s, c.hi, 1)) {
+      if (signalled < s) {
+        Scope::sync();
+        reduce_signal<Scope>(c, signalled, s, 0);
+        signalled = s;
+      }
+      reduce_wait<Scope>(c, s, s + 1, 1);
+      e = s + 1;
+    }
+    reduce_pull_slots<Op, T, Scope>(c, s, e);
+    s = e;
+  }
 
   // C. done
   Scope::sync();
-  reduce_signal<Scope>(c, part, nparts, 0);
+  reduce_signal<Scope>(c, signalled, c.hi, 0);
 
   // D. every member is done with my slots
-  reduce_wait<Scope>(c, part, nparts, 0);
-  if (c.staging) {
-    reduce_for_runs(c, part, nparts, [&](reduce_span sp, int) {
-      scoped_copy<Scope>(c.dest + sp.lo, c.source + static_cast<uint64_t>(me) * c.n + sp.lo,
-                         (sp.hi - sp.lo) * sizeof(T));
-    });
+  reduce_wait<Scope>(c, c.lo, c.hi, 0);
+  if (c.staging && c.lo < c.hi) {
+    const reduce_span sp = reduce_span_of(c, c.lo, c.hi);
+    scoped_copy<Scope>(c.dest + sp.lo, c.source + static_cast<uint64_t>(me) * c.n + sp.lo,
+                       (sp.hi - sp.lo) * sizeof(T));
   }
-  reduce_finish<Scope>(c, part, nparts);
+  reduce_finish<Scope>(c);
 }
 
 }  // namespace detail
