@@ -52,8 +52,8 @@ Status discover_node(Runtime& r) {
 
 // Variables that size or shape symmetric state (the heap and how it grows, the team slots,
 // their layout, the paths collectives take) must be equal on every PE: a difference would
-// put members' calls at different offsets or on different paths, and hang them. Compared once, before anything
-// is sized; every PE reports the first difference.
+// put members' calls at different offsets or on different paths, and hang them. Compared
+// once, before anything is sized; every PE reports the first difference.
 Status check_shared_config(Runtime& r) {
   const config::Values& cfg = config::get();
   constexpr int kShared = 6;
