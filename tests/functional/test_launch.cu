@@ -10,9 +10,12 @@
 //      threads with more dynamic shared memory than an SM has - returns
 //      GSHMEM_ERROR_LAUNCH (11) within a second instead of hanging, leaves no
 //      CUDA error behind, and a correct launch works afterwards.
-//   3. query_gridsize agrees with the CUDA occupancy calculator.
+//   3. query_gridsize agrees with the CUDA occupancy calculator, divided by the PEs that
+//      share this PE's GPU (found here by the GPUs' UUIDs), so that the sharing PEs' grids
+//      are resident together (under MPS).
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <vector>
 
 #include "common.cuh"
@@ -91,21 +94,41 @@ __global__ void __launch_bounds__(1024) k_smem(int* out, DevErrors* err) {
 
 void host_function_not_a_kernel() {}
 
+// PEs on this PE's GPU (itself included), by the GPUs' UUIDs gathered through the heap:
+// query_gridsize gives each its share of what fits.
+int pes_on_my_gpu(const cudaDeviceProp& prop) {
+  const int npes = gshmem_n_pes();
+  char* ids = static_cast<char*>(gshmem_malloc(static_cast<size_t>(npes) * sizeof(cudaUUID_t)));
+  GT_CHECK(ids != nullptr);
+  if (!ids) return 1;
+  for (int pe = 0; pe < npes; ++pe)
+    gshmem_putmem(ids + static_cast<size_t>(gshmem_my_pe()) * sizeof(cudaUUID_t), &prop.uuid, sizeof(cudaUUID_t), pe);
+  gshmem_barrier_all();
+  std::vector<cudaUUID_t> all(npes);
+  CUDA_CHECK(cudaMemcpy(all.data(), ids, all.size() * sizeof(cudaUUID_t), cudaMemcpyDeviceToHost));
+  gshmem_barrier_all();
+  gshmem_free(ids);
+  int n = 0;
+  for (const cudaUUID_t& u : all) n += memcmp(&u, &prop.uuid, sizeof(u)) == 0;
+  return n;
+}
+
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-void ring_launch(unsigned threads, uint64_t salt, int* dst, int* src, int max_blocks) {
+void ring_launch(unsigned threads, uint64_t salt, int* dst, int* src, int max_blocks, int sharing) {
   set_context("collective launch of the grid-synchronising ring kernel, %u threads per block", threads);
   int blocks = 0;
   GT_CHECK_STATUS(gshmemx_collective_launch_query_gridsize((const void*)k_ring, dim3(threads), nullptr, 0, &blocks));
   GT_CHECK(blocks > 0);
-  // Cross-check with the occupancy calculator of this TU's CUDA runtime.
+  // Cross-check with the occupancy calculator of this TU's CUDA runtime: what fits, split
+  // between the PEs on this GPU.
   int dev = 0, sms = 0, per_sm = 0;
   CUDA_CHECK(cudaGetDevice(&dev));
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_ring, static_cast<int>(threads), 0));
-  GT_CHECK_EQ(per_sm * sms, blocks);
+  GT_CHECK_EQ(std::max(1, per_sm * sms / sharing), blocks);
   // Same grid on every PE (the smallest any PE allows) so the slices line up.
   int* all = static_cast<int*>(gshmem_calloc(gshmem_n_pes(), sizeof(int)));
   GT_CHECK(all != nullptr);
@@ -167,9 +190,10 @@ int main() {
   if (!dst) return test_main_epilogue("launch");
 
   // 1. Full-size co-resident grids that synchronise within the grid and across GPUs.
-  ring_launch(256, 100, dst, src, max_blocks);
-  ring_launch(1024, 200, dst, src, max_blocks);
-  ring_launch(32, 300, dst, src, max_blocks);
+  const int sharing = pes_on_my_gpu(prop);
+  ring_launch(256, 100, dst, src, max_blocks, sharing);
+  ring_launch(1024, 200, dst, src, max_blocks, sharing);
+  ring_launch(32, 300, dst, src, max_blocks, sharing);
 
   // 2. Grids that cannot be co-resident.
   int q = 0;
@@ -234,7 +258,7 @@ int main() {
     GT_CHECK_EQ(cudaSuccess, cudaDeviceSynchronize());
   }
   // After all these failures a normal collective launch still works (and the barrier sequence is intact).
-  ring_launch(256, 400, dst, src, max_blocks);
+  ring_launch(256, 400, dst, src, max_blocks, sharing);
 
   CUDA_CHECK(cudaFree(out));
   CUDA_CHECK(cudaFree(src));

@@ -4,6 +4,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "host/init/runtime.h"
 #include "host/launch/early_launch.h"
 
 namespace gshmem::coll {
@@ -24,7 +25,8 @@ struct KeyHash {
   }
 };
 
-// Co-resident CTAs of `kernel` on the current GPU (cached: occupancy does not change).
+// Co-resident CTAs of `kernel` on the current GPU (cached: occupancy does not change), or
+// this PE's share of them when PEs share the GPU (share_of_gpu).
 Status capacity(const char* call, const void* kernel, int threads, size_t smem, int* out) {
   static std::mutex mu;
   static std::unordered_map<Key, int, KeyHash> cache;
@@ -34,7 +36,7 @@ Status capacity(const char* call, const void* kernel, int threads, size_t smem, 
   std::lock_guard<std::mutex> lock(mu);
   auto it = cache.find(key);
   if (it != cache.end()) {
-    *out = it->second;
+    *out = share_of_gpu(it->second);
     return GSHMEM_SUCCESS;
   }
   int sms = 0, per_sm = 0;
@@ -46,8 +48,8 @@ Status capacity(const char* call, const void* kernel, int threads, size_t smem, 
                      threads);
     return GSHMEM_ERROR_LAUNCH;
   }
-  *out = per_sm * sms;
-  cache.emplace(key, *out);
+  cache.emplace(key, per_sm * sms);
+  *out = share_of_gpu(per_sm * sms);
   return GSHMEM_SUCCESS;
 }
 

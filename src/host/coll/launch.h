@@ -8,7 +8,8 @@
 //   GSHMEM_TRY(coll::launch(call, (const void*)my_kernel, ctas, coll::kThreads, args, 0, stream));
 //
 // grid_for: the CTAs the caller wants (the data-movement collectives: lanes
-// times pieces per lane, coll.cu), never more than fit on the GPU at once.
+// times pieces per lane, coll.cu), never more than fit on the GPU at once (than
+// this PE's share, when PEs share the GPU).
 // launch: a grid of several CTAs is launched cooperatively, so every CTA is
 // resident together (CTAs spin on flags other PEs' CTAs set) and a grid that
 // cannot be resident fails with a message instead of hanging; a single CTA is

@@ -7,8 +7,9 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
-#include <thread>
 #include <fstream>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "bootstrap/env.h"
@@ -93,7 +94,7 @@ void tune_bootstrap_waits(Runtime& r) {
                   us, r.local_size, cpus);
 }
 
-Status select_gpu(Runtime& r) {
+Status select_gpu(Runtime& r, cudaUUID_t* uuid) {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0) {
@@ -110,13 +111,11 @@ Status select_gpu(Runtime& r) {
     GSHMEM_CUDA_TRY("gshmem_init", cudaGetDevice(&r.device));
   } else {
     r.device = r.local_rank % count;
-    if (r.local_size > count)
-      GSHMEM_LOG_WARN("gshmem_init: %d PEs on this node share %d GPUs; PEs on one GPU time-share it "
-                      "and synchronise slowly", r.local_size, count);
     GSHMEM_CUDA_TRY("gshmem_init", cudaSetDevice(r.device));
   }
   cudaDeviceProp prop;
   GSHMEM_CUDA_TRY("gshmem_init", cudaGetDeviceProperties(&prop, r.device));
+  *uuid = prop.uuid;
   if (prop.major < 7) {
     GSHMEM_LOG_ERROR("gshmem_init: GPU %d (%s) has compute capability %d.%d; gshmem needs 7.0 or newer",
                      r.device, prop.name, prop.major, prop.minor);
@@ -124,6 +123,26 @@ Status select_gpu(Runtime& r) {
   }
   GSHMEM_LOG_INFO("PE %d: local rank %d of %d, GPU %d (%s, PCI %04x:%02x:%02x)", r.my_pe, r.local_rank,
                   r.local_size, r.device, prop.name, prop.pciDomainID, prop.pciBusID, prop.pciDeviceID);
+  return GSHMEM_SUCCESS;
+}
+
+// gpu_pes = the PEs of this node on this PE's GPU, by its UUID: a GPU's number depends on
+// each process's CUDA_VISIBLE_DEVICES, and PEs may also have chosen one before init. PEs
+// that share a GPU (time-slicing, or side by side under MPS) split its SMs between the
+// library's kernels (share_of_gpu); the first of them says so once.
+Status find_gpu_peers(Runtime& r, const cudaUUID_t& mine) {
+  std::vector<cudaUUID_t> all(r.n_pes);
+  GSHMEM_TRY(r.boot->allgather(&mine, all.data(), sizeof(cudaUUID_t)));
+  r.gpu_pes.clear();
+  for (int pe : r.local_pes)
+    if (!memcmp(&all[pe], &mine, sizeof(cudaUUID_t))) r.gpu_pes.push_back(pe);
+  if (r.gpu_pes.size() < 2 || r.gpu_pes[0] != r.my_pe) return GSHMEM_SUCCESS;
+  std::string pes;
+  for (int pe : r.gpu_pes) pes += (pes.empty() ? "" : ", ") + std::to_string(pe);
+  GSHMEM_LOG_WARN("gshmem_init: PEs %s share one GPU (GPU %d of PE %d); they time-share it, or run side by side "
+                  "under MPS, and synchronise slowly. The library's collective kernels take 1/%zu of its SMs "
+                  "each. For speed, give each PE a GPU of its own.", pes.c_str(), r.device, r.my_pe,
+                  r.gpu_pes.size());
   return GSHMEM_SUCCESS;
 }
 
@@ -259,6 +278,7 @@ void teardown(Runtime& r) {
   r.alloc = mem::Allocator();
   r.boot.reset();
   r.local_pes.clear();
+  r.gpu_pes.clear();
   r.initialized = false;
 }
 
@@ -303,7 +323,8 @@ Status init_steps(Runtime& r, unsigned flags, const gshmemx_init_attr_t* attr) {
   GSHMEM_TRY(discover_node(r));
   GSHMEM_TRY(check_shared_config(r));
   tune_bootstrap_waits(r);
-  Status gpu = select_gpu(r);
+  cudaUUID_t uuid{};
+  Status gpu = select_gpu(r, &uuid);
   bool all_ok = false;
   GSHMEM_TRY(mem::all_agree(*r.boot, gpu == GSHMEM_SUCCESS, &all_ok));
   if (!all_ok) {
@@ -311,6 +332,7 @@ Status init_steps(Runtime& r, unsigned flags, const gshmemx_init_attr_t* attr) {
       GSHMEM_LOG_ERROR("gshmem_init: another PE could not set up its GPU (see its message)");
     return gpu != GSHMEM_SUCCESS ? gpu : GSHMEM_ERROR_PEER_FAILURE;
   }
+  GSHMEM_TRY(find_gpu_peers(r, uuid));
   const config::Values& cfg = config::get();
   mem::HeapParams hp;
   hp.device = r.device;

@@ -29,6 +29,7 @@ struct Runtime {
   int local_size = 1;
   int device = 0;
   std::vector<int> local_pes;  // world PEs on this node, by local rank
+  std::vector<int> gpu_pes;    // world PEs on this PE's GPU (itself included), in PE order
 
   std::unique_ptr<bootstrap::Bootstrap> boot;
   std::unique_ptr<mem::Heap> heap;
@@ -67,6 +68,17 @@ inline cudaStream_t internal_stream() {
   Runtime& r = rt();
   r.stream_maybe_busy.store(true, std::memory_order_relaxed);
   return r.stream;
+}
+
+// This PE's part of `whole` (its GPU's SMs, or the CTAs of a kernel that fit on it at
+// once) when PEs share the GPU: whole / their number, at least 1 (0 stays 0). The library
+// sizes the grids of its collective kernels and the limit of collective launches with it,
+// so that every sharing PE's kernel can be resident at once: a kernel that waits for
+// another PE's, which cannot start, would hang.
+inline int share_of_gpu(int whole) {
+  const int n = static_cast<int>(rt().gpu_pes.size());
+  if (n < 2 || whole < 1) return whole;
+  return whole / n > 1 ? whole / n : 1;
 }
 
 // Makes this PE's GPU the calling thread's current device. The current device is

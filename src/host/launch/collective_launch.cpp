@@ -24,7 +24,9 @@ std::string kernel_name(CUfunction f) {
   return result;
 }
 
-// Blocks of `threads` threads and `smem` bytes that fit on the GPU at once.
+// Blocks of `threads` threads and `smem` bytes that fit on the GPU at once, or this PE's share
+// of them where PEs share the GPU (share_of_gpu): every sharing PE's grid must be resident at
+// once, for a kernel that waits for another PE's cannot finish while that one cannot start.
 Status max_resident_blocks(const char* call, CUfunction f, unsigned threads, size_t smem, int* blocks,
                            int* per_sm, int* sms) {
   if (!f) {
@@ -37,7 +39,7 @@ Status max_resident_blocks(const char* call, CUfunction f, unsigned threads, siz
   GSHMEM_CUDA_TRY(call, cudaGetDevice(&dev));
   GSHMEM_CUDA_TRY(call, cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, dev));
   GSHMEM_CU_TRY(call, cu::api().OccupancyMaxActiveBlocksPerMultiprocessor(per_sm, f, (int)threads, smem));
-  *blocks = *per_sm * *sms;
+  *blocks = share_of_gpu(*per_sm * *sms);
   return GSHMEM_SUCCESS;
 }
 
@@ -68,11 +70,13 @@ GSHMEM_API int gshmemi_collective_launch(CUfunction f, dim3 grid, dim3 block, vo
   int max_blocks = 0, per_sm = 0, sms = 0;
   GSHMEM_TRY(max_resident_blocks(call, f, threads, smem, &max_blocks, &per_sm, &sms));
   if (blocks == 0 || threads == 0 || (unsigned long long)max_blocks < blocks) {
+    const size_t sharing = rt().gpu_pes.size();
     GSHMEM_LOG_ERROR("%s: %s with %llu blocks of %u threads and %zu bytes of shared memory cannot be "
-                     "co-resident on GPU %d: at most %d blocks fit (%d per SM x %d SMs)%s. Launch at most "
+                     "co-resident on GPU %d: at most %d blocks fit (%d per SM x %d SMs%s)%s. Launch at most "
                      "%d blocks (gshmemx_collective_launch_query_gridsize tells the limit), or use fewer "
                      "threads, registers or shared memory per block.", call, kernel_name(f).c_str(), blocks, threads,
                      smem, rt().device, max_blocks, per_sm, sms,
+                     sharing > 1 ? (" / " + std::to_string(sharing) + " PEs sharing the GPU").c_str() : "",
                      per_sm == 0 ? " - not even one block fits" : "", max_blocks);
     return GSHMEM_ERROR_LAUNCH;
   }

@@ -4,8 +4,9 @@
 // library's reduction kernel (reduce_kernel.cuh) on the library's stream (blocking forms,
 // which then wait for it) or on the caller's stream. The kernel runs the same code and the
 // same per-slot epochs as the device forms, so host, stream and device calls of a team
-// interleave freely. Grid: one CTA per slot of the call's plan, at most one per SM and
-// GSHMEM_REDUCE_CTAS (host/util/config_table.h; default 128), of 256 threads for the LL
+// interleave freely. Grid: one CTA per slot of the call's plan, at most one per SM (of this
+// PE's share of them when PEs share the GPU) and GSHMEM_REDUCE_CTAS
+// (host/util/config_table.h; default 128), of 256 threads for the LL
 // and push paths and kReduceThreads (512) for the pull path (threads_for).
 //
 // Always checked (cheap): the team, dest/source inside the symmetric heap, dest/source
@@ -74,6 +75,7 @@ int ctas_for(int slots) {
     cudaGetLastError();
     sms = 1;
   }
+  sms = share_of_gpu(sms);  // one CTA per SM: PEs on one GPU split it (runtime.h)
   const long long knob = config::get().reduce_ctas;
   const int most = knob < 1 ? 1 : (knob > detail::kReduceMaxSlots ? detail::kReduceMaxSlots : static_cast<int>(knob));
   const int ctas = slots < sms ? slots : sms;

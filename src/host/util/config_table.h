@@ -57,12 +57,14 @@
                       "waiting for and traps (0: wait forever).")                                  \
   GSHMEM_CONFIG_ENTRY(reduce_ctas, "GSHMEM_REDUCE_CTAS", Int, "128",                                \
                       "Most CTAs of the library's reduction kernel (host and on-stream "           \
-                      "reductions; 1 .. 128, a local choice: PEs may differ). Tuning only.")      \
+                      "reductions; 1 .. 128, a local choice: PEs may differ; PEs that share a "    \
+                      "GPU also split its SMs between them). Tuning only.")                        \
   GSHMEM_CONFIG_ENTRY(coll_ctas, "GSHMEM_COLL_CTAS", Int, "64",                                     \
                       "Most CTAs of the library's broadcast, fcollect, collect and alltoall "      \
                       "kernels (host and on-stream calls; 1 .. 64, a local choice: PEs may "       \
-                      "differ). Lower it where PEs share a GPU (MPS), so that every PE's kernel "  \
-                      "is resident at once, or to leave SMs to the application's kernels.")        \
+                      "differ; PEs that share a GPU also split it between them, so that every "    \
+                      "PE's kernel is resident at once). Lower it to leave SMs to the "            \
+                      "application's kernels.")                                                    \
   GSHMEM_CONFIG_ENTRY(early_launch, "GSHMEM_EARLY_LAUNCH", Bool, "1",                               \
                       "Launch the library's barrier, reduction and single-block collective "       \
                       "kernels on a stream so that each may start while the kernel ahead of it "   \
