@@ -284,6 +284,116 @@ void stream_every_type(void* sym, cudaStream_t st, cudaStream_t st2) {
   CUDA_CHECK(cudaEventDestroy(done));
 }
 
+// Where stream-ordered allocation fails (a GPU without memory pools, or an application's capped
+// pool), the on-stream waits with status or comparison arrays take the library's own blocks.
+// They used to synchronise the stream at the end of the call, so the call never returned while
+// its wait was unmet. Here the device's current pool is swapped for a capped one filled by the
+// test, so cudaMallocAsync fails.
+class FullMemPool {
+ public:
+  FullMemPool() {
+    int dev = 0, supported = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, dev));
+    if (!supported) return;  // the library falls back anyway
+    dev_ = dev;
+    CUDA_CHECK(cudaDeviceGetMemPool(&old_, dev));
+    cudaMemPoolProps props{};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = dev;
+    props.maxSize = size_t{2} << 20;
+    CUDA_CHECK(cudaMemPoolCreate(&pool_, &props));
+    CUDA_CHECK(cudaDeviceSetMemPool(dev, pool_));
+    CUDA_CHECK(cudaStreamCreateWithFlags(&st_, cudaStreamNonBlocking));
+    for (size_t s = props.maxSize; s >= 16; s /= 2)
+      for (void* p = nullptr; cudaMallocAsync(&p, s, st_) == cudaSuccess;) hogs_.push_back(p);
+    cudaGetLastError();
+    void* p = nullptr;
+    full_ = cudaMallocAsync(&p, 16, st_) != cudaSuccess;
+    cudaGetLastError();
+    if (!full_) cudaFreeAsync(p, st_);
+  }
+  ~FullMemPool() {
+    if (!pool_) return;
+    for (void* p : hogs_) CUDA_CHECK(cudaFreeAsync(p, st_));
+    CUDA_CHECK(cudaStreamSynchronize(st_));
+    CUDA_CHECK(cudaStreamDestroy(st_));
+    CUDA_CHECK(cudaDeviceSetMemPool(dev_, old_));
+    CUDA_CHECK(cudaMemPoolDestroy(pool_));
+  }
+  // cudaMallocAsync fails now (or the GPU has no pools at all).
+  bool full() const { return !pool_ || full_; }
+
+ private:
+  int dev_ = 0;
+  cudaMemPool_t old_ = nullptr, pool_ = nullptr;
+  cudaStream_t st_ = nullptr;
+  std::vector<void*> hogs_;
+  bool full_ = false;
+};
+
+// Whether the work before `e` finishes within `seconds` (a wrong wait fails here, not by a hang).
+inline bool finishes(cudaEvent_t e, double seconds) {
+  for (double waited = 0; waited < seconds; waited += 0.001) {
+    if (cudaEventQuery(e) != cudaErrorNotReady) return true;
+    usleep(1000);
+  }
+  return false;
+}
+
+void waits_without_stream_pool(void* sym, cudaStream_t st, cudaStream_t st2) {
+  FullMemPool full;
+  set_context("on-stream waits with cudaMallocAsync failing (device pool capped and filled)");
+  GT_CHECK(full.full());
+  stream_every_type<w_short>(sym, st, st2);
+  stream_every_type<w_int>(sym, st, st2);
+  stream_every_type<w_uint64>(sym, st, st2);
+  // Two waits in flight at once must not share memory: each keeps its own comparison values.
+  uint64_t* iv = static_cast<uint64_t*>(sym);
+  cudaStream_t sa, sb;
+  cudaEvent_t da, db;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&sa, cudaStreamNonBlocking));
+  CUDA_CHECK(cudaStreamCreateWithFlags(&sb, cudaStreamNonBlocking));
+  CUDA_CHECK(cudaEventCreateWithFlags(&da, cudaEventDisableTiming));
+  CUDA_CHECK(cudaEventCreateWithFlags(&db, cudaEventDisableTiming));
+  uint64_t zeros[3] = {0, 0, 0}, fives[3] = {5, 5, 5}, nines[3] = {9, 9, 9};
+  CUDA_CHECK(cudaMemcpy(iv, zeros, sizeof(zeros), cudaMemcpyHostToDevice));
+  gshmemx_uint64_wait_until_all_vector_on_stream(iv, 3, nullptr, GSHMEM_CMP_EQ, fives, sa);
+  CUDA_CHECK(cudaEventRecord(da, sa));
+  gshmemx_uint64_wait_until_all_vector_on_stream(iv, 3, nullptr, GSHMEM_CMP_GE, nines, sb);
+  CUDA_CHECK(cudaEventRecord(db, sb));
+  GT_CHECK(still_blocked(da) && still_blocked(db));
+  for (int i = 0; i < 3; ++i) store_local(iv + i, uint64_t{5}, st2);
+  GT_CHECK(finishes(da, 10));   // released by its own values (5), not the other wait's (9)
+  GT_CHECK(still_blocked(db));  // 5 < 9
+  for (int i = 0; i < 3; ++i) store_local(iv + i, uint64_t{9}, st2);
+  GT_CHECK(finishes(db, 10));
+  // Blocks are handed out again once their waits are done: every round's arrays are its own.
+  for (int r = 1; r <= 64; ++r) {
+    set_context("on-stream waits with cudaMallocAsync failing, reuse round %d", r);
+    const int skip = r % 3;
+    int status[3] = {0, 0, 0};
+    status[skip] = 1;
+    uint64_t want[3];
+    for (int i = 0; i < 3; ++i) want[i] = 1000u * r + i;
+    gshmemx_uint64_wait_until_all_vector_on_stream(iv, 3, status, GSHMEM_CMP_EQ, want, r % 2 ? sa : sb);
+    CUDA_CHECK(cudaEventRecord(da, r % 2 ? sa : sb));
+    const int last = skip == 2 ? 1 : 2;
+    for (int i = 0; i < 3; ++i)
+      if (i != skip && i != last) store_local(iv + i, want[i], st2);
+    GT_CHECK(still_blocked(da));  // element `last` is still missing
+    store_local(iv + last, want[last], st2);
+    GT_CHECK(finishes(da, 10));
+  }
+  CUDA_CHECK(cudaStreamSynchronize(sa));
+  CUDA_CHECK(cudaStreamSynchronize(sb));
+  CUDA_CHECK(cudaEventDestroy(db));
+  CUDA_CHECK(cudaEventDestroy(da));
+  CUDA_CHECK(cudaStreamDestroy(sb));
+  CUDA_CHECK(cudaStreamDestroy(sa));
+}
+
 void wait_on_stream() {
   int* flags = static_cast<int*>(gshmem_calloc(2, sizeof(int)));
   long long* data = static_cast<long long*>(gshmem_calloc(1, sizeof(long long)));
@@ -321,6 +431,7 @@ void wait_on_stream() {
   stream_every_type<w_uint64>(local, cs, ws);
   stream_every_type<w_size>(local, cs, ws);
   stream_every_type<w_ptrdiff>(local, cs, ws);
+  waits_without_stream_pool(local, cs, ws);
   gshmem_barrier_all();
   gshmem_free(local);
   CUDA_CHECK(cudaStreamDestroy(cs));

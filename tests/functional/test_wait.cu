@@ -13,7 +13,9 @@
 //      wait_until_any, wait_until_some (collecting until done) and the vector
 //      forms, checks the returned indices and that the data behind each flag is
 //      visible (acquire).
-//   3. gshmemx_<type>_wait_until_on_stream ordered before a checking kernel.
+//   3. gshmemx_<type>_wait_until_on_stream ordered before a checking kernel;
+//      every type's on-stream forms released by copies on another stream, also
+//      with cudaMallocAsync failing (the library's own blocks, reused).
 #include <algorithm>
 #include <type_traits>
 #include <vector>

@@ -55,4 +55,59 @@ void CallMemory::release() {
   pinned_bytes_ = device_bytes_ = 0;
 }
 
+void* StreamCallMemory::acquire(const char* call, size_t bytes, cudaStream_t stream, cudaError_t why) {
+  for (Block& b : blocks_) {
+    if (b.in_use || b.kept || b.bytes < bytes) continue;
+    const cudaError_t q = cudaEventQuery(b.free_after);
+    if (q == cudaSuccess) {
+      b.in_use = true;
+      return b.ptr;
+    }
+    // "Not ready" is an answer, not the application's error: not left behind as the last error.
+    if (q == cudaErrorNotReady && cudaPeekAtLastError() == cudaErrorNotReady) cudaGetLastError();
+  }
+  Block b;
+  b.bytes = capacity_for(bytes);
+  b.in_use = true;
+  cudaError_t e = cudaMalloc(&b.ptr, b.bytes);
+  if (e == cudaSuccess) e = cudaEventCreateWithFlags(&b.free_after, cudaEventDisableTiming);
+  if (e == cudaSuccess) {
+    blocks_.push_back(b);
+    return b.ptr;
+  }
+  cudaGetLastError();
+  if (b.ptr) cudaFree(b.ptr);
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  cudaStreamIsCapturing(stream, &capture);
+  GSHMEM_LOG_ERROR("%s: could not allocate %zu bytes of device memory for the call: stream-ordered allocation "
+                   "failed (%s), and then cudaMalloc: %s (%s)%s", call, b.bytes, cudaGetErrorName(why),
+                   cudaGetErrorString(e), cudaGetErrorName(e),
+                   capture == cudaStreamCaptureStatusNone ? ""
+                       : "; the stream is being captured: make the call once before capturing (its memory is "
+                         "then reused) or capture with cudaStreamCaptureModeRelaxed");
+  return nullptr;
+}
+
+void StreamCallMemory::done(void* block, cudaStream_t stream) {
+  for (Block& b : blocks_) {
+    if (b.ptr != block) continue;
+    b.in_use = false;
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess || capture != cudaStreamCaptureStatusNone ||
+        cudaEventRecord(b.free_after, stream) != cudaSuccess) {
+      cudaGetLastError();
+      b.kept = true;  // a graph's, or its last use is unknown: not handed out again
+    }
+    return;
+  }
+}
+
+void StreamCallMemory::release() {
+  for (Block& b : blocks_) {
+    cudaFree(b.ptr);
+    cudaEventDestroy(b.free_after);
+  }
+  blocks_.clear();
+}
+
 }  // namespace gshmem

@@ -270,6 +270,7 @@ void teardown(Runtime& r) {
   if (r.stream) cudaStreamDestroy(r.stream);
   if (r.d_peer_base) cudaFree(r.d_peer_base);
   r.call_memory.release();
+  r.stream_call_memory.release();
   team::teardown(r);
   r.stream = nullptr;
   r.stream_maybe_busy.store(false, std::memory_order_relaxed);

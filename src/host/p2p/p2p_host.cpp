@@ -48,23 +48,19 @@ bool cuda_ok(const char* call, const char* what, cudaError_t e) {
 
 StreamScratch::StreamScratch(const char* call, size_t bytes, cudaStream_t stream) : bytes_(bytes), stream_(stream) {
   if (bytes == 0) return;
-  if (cudaMallocAsync(&ptr_, bytes, stream) == cudaSuccess) {
+  const cudaError_t e = cudaMallocAsync(&ptr_, bytes, stream);
+  if (e == cudaSuccess) {
     async_ = true;
     return;
   }
-  cudaGetLastError();  // memory pools unsupported: plain allocation
-  ptr_ = nullptr;
-  if (!cuda_ok(call, "cudaMalloc of the call's device scratch", cudaMalloc(&ptr_, bytes))) ptr_ = nullptr;
+  cudaGetLastError();
+  ptr_ = rt().stream_call_memory.acquire(call, bytes, stream, e);
 }
 
 StreamScratch::~StreamScratch() {
   if (!ptr_) return;
-  if (async_) {
-    cudaFreeAsync(ptr_, stream_);
-  } else {
-    cudaStreamSynchronize(stream_);  // the stream may still use it
-    cudaFree(ptr_);
-  }
+  if (async_) cudaFreeAsync(ptr_, stream_);
+  else rt().stream_call_memory.done(ptr_, stream_);
 }
 
 bool finish(const char* call, cudaStream_t stream, bool wait) {

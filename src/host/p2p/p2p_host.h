@@ -37,7 +37,9 @@ bool check_local(const char* call, const void* sym, size_t bytes);
 bool cuda_ok(const char* call, const char* what, cudaError_t e);
 
 // Device memory ordered on `stream`: allocated at construction, released
-// (stream-ordered) at destruction. cudaMallocAsync, else cudaMalloc.
+// (stream-ordered) at destruction. cudaMallocAsync, else a block of the
+// runtime's StreamCallMemory (call_memory.h), free again once the stream
+// has passed the destruction point. Neither waits for the stream.
 class StreamScratch {
  public:
   StreamScratch(const char* call, size_t bytes, cudaStream_t stream);
