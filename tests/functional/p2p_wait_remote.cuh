@@ -342,6 +342,16 @@ inline bool finishes(cudaEvent_t e, double seconds) {
   return false;
 }
 
+// Arrays of more than the library's 32 inline elements go through its memory: kBig of them.
+constexpr size_t kBig = 41;
+
+// Stores vals into iv (kBig elements) from the host, through stream st2.
+void store_all(uint64_t* iv, const std::vector<uint64_t>& vals, cudaStream_t st2) {
+  CUDA_CHECK(cudaMemcpyAsync(iv, vals.data(), vals.size() * sizeof(uint64_t), cudaMemcpyHostToDevice, st2));
+  CUDA_CHECK(cudaStreamSynchronize(st2));
+}
+
+// sym: kBig uint64_t.
 void waits_without_stream_pool(void* sym, cudaStream_t st, cudaStream_t st2) {
   FullMemPool full;
   set_context("on-stream waits with cudaMallocAsync failing (device pool capped and filled)");
@@ -357,34 +367,36 @@ void waits_without_stream_pool(void* sym, cudaStream_t st, cudaStream_t st2) {
   CUDA_CHECK(cudaStreamCreateWithFlags(&sb, cudaStreamNonBlocking));
   CUDA_CHECK(cudaEventCreateWithFlags(&da, cudaEventDisableTiming));
   CUDA_CHECK(cudaEventCreateWithFlags(&db, cudaEventDisableTiming));
-  uint64_t zeros[3] = {0, 0, 0}, fives[3] = {5, 5, 5}, nines[3] = {9, 9, 9};
-  CUDA_CHECK(cudaMemcpy(iv, zeros, sizeof(zeros), cudaMemcpyHostToDevice));
-  gshmemx_uint64_wait_until_all_vector_on_stream(iv, 3, nullptr, GSHMEM_CMP_EQ, fives, sa);
+  std::vector<uint64_t> fives(kBig, 5), nines(kBig, 9);
+  store_all(iv, std::vector<uint64_t>(kBig, 0), st2);
+  gshmemx_uint64_wait_until_all_vector_on_stream(iv, kBig, nullptr, GSHMEM_CMP_EQ, fives.data(), sa);
   CUDA_CHECK(cudaEventRecord(da, sa));
-  gshmemx_uint64_wait_until_all_vector_on_stream(iv, 3, nullptr, GSHMEM_CMP_GE, nines, sb);
+  gshmemx_uint64_wait_until_all_vector_on_stream(iv, kBig, nullptr, GSHMEM_CMP_GE, nines.data(), sb);
   CUDA_CHECK(cudaEventRecord(db, sb));
   GT_CHECK(still_blocked(da) && still_blocked(db));
-  for (int i = 0; i < 3; ++i) store_local(iv + i, uint64_t{5}, st2);
+  store_all(iv, fives, st2);
   GT_CHECK(finishes(da, 10));   // released by its own values (5), not the other wait's (9)
   GT_CHECK(still_blocked(db));  // 5 < 9
-  for (int i = 0; i < 3; ++i) store_local(iv + i, uint64_t{9}, st2);
+  store_all(iv, nines, st2);
   GT_CHECK(finishes(db, 10));
   // Blocks are handed out again once their waits are done: every round's arrays are its own.
   for (int r = 1; r <= 64; ++r) {
     set_context("on-stream waits with cudaMallocAsync failing, reuse round %d", r);
-    const int skip = r % 3;
-    int status[3] = {0, 0, 0};
+    const size_t skip = r % kBig, last = (skip + 1) % kBig;
+    std::vector<int> status(kBig, 0);
     status[skip] = 1;
-    uint64_t want[3];
-    for (int i = 0; i < 3; ++i) want[i] = 1000u * r + i;
-    gshmemx_uint64_wait_until_all_vector_on_stream(iv, 3, status, GSHMEM_CMP_EQ, want, r % 2 ? sa : sb);
+    std::vector<uint64_t> want(kBig);
+    for (size_t i = 0; i < kBig; ++i) want[i] = 1000u * r + i;
+    gshmemx_uint64_wait_until_all_vector_on_stream(iv, kBig, status.data(), GSHMEM_CMP_EQ, want.data(),
+                                                   r % 2 ? sa : sb);
     CUDA_CHECK(cudaEventRecord(da, r % 2 ? sa : sb));
-    const int last = skip == 2 ? 1 : 2;
-    for (int i = 0; i < 3; ++i)
-      if (i != skip && i != last) store_local(iv + i, want[i], st2);
+    std::vector<uint64_t> partial = want;
+    partial[skip] = partial[last] = 0;
+    store_all(iv, partial, st2);
     GT_CHECK(still_blocked(da));  // element `last` is still missing
     store_local(iv + last, want[last], st2);
     GT_CHECK(finishes(da, 10));
+    store_all(iv, want, st2);  // releases a wrong wait too
   }
   CUDA_CHECK(cudaStreamSynchronize(sa));
   CUDA_CHECK(cudaStreamSynchronize(sb));
@@ -392,6 +404,112 @@ void waits_without_stream_pool(void* sym, cudaStream_t st, cudaStream_t st2) {
   CUDA_CHECK(cudaEventDestroy(da));
   CUDA_CHECK(cudaStreamDestroy(sb));
   CUDA_CHECK(cudaStreamDestroy(sa));
+}
+
+// When an on-stream wait reads its status mask and comparison values, for n = 3 (the arrays
+// travel in the kernel's parameters) and n = kBig (through the library's memory). An earlier
+// stream wait on `gate` holds the stream, so nothing the call put on it runs before the arrays
+// change. In host memory (pageable or pinned) the arrays at the call count: the test overwrites
+// them right after it. In device memory the arrays at the stream's turn count: a copy before
+// the call on the stream writes them. The wait must take the first ones - element 1 excluded,
+// values 1000 + i - not the others (nothing excluded, values 2000 + i).
+enum class ArrayMem { pageable, pinned, device };
+
+__global__ void k_want_arrays(int* status, uint64_t* cmp, size_t n) {
+  for (size_t i = 0; i < n; ++i) status[i] = i == 1, cmp[i] = 1000 + i;
+}
+
+void arrays_read_when(uint64_t* iv, size_t n, uint64_t* gate, ArrayMem mem, cudaStream_t st, cudaStream_t st2) {
+  const char* what = mem == ArrayMem::pageable ? "pageable" : mem == ArrayMem::pinned ? "pinned" : "device";
+  set_context("gshmemx_uint64_wait_until_all_vector_on_stream, %zu elements, arrays in %s memory", n, what);
+  std::vector<int> want_status(n, 0), other_status(n, 0);
+  want_status[1] = 1;
+  std::vector<uint64_t> want(n), other(n);
+  for (size_t i = 0; i < n; ++i) want[i] = 1000 + i, other[i] = 2000 + i;
+  int* status = nullptr;
+  uint64_t* cmp = nullptr;
+  std::vector<int> pageable_status(n);
+  std::vector<uint64_t> pageable_cmp(n);
+  if (mem == ArrayMem::pageable) {
+    status = pageable_status.data();
+    cmp = pageable_cmp.data();
+  } else if (mem == ArrayMem::pinned) {
+    CUDA_CHECK(cudaMallocHost(&status, n * sizeof(int)));
+    CUDA_CHECK(cudaMallocHost(&cmp, n * sizeof(uint64_t)));
+  } else {
+    CUDA_CHECK(cudaMalloc(&status, n * sizeof(int)));
+    CUDA_CHECK(cudaMalloc(&cmp, n * sizeof(uint64_t)));
+  }
+  const bool dev = mem == ArrayMem::device;
+  // Loaded now: with lazy loading, a kernel's first launch waits for the kernels running (the
+  // gate's wait below, which only this host releases).
+  cudaFuncAttributes attr;
+  CUDA_CHECK(cudaFuncGetAttributes(&attr, k_want_arrays));
+  // At the call: host arrays hold the wanted values, device arrays the others.
+  CUDA_CHECK(cudaMemcpy(status, (dev ? other_status : want_status).data(), n * sizeof(int), cudaMemcpyDefault));
+  CUDA_CHECK(cudaMemcpy(cmp, (dev ? other : want).data(), n * sizeof(uint64_t), cudaMemcpyDefault));
+  store_all(iv, std::vector<uint64_t>(n, 0), st2);
+  store_local(gate, uint64_t{0}, st2);
+  gshmemx_uint64_wait_until_on_stream(gate, GSHMEM_CMP_EQ, 1, st);
+  if (dev) {  // the stream's turn: the wanted values
+    k_want_arrays<<<1, 1, 0, st>>>(status, cmp, n);
+    CUDA_CHECK(cudaGetLastError());
+  }
+  gshmemx_uint64_wait_until_all_vector_on_stream(iv, n, status, GSHMEM_CMP_EQ, cmp, st);
+  cudaEvent_t done;
+  CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+  CUDA_CHECK(cudaEventRecord(done, st));
+  if (!dev) {  // the caller reuses its arrays at once
+    memcpy(status, other_status.data(), n * sizeof(int));
+    memcpy(cmp, other.data(), n * sizeof(uint64_t));
+  }
+  store_local(gate, uint64_t{1}, st2);
+  GT_CHECK(still_blocked(done));
+  std::vector<uint64_t> met = want;
+  met[1] = 0;  // excluded: never equal
+  store_all(iv, met, st2);
+  GT_CHECK(finishes(done, 10));
+  store_all(iv, other, st2);  // releases a wrong wait too
+  CUDA_CHECK(cudaStreamSynchronize(st));
+  CUDA_CHECK(cudaEventDestroy(done));
+  if (mem == ArrayMem::pinned) {
+    CUDA_CHECK(cudaFreeHost(status));
+    CUDA_CHECK(cudaFreeHost(cmp));
+  } else if (dev) {
+    CUDA_CHECK(cudaFree(status));
+    CUDA_CHECK(cudaFree(cmp));
+  }
+}
+
+// The host forms with their status mask, comparison values and indices in device memory (they
+// used to read and write them as host memory): values {5, 6, 7}, element 1 excluded.
+void host_waits_device_arrays(uint64_t* iv) {
+  set_context("host wait/test forms, arrays in device memory");
+  const uint64_t values[3] = {5, 6, 7}, cmp[3] = {5, 99, 7};
+  const int status[3] = {0, 1, 0};
+  CUDA_CHECK(cudaMemcpy(iv, values, sizeof(values), cudaMemcpyHostToDevice));
+  int* d_status;
+  uint64_t* d_cmp;
+  size_t* d_idx;
+  CUDA_CHECK(cudaMalloc(&d_status, sizeof(status)));
+  CUDA_CHECK(cudaMalloc(&d_cmp, sizeof(cmp)));
+  CUDA_CHECK(cudaMalloc(&d_idx, 3 * sizeof(size_t)));
+  CUDA_CHECK(cudaMemcpy(d_status, status, sizeof(status), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(d_cmp, cmp, sizeof(cmp), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemset(d_idx, 0xAB, 3 * sizeof(size_t)));
+  GT_CHECK_EQ(2ull, static_cast<unsigned long long>(
+                        gshmem_uint64_test_some_vector(iv, 3, d_idx, d_status, GSHMEM_CMP_EQ, d_cmp)));
+  size_t idx[3];
+  CUDA_CHECK(cudaMemcpy(idx, d_idx, sizeof(idx), cudaMemcpyDeviceToHost));
+  GT_CHECK(std::min(idx[0], idx[1]) == 0 && std::max(idx[0], idx[1]) == 2);
+  GT_CHECK_EQ(0xABABABABABABABABull, static_cast<unsigned long long>(idx[2]));  // untouched
+  GT_CHECK_EQ(1, gshmem_uint64_test_all_vector(iv, 3, d_status, GSHMEM_CMP_EQ, d_cmp));
+  gshmem_uint64_wait_until_all_vector(iv, 3, d_status, GSHMEM_CMP_EQ, d_cmp);  // returns: met
+  GT_CHECK_EQ(2ull, static_cast<unsigned long long>(gshmem_uint64_wait_until_any(iv, 3, d_status, GSHMEM_CMP_EQ, 7)));
+  GT_CHECK_EQ(0, gshmem_uint64_test_all(iv, 3, d_status, GSHMEM_CMP_EQ, 5));  // 7 != 5
+  CUDA_CHECK(cudaFree(d_idx));
+  CUDA_CHECK(cudaFree(d_cmp));
+  CUDA_CHECK(cudaFree(d_status));
 }
 
 void wait_on_stream() {
@@ -431,8 +549,20 @@ void wait_on_stream() {
   stream_every_type<w_uint64>(local, cs, ws);
   stream_every_type<w_size>(local, cs, ws);
   stream_every_type<w_ptrdiff>(local, cs, ws);
-  waits_without_stream_pool(local, cs, ws);
   gshmem_barrier_all();
+  void* big = gshmem_calloc(kBig, sizeof(uint64_t));
+  auto* gate = static_cast<uint64_t*>(gshmem_calloc(1, sizeof(uint64_t)));
+  GT_CHECK(big != nullptr && gate != nullptr);
+  if (big && gate) {
+    waits_without_stream_pool(big, cs, ws);
+    for (size_t n : {size_t{3}, kBig})
+      for (ArrayMem mem : {ArrayMem::pageable, ArrayMem::pinned, ArrayMem::device})
+        arrays_read_when(static_cast<uint64_t*>(big), n, gate, mem, cs, ws);
+    host_waits_device_arrays(static_cast<uint64_t*>(big));
+  }
+  gshmem_barrier_all();
+  gshmem_free(gate);
+  gshmem_free(big);
   gshmem_free(local);
   CUDA_CHECK(cudaStreamDestroy(cs));
   CUDA_CHECK(cudaStreamDestroy(ws));

@@ -15,7 +15,9 @@
 //      visible (acquire).
 //   3. gshmemx_<type>_wait_until_on_stream ordered before a checking kernel;
 //      every type's on-stream forms released by copies on another stream, also
-//      with cudaMallocAsync failing (the library's own blocks, reused).
+//      with cudaMallocAsync failing (the library's own blocks, reused); when
+//      the arrays are read (host memory: at the call; device memory: in stream
+//      order); host forms with their arrays in device memory.
 #include <algorithm>
 #include <type_traits>
 #include <vector>

@@ -72,7 +72,8 @@ GSHMEM_API size_t gshmemi_host_wait(const char* call, int op, int kind, size_t s
                                     size_t* indices, const int* status, int cmp, const void* cmp_value,
                                     const void* cmp_values);
 /* Stream-ordered GSHMEMI_WAIT_UNTIL or GSHMEMI_WAIT_UNTIL_ALL (status and
- * cmp_values are captured before return). */
+ * cmp_values in host memory are read before return, in device memory in
+ * stream order). */
 GSHMEM_API void gshmemi_host_wait_on_stream(const char* call, int op, int kind, size_t size, void* ivars,
                                             size_t nelems, const int* status, int cmp, const void* cmp_value,
                                             const void* cmp_values, cudaStream_t stream);

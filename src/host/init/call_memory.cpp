@@ -55,9 +55,9 @@ void CallMemory::release() {
   pinned_bytes_ = device_bytes_ = 0;
 }
 
-void* StreamCallMemory::acquire(const char* call, size_t bytes, cudaStream_t stream, cudaError_t why) {
+void* StreamCallMemory::acquire(const char* call, Kind kind, size_t bytes, cudaStream_t stream, cudaError_t why) {
   for (Block& b : blocks_) {
-    if (b.in_use || b.kept || b.bytes < bytes) continue;
+    if (b.in_use || b.kept || b.kind != kind || b.bytes < bytes) continue;
     const cudaError_t q = cudaEventQuery(b.free_after);
     if (q == cudaSuccess) {
       b.in_use = true;
@@ -68,19 +68,24 @@ void* StreamCallMemory::acquire(const char* call, size_t bytes, cudaStream_t str
   }
   Block b;
   b.bytes = capacity_for(bytes);
+  b.kind = kind;
   b.in_use = true;
-  cudaError_t e = cudaMalloc(&b.ptr, b.bytes);
+  const bool pinned = kind == Kind::pinned;
+  cudaError_t e = pinned ? cudaHostAlloc(&b.ptr, b.bytes, cudaHostAllocDefault) : cudaMalloc(&b.ptr, b.bytes);
   if (e == cudaSuccess) e = cudaEventCreateWithFlags(&b.free_after, cudaEventDisableTiming);
   if (e == cudaSuccess) {
     blocks_.push_back(b);
     return b.ptr;
   }
   cudaGetLastError();
-  if (b.ptr) cudaFree(b.ptr);
+  if (b.ptr && pinned) cudaFreeHost(b.ptr);
+  else if (b.ptr) cudaFree(b.ptr);
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   cudaStreamIsCapturing(stream, &capture);
-  GSHMEM_LOG_ERROR("%s: could not allocate %zu bytes of device memory for the call: stream-ordered allocation "
-                   "failed (%s), and then cudaMalloc: %s (%s)%s", call, b.bytes, cudaGetErrorName(why),
+  GSHMEM_LOG_ERROR("%s: could not allocate %zu bytes of %s for the call%s%s%s: %s (%s)%s", call, b.bytes,
+                   pinned ? "pinned host memory" : "device memory",
+                   why == cudaSuccess ? "" : " (stream-ordered allocation failed: ",
+                   why == cudaSuccess ? "" : cudaGetErrorName(why), why == cudaSuccess ? "" : ")",
                    cudaGetErrorString(e), cudaGetErrorName(e),
                    capture == cudaStreamCaptureStatusNone ? ""
                        : "; the stream is being captured: make the call once before capturing (its memory is "
@@ -104,7 +109,8 @@ void StreamCallMemory::done(void* block, cudaStream_t stream) {
 
 void StreamCallMemory::release() {
   for (Block& b : blocks_) {
-    cudaFree(b.ptr);
+    if (b.kind == Kind::pinned) cudaFreeHost(b.ptr);
+    else cudaFree(b.ptr);
     cudaEventDestroy(b.free_after);
   }
   blocks_.clear();

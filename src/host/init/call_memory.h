@@ -16,13 +16,15 @@
 // Both return nullptr after logging "<call>: ..." when the memory cannot be had. A request may
 // move the buffer: take its address again for every call.
 //
-// StreamCallMemory: device memory of the on-stream calls (a wait's status and comparison arrays)
-// where stream-ordered allocation fails - a GPU or driver without memory pools, or a current pool
-// the application capped. Blocks stay allocated until finalize and serve another call once the
-// stream work of their last one is done (an event recorded after it). The plain alternative,
-// cudaMalloc and at the end of the call a stream synchronisation and cudaFree, blocks the host
-// until the call's stream work has run: an on-stream wait for a value this host stores next
-// never returned. (cudaFree also waits for the whole device.)
+// StreamCallMemory: memory of the on-stream calls that must live until their stream has used
+// it - pinned host memory that a wait's status and comparison arrays are copied into when the
+// call is made, and device memory for them where stream-ordered allocation fails (a GPU or
+// driver without memory pools, or a current pool the application capped). Blocks stay
+// allocated until finalize and serve another call once the stream work of their last one is
+// done (an event recorded after it). The plain alternative, cudaMalloc and at the end of the
+// call a stream synchronisation and cudaFree, blocks the host until the call's stream work has
+// run: an on-stream wait for a value this host stores next never returned. (cudaFree also
+// waits for the whole device.)
 #pragma once
 
 #include <cuda_runtime.h>
@@ -52,14 +54,15 @@ class CallMemory {
 
 class StreamCallMemory {
  public:
+  enum class Kind { device, pinned };
   StreamCallMemory() = default;
   StreamCallMemory(const StreamCallMemory&) = delete;
   StreamCallMemory& operator=(const StreamCallMemory&) = delete;
   ~StreamCallMemory() { release(); }
 
   // A block of at least `bytes` that no stream work uses any more, or nullptr after logging
-  // "<call>: ..." (naming `why`, the stream-ordered allocation's error).
-  void* acquire(const char* call, size_t bytes, cudaStream_t stream, cudaError_t why);
+  // "<call>: ...", naming `why` (the stream-ordered allocation's error) unless cudaSuccess.
+  void* acquire(const char* call, Kind kind, size_t bytes, cudaStream_t stream, cudaError_t why = cudaSuccess);
   // The block's last use is the work enqueued on `stream` so far. On a stream being captured
   // the use is a graph's, replayed at any time: the block is kept for it until finalize.
   void done(void* block, cudaStream_t stream);
@@ -69,6 +72,7 @@ class StreamCallMemory {
   struct Block {
     void* ptr = nullptr;
     size_t bytes = 0;
+    Kind kind = Kind::device;
     cudaEvent_t free_after = nullptr;  // recorded after the last use; never recorded: free
     bool in_use = false;
     bool kept = false;  // a captured graph's

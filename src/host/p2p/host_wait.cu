@@ -4,6 +4,8 @@
 // implementation in a one-thread kernel (see p2p_host.h for why). Host forms run on the internal
 // stream and wait for it, their inputs and results passing through the library's pinned and
 // device memory for such calls (call_memory.h); the stream forms allocate theirs on the stream.
+// Status masks and comparison values in host memory are read during the call, those in device
+// memory in stream order (copy_inputs).
 #include <gshmem/gshmem.h>
 
 #include <cstring>
@@ -16,8 +18,8 @@ namespace gshmem::p2p {
 namespace {
 
 template <class T>
-__global__ void wait_kernel(int op, T* ivars, size_t n, size_t* indices, const int* status, int c, T value,
-                            const T* values, size_t* result) {
+__device__ void wait_body(int op, T* ivars, size_t n, size_t* indices, const int* status, int c, T value,
+                          const T* values, size_t* result) {
   const gshmem::cmp cc = static_cast<gshmem::cmp>(c);
   const bool vec = values != nullptr;
   size_t r = 0;
@@ -52,11 +54,48 @@ __global__ void wait_kernel(int op, T* ivars, size_t n, size_t* indices, const i
   if (result) *result = r;
 }
 
+template <class T>
+__global__ void wait_kernel(int op, T* ivars, size_t n, size_t* indices, const int* status, int c, T value,
+                            const T* values, size_t* result) {
+  wait_body(op, ivars, n, indices, status, c, value, values, result);
+}
+
+// A status mask and comparison values small enough to travel in the kernel's parameters, which
+// the launch copies: read when the call is made, with no memory to take, fill or give back.
+// Arrays in device memory do not: the stream form reads those in stream order.
+constexpr size_t kInlineElems = 32;
+template <class T>
+struct InlineArrays {
+  int status[kInlineElems];
+  T values[kInlineElems];
+};
+
+bool fits_inline(size_t n, const int* status, const void* cmp_values) {
+  return (status || cmp_values) && n <= kInlineElems && (!status || in_host_memory(status)) &&
+         (!cmp_values || in_host_memory(cmp_values));
+}
+
+template <class T>
+InlineArrays<T> inline_arrays(size_t n, const int* status, const void* cmp_values) {
+  InlineArrays<T> a{};
+  if (status) memcpy(a.status, status, n * sizeof(int));
+  if (cmp_values) memcpy(a.values, cmp_values, n * sizeof(T));
+  return a;
+}
+
+template <class T>
+__global__ void wait_inline_kernel(int op, T* ivars, size_t n, size_t* indices, bool has_status, int c, T value,
+                                   bool has_values, InlineArrays<T> a, size_t* result) {
+  wait_body<T>(op, ivars, n, indices, has_status ? a.status : nullptr, c, value, has_values ? a.values : nullptr,
+               result);
+}
+
 size_t align16(size_t x) { return (x + 15) & ~size_t(15); }
 
-// Host form: the inputs are staged in the library's pinned memory and copied to its device
-// memory (the kernel reads them on every poll), the result and indices come back through the
-// pinned memory (call_memory.h). Layouts, each part 16-byte aligned:
+// Host form: the inputs travel in the kernel's parameters (fits_inline), or are staged in the
+// library's pinned memory and copied to its device memory (the kernel reads them on every poll);
+// the result and indices come back through the pinned memory (call_memory.h). Layouts, each
+// part 16-byte aligned:
 //   pinned  [result][indices: n][status: n][values: n]
 //   device          [indices: n][status: n][values: n]   (at the same offsets less 16)
 template <class T>
@@ -66,9 +105,10 @@ size_t run(const char* call, int op, T* ivars, size_t n, size_t* indices, const 
   const size_t failed = (op == GSHMEMI_WAIT_UNTIL_ANY || op == GSHMEMI_TEST_ANY) ? SIZE_MAX : 0;
   T value = T();
   if (cmp_value) memcpy(&value, cmp_value, sizeof(T));
+  const bool in_params = fits_inline(n, status, cmp_values);
   const size_t idx_bytes = some ? align16(n * sizeof(size_t)) : 0;
-  const size_t status_bytes = status ? align16(n * sizeof(int)) : 0;
-  const size_t values_bytes = cmp_values ? n * sizeof(T) : 0;
+  const size_t status_bytes = status && !in_params ? align16(n * sizeof(int)) : 0;
+  const size_t values_bytes = cmp_values && !in_params ? n * sizeof(T) : 0;
   const size_t dev_bytes = idx_bytes + status_bytes + values_bytes;
   constexpr size_t kHead = 16;  // the result, in pinned memory only
   CallMemory& m = rt().call_memory;
@@ -76,26 +116,36 @@ size_t run(const char* call, int op, T* ivars, size_t n, size_t* indices, const 
   char* dev = dev_bytes ? static_cast<char*>(m.device(call, dev_bytes)) : nullptr;
   if (!host || (dev_bytes && !dev)) return failed;
   const cudaStream_t s = internal_stream();
-  const size_t inputs = idx_bytes;  // the status mask's offset in device memory (pinned: kHead more)
-  if (status) memcpy(host + kHead + inputs, status, n * sizeof(int));
-  if (cmp_values) memcpy(host + kHead + inputs + status_bytes, cmp_values, values_bytes);
-  if (status_bytes + values_bytes &&
-      !cuda_ok(call, "copy of the status mask and comparison values",
-               cudaMemcpyAsync(dev + inputs, host + kHead + inputs, status_bytes + values_bytes,
-                               cudaMemcpyHostToDevice, s)))
-    return failed;
   auto* result = reinterpret_cast<size_t*>(host);
-  wait_kernel<T><<<1, 1, 0, s>>>(op, ivars, n, some ? reinterpret_cast<size_t*>(dev) : nullptr,
-                                 status ? reinterpret_cast<const int*>(dev + inputs) : nullptr, cmp, value,
-                                 cmp_values ? reinterpret_cast<const T*>(dev + inputs + status_bytes) : nullptr,
-                                 result);
+  size_t* dev_indices = some ? reinterpret_cast<size_t*>(dev) : nullptr;
+  if (in_params) {
+    wait_inline_kernel<T><<<1, 1, 0, s>>>(op, ivars, n, dev_indices, status != nullptr, cmp, value,
+                                          cmp_values != nullptr, inline_arrays<T>(n, status, cmp_values), result);
+  } else {
+    const size_t inputs = idx_bytes;  // the status mask's offset in device memory (pinned: kHead more)
+    if (!copy_inputs(call, dev + inputs, host + kHead + inputs,
+                     {{status, status_bytes ? n * sizeof(int) : 0, 0}, {cmp_values, values_bytes, status_bytes}}, s))
+      return failed;
+    wait_kernel<T><<<1, 1, 0, s>>>(op, ivars, n, dev_indices,
+                                   status ? reinterpret_cast<const int*>(dev + inputs) : nullptr, cmp, value,
+                                   cmp_values ? reinterpret_cast<const T*>(dev + inputs + status_bytes) : nullptr,
+                                   result);
+  }
   if (!finish(call, s, false)) return failed;
   if (some && n && !cuda_ok(call, "copy of the indices",
                             cudaMemcpyAsync(host + kHead, dev, n * sizeof(size_t), cudaMemcpyDeviceToHost, s)))
     return failed;
   if (!finish(call, s, true)) return failed;
   const size_t r = *result;
-  if (some && r > 0 && r <= n) memcpy(indices, host + kHead, r * sizeof(size_t));
+  if (some && r > 0 && r <= n) {
+    if (in_host_memory(indices)) {
+      memcpy(indices, host + kHead, r * sizeof(size_t));
+    } else if (!cuda_ok(call, "copy of the indices to device memory",
+                        cudaMemcpyAsync(indices, host + kHead, r * sizeof(size_t), cudaMemcpyHostToDevice, s)) ||
+               !finish(call, s, true)) {
+      return failed;
+    }
+  }
   return r;
 }
 
@@ -110,24 +160,34 @@ size_t run_any_type(const char* call, int op, int kind, size_t size, void* ivars
 #undef P2P_RUN_AS
 }
 
-// Stream form: scratch allocated, filled, used and freed in order on `stream`
-// (status and cmp_values are captured before return: pageable host copies
-// complete before cudaMemcpyAsync returns).
+// Stream form. Arrays of up to kInlineElems elements in host memory travel in the
+// kernel's parameters (fits_inline). Otherwise they go to device memory allocated on `stream`
+// and freed there after the wait: from host memory read before the call returns,
+// through pinned memory of the library that is free again once the stream has
+// copied it; from device memory in stream order (copy_inputs).
 template <class T>
 void wait_on_stream(const char* call, int op, T* ivars, size_t n, const int* status, int cmp, const void* cmp_value,
                     const void* cmp_values, cudaStream_t stream) {
   T value = T();
   if (cmp_value) memcpy(&value, cmp_value, sizeof(T));
   const size_t off_values = status ? align16(n * sizeof(int)) : 0;
-  StreamScratch scratch(call, off_values + (cmp_values ? n * sizeof(T) : 0), stream);
+  const size_t bytes = off_values + (cmp_values ? n * sizeof(T) : 0);
+  if (fits_inline(n, status, cmp_values)) {
+    wait_inline_kernel<T><<<1, 1, 0, stream>>>(op, ivars, n, nullptr, status != nullptr, cmp, value,
+                                               cmp_values != nullptr, inline_arrays<T>(n, status, cmp_values),
+                                               nullptr);
+    finish(call, stream, false);
+    return;
+  }
+  StreamScratch scratch(call, StreamScratch::Kind::device, bytes, stream);
   if (!scratch.ok()) return;
-  if (status && n && !cuda_ok(call, "copy of the status array", cudaMemcpyAsync(scratch.at<int>(0), status,
-                                                                              n * sizeof(int), cudaMemcpyDefault,
-                                                                              stream)))
-    return;
-  if (cmp_values && n && !cuda_ok(call, "copy of cmp_values", cudaMemcpyAsync(scratch.at<T>(off_values), cmp_values,
-                                                                            n * sizeof(T), cudaMemcpyDefault, stream)))
-    return;
+  if (bytes) {
+    StreamScratch staging(call, StreamScratch::Kind::pinned, bytes, stream);
+    if (!staging.ok() ||
+        !copy_inputs(call, scratch.at<char>(0), staging.at<char>(0),
+                     {{status, status ? n * sizeof(int) : 0, 0}, {cmp_values, bytes - off_values, off_values}}, stream))
+      return;
+  }
   wait_kernel<T><<<1, 1, 0, stream>>>(op, ivars, n, nullptr, status ? scratch.at<int>(0) : nullptr, cmp, value,
                                       cmp_values ? scratch.at<T>(off_values) : nullptr, nullptr);
   finish(call, stream, false);
@@ -143,7 +203,10 @@ bool valid_type(const char* call, int kind, size_t size) {
 const preload::Entry kPreload(+[] {
   return preload::load({preload::K(wait_kernel<int16_t>), preload::K(wait_kernel<uint16_t>),
                         preload::K(wait_kernel<int32_t>), preload::K(wait_kernel<uint32_t>),
-                        preload::K(wait_kernel<int64_t>), preload::K(wait_kernel<uint64_t>)});
+                        preload::K(wait_kernel<int64_t>), preload::K(wait_kernel<uint64_t>),
+                        preload::K(wait_inline_kernel<int16_t>), preload::K(wait_inline_kernel<uint16_t>),
+                        preload::K(wait_inline_kernel<int32_t>), preload::K(wait_inline_kernel<uint32_t>),
+                        preload::K(wait_inline_kernel<int64_t>), preload::K(wait_inline_kernel<uint64_t>)});
 });
 
 }  // namespace

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "host/p2p/p2p_host.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "gshmem/types.h"
 #include "host/init/runtime.h"
 #include "host/util/config.h"
@@ -46,21 +49,64 @@ bool cuda_ok(const char* call, const char* what, cudaError_t e) {
   return false;
 }
 
-StreamScratch::StreamScratch(const char* call, size_t bytes, cudaStream_t stream) : bytes_(bytes), stream_(stream) {
+StreamScratch::StreamScratch(const char* call, Kind kind, size_t bytes, cudaStream_t stream)
+    : bytes_(bytes), stream_(stream) {
   if (bytes == 0) return;
-  const cudaError_t e = cudaMallocAsync(&ptr_, bytes, stream);
-  if (e == cudaSuccess) {
-    async_ = true;
-    return;
+  cudaError_t why = cudaSuccess;
+  if (kind == Kind::device) {
+    why = cudaMallocAsync(&ptr_, bytes, stream);
+    if (why == cudaSuccess) {
+      async_ = true;
+      return;
+    }
+    cudaGetLastError();
   }
-  cudaGetLastError();
-  ptr_ = rt().stream_call_memory.acquire(call, bytes, stream, e);
+  ptr_ = rt().stream_call_memory.acquire(call, kind, bytes, stream, why);
 }
 
 StreamScratch::~StreamScratch() {
   if (!ptr_) return;
   if (async_) cudaFreeAsync(ptr_, stream_);
   else rt().stream_call_memory.done(ptr_, stream_);
+}
+
+bool in_host_memory(const void* p) {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    cudaGetLastError();
+    return true;  // unknown to CUDA: pageable
+  }
+  return a.type == cudaMemoryTypeUnregistered || a.type == cudaMemoryTypeHost;
+}
+
+bool copy_inputs(const char* call, char* dev, char* staging, std::initializer_list<Input> inputs,
+                 cudaStream_t stream) {
+  if (inputs.size() > kMaxInputs) {
+    GSHMEM_LOG_ERROR("%s: internal error: %zu input arrays (at most %d)", call, inputs.size(), kMaxInputs);
+    return false;
+  }
+  bool host[kMaxInputs] = {};
+  size_t lo = SIZE_MAX, hi = 0;  // the staged span
+  int i = 0;
+  for (const Input& in : inputs) {
+    host[i] = in.src && in.bytes && in_host_memory(in.src);
+    if (host[i++]) {
+      memcpy(staging + in.offset, in.src, in.bytes);
+      lo = std::min(lo, in.offset);
+      hi = std::max(hi, in.offset + in.bytes);
+    }
+  }
+  if (hi > lo && !cuda_ok(call, "copy of the input arrays",
+                          cudaMemcpyAsync(dev + lo, staging + lo, hi - lo, cudaMemcpyHostToDevice, stream)))
+    return false;
+  i = 0;
+  for (const Input& in : inputs) {  // after the span, which may cover their places
+    if (host[i++] || !in.src || !in.bytes) continue;
+    if (!cuda_ok(call, "copy of an input array in device memory",
+                 cudaMemcpyAsync(dev + in.offset, in.src, in.bytes, cudaMemcpyDefault, stream)))
+      return false;
+  }
+  return true;
 }
 
 bool finish(const char* call, cudaStream_t stream, bool wait) {
