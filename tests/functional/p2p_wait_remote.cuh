@@ -285,10 +285,11 @@ void stream_every_type(void* sym, cudaStream_t st, cudaStream_t st2) {
 }
 
 // Where stream-ordered allocation fails (a GPU without memory pools, or an application's capped
-// pool), the on-stream waits with status or comparison arrays take the library's own blocks.
-// They used to synchronise the stream at the end of the call, so the call never returned while
-// its wait was unmet. Here the device's current pool is swapped for a capped one filled by the
-// test, so cudaMallocAsync fails.
+// pool), the on-stream waits with status or comparison arrays of more than 32 elements take the
+// library's own blocks (smaller ones travel in the kernel's parameters). They used to
+// synchronise the stream at the end of the call, so the call never returned while its wait was
+// unmet. Here the device's current pool is swapped for a capped one filled by the test, so
+// cudaMallocAsync fails.
 class FullMemPool {
  public:
   FullMemPool() {
@@ -345,13 +346,14 @@ inline bool finishes(cudaEvent_t e, double seconds) {
 // Arrays of more than the library's 32 inline elements go through its memory: kBig of them.
 constexpr size_t kBig = 41;
 
-// Stores vals into iv (kBig elements) from the host, through stream st2.
+// Stores vals into iv[0, vals.size()) from the host, through stream st2.
 void store_all(uint64_t* iv, const std::vector<uint64_t>& vals, cudaStream_t st2) {
   CUDA_CHECK(cudaMemcpyAsync(iv, vals.data(), vals.size() * sizeof(uint64_t), cudaMemcpyHostToDevice, st2));
   CUDA_CHECK(cudaStreamSynchronize(st2));
 }
 
-// sym: kBig uint64_t.
+// sym: kBig uint64_t. The 3-element waits of stream_every_type need no memory; the others
+// (kBig elements) take the library's blocks.
 void waits_without_stream_pool(void* sym, cudaStream_t st, cudaStream_t st2) {
   FullMemPool full;
   set_context("on-stream waits with cudaMallocAsync failing (device pool capped and filled)");
@@ -410,7 +412,7 @@ void waits_without_stream_pool(void* sym, cudaStream_t st, cudaStream_t st2) {
 // travel in the kernel's parameters) and n = kBig (through the library's memory). An earlier
 // stream wait on `gate` holds the stream, so nothing the call put on it runs before the arrays
 // change. In host memory (pageable or pinned) the arrays at the call count: the test overwrites
-// them right after it. In device memory the arrays at the stream's turn count: a copy before
+// them right after it. In device memory the arrays at the stream's turn count: a kernel before
 // the call on the stream writes them. The wait must take the first ones - element 1 excluded,
 // values 1000 + i - not the others (nothing excluded, values 2000 + i).
 enum class ArrayMem { pageable, pinned, device };
@@ -481,35 +483,53 @@ void arrays_read_when(uint64_t* iv, size_t n, uint64_t* gate, ArrayMem mem, cuda
   }
 }
 
-// The host forms with their status mask, comparison values and indices in device memory (they
-// used to read and write them as host memory): values {5, 6, 7}, element 1 excluded.
-void host_waits_device_arrays(uint64_t* iv) {
-  set_context("host wait/test forms, arrays in device memory");
-  const uint64_t values[3] = {5, 6, 7}, cmp[3] = {5, 99, 7};
-  const int status[3] = {0, 1, 0};
-  CUDA_CHECK(cudaMemcpy(iv, values, sizeof(values), cudaMemcpyHostToDevice));
-  int* d_status;
-  uint64_t* d_cmp;
-  size_t* d_idx;
-  CUDA_CHECK(cudaMalloc(&d_status, sizeof(status)));
-  CUDA_CHECK(cudaMalloc(&d_cmp, sizeof(cmp)));
-  CUDA_CHECK(cudaMalloc(&d_idx, 3 * sizeof(size_t)));
-  CUDA_CHECK(cudaMemcpy(d_status, status, sizeof(status), cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemcpy(d_cmp, cmp, sizeof(cmp), cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemset(d_idx, 0xAB, 3 * sizeof(size_t)));
-  GT_CHECK_EQ(2ull, static_cast<unsigned long long>(
-                        gshmem_uint64_test_some_vector(iv, 3, d_idx, d_status, GSHMEM_CMP_EQ, d_cmp)));
-  size_t idx[3];
-  CUDA_CHECK(cudaMemcpy(idx, d_idx, sizeof(idx), cudaMemcpyDeviceToHost));
-  GT_CHECK(std::min(idx[0], idx[1]) == 0 && std::max(idx[0], idx[1]) == 2);
-  GT_CHECK_EQ(0xABABABABABABABABull, static_cast<unsigned long long>(idx[2]));  // untouched
-  GT_CHECK_EQ(1, gshmem_uint64_test_all_vector(iv, 3, d_status, GSHMEM_CMP_EQ, d_cmp));
-  gshmem_uint64_wait_until_all_vector(iv, 3, d_status, GSHMEM_CMP_EQ, d_cmp);  // returns: met
-  GT_CHECK_EQ(2ull, static_cast<unsigned long long>(gshmem_uint64_wait_until_any(iv, 3, d_status, GSHMEM_CMP_EQ, 7)));
-  GT_CHECK_EQ(0, gshmem_uint64_test_all(iv, 3, d_status, GSHMEM_CMP_EQ, 5));  // 7 != 5
-  CUDA_CHECK(cudaFree(d_idx));
-  CUDA_CHECK(cudaFree(d_cmp));
-  CUDA_CHECK(cudaFree(d_status));
+// The host forms with n = 3 (arrays in the kernel's parameters) and kBig elements (through the
+// library's memory), their status mask, comparison values and indices in host or in device
+// memory (the host forms used to read and write them as host memory): values 5 + i, element 1
+// excluded (its comparison value 99 is never met).
+void host_waits_arrays(uint64_t* iv, size_t n, bool on_device) {
+  set_context("host wait/test forms, %zu elements, arrays in %s memory", n, on_device ? "device" : "host");
+  std::vector<uint64_t> values(n), cmp(n);
+  std::vector<int> status(n, 0);
+  for (size_t i = 0; i < n; ++i) values[i] = cmp[i] = 5 + i;
+  cmp[1] = 99;
+  status[1] = 1;
+  CUDA_CHECK(cudaMemcpy(iv, values.data(), n * sizeof(uint64_t), cudaMemcpyHostToDevice));
+  std::vector<size_t> host_idx(n, ~size_t{0});
+  int* st = status.data();
+  uint64_t* cv = cmp.data();
+  size_t* idx = host_idx.data();
+  if (on_device) {
+    CUDA_CHECK(cudaMalloc(&st, n * sizeof(int)));
+    CUDA_CHECK(cudaMalloc(&cv, n * sizeof(uint64_t)));
+    CUDA_CHECK(cudaMalloc(&idx, n * sizeof(size_t)));
+    CUDA_CHECK(cudaMemcpy(st, status.data(), n * sizeof(int), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(cv, cmp.data(), n * sizeof(uint64_t), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(idx, 0xFF, n * sizeof(size_t)));
+  }
+  auto indices = [&](size_t count) {  // the first `count` indices, sorted
+    if (on_device) CUDA_CHECK(cudaMemcpy(host_idx.data(), idx, n * sizeof(size_t), cudaMemcpyDeviceToHost));
+    std::vector<size_t> got(host_idx.begin(), host_idx.begin() + std::min(count, n));
+    std::sort(got.begin(), got.end());
+    GT_CHECK(count == n || host_idx[count] == ~size_t{0});  // nothing written past them
+    return got;
+  };
+  std::vector<size_t> want;
+  for (size_t i = 0; i < n; ++i)
+    if (i != 1) want.push_back(i);
+  const size_t some = gshmem_uint64_test_some_vector(iv, n, idx, st, GSHMEM_CMP_EQ, cv);
+  GT_CHECK_EQ(static_cast<unsigned long long>(n - 1), static_cast<unsigned long long>(some));
+  GT_CHECK(indices(some) == want);
+  GT_CHECK_EQ(1, gshmem_uint64_test_all_vector(iv, n, st, GSHMEM_CMP_EQ, cv));
+  gshmem_uint64_wait_until_all_vector(iv, n, st, GSHMEM_CMP_EQ, cv);  // returns: met
+  GT_CHECK_EQ(static_cast<unsigned long long>(n - 1),
+              static_cast<unsigned long long>(gshmem_uint64_wait_until_any(iv, n, st, GSHMEM_CMP_EQ, 4 + n)));
+  GT_CHECK_EQ(0, gshmem_uint64_test_all(iv, n, st, GSHMEM_CMP_EQ, 5));  // only element 0 is 5
+  if (on_device) {
+    CUDA_CHECK(cudaFree(idx));
+    CUDA_CHECK(cudaFree(cv));
+    CUDA_CHECK(cudaFree(st));
+  }
 }
 
 void wait_on_stream() {
@@ -558,7 +578,8 @@ void wait_on_stream() {
     for (size_t n : {size_t{3}, kBig})
       for (ArrayMem mem : {ArrayMem::pageable, ArrayMem::pinned, ArrayMem::device})
         arrays_read_when(static_cast<uint64_t*>(big), n, gate, mem, cs, ws);
-    host_waits_device_arrays(static_cast<uint64_t*>(big));
+    for (size_t n : {size_t{3}, kBig})
+      for (bool on_device : {false, true}) host_waits_arrays(static_cast<uint64_t*>(big), n, on_device);
   }
   gshmem_barrier_all();
   gshmem_free(gate);
