@@ -343,8 +343,11 @@ inline bool finishes(cudaEvent_t e, double seconds) {
   return false;
 }
 
-// Arrays of more than the library's 32 inline elements go through its memory: kBig of them.
-constexpr size_t kBig = 41;
+// The ways a stream wait's host arrays reach the GPU, by size: up to 32 elements in the wait
+// kernel's parameters; kBig elements (status + uint64_t values: 504 bytes) carried in the
+// parameters of copy kernels; kLarge (16.8 KB) staged in the library's pinned memory, except in
+// stream capture, where they are carried too.
+constexpr size_t kBig = 41, kLarge = 1400;
 
 // Stores vals into iv[0, vals.size()) from the host, through stream st2.
 void store_all(uint64_t* iv, const std::vector<uint64_t>& vals, cudaStream_t st2) {
@@ -352,9 +355,12 @@ void store_all(uint64_t* iv, const std::vector<uint64_t>& vals, cudaStream_t st2
   CUDA_CHECK(cudaStreamSynchronize(st2));
 }
 
-// sym: kBig uint64_t. The 3-element waits of stream_every_type need no memory; the others
-// (kBig elements) take the library's blocks.
-void waits_without_stream_pool(void* sym, cudaStream_t st, cudaStream_t st2) {
+enum class ArrayMem { pageable, pinned, device };
+void arrays_read_when(uint64_t* iv, size_t n, uint64_t* gate, ArrayMem mem, cudaStream_t st, cudaStream_t st2);
+
+// sym: kLarge uint64_t. The 3-element waits of stream_every_type need no memory; the others
+// take the library's device blocks (and for kLarge elements its pinned blocks).
+void waits_without_stream_pool(void* sym, uint64_t* gate, cudaStream_t st, cudaStream_t st2) {
   FullMemPool full;
   set_context("on-stream waits with cudaMallocAsync failing (device pool capped and filled)");
   GT_CHECK(full.full());
@@ -406,17 +412,16 @@ void waits_without_stream_pool(void* sym, cudaStream_t st, cudaStream_t st2) {
   CUDA_CHECK(cudaEventDestroy(da));
   CUDA_CHECK(cudaStreamDestroy(sb));
   CUDA_CHECK(cudaStreamDestroy(sa));
+  arrays_read_when(iv, kLarge, gate, ArrayMem::pinned, st, st2);
 }
 
-// When an on-stream wait reads its status mask and comparison values, for n = 3 (the arrays
-// travel in the kernel's parameters) and n = kBig (through the library's memory). An earlier
+// When an on-stream wait reads its status mask and comparison values, for n = 3, kBig and kLarge
+// (each way to the GPU, above). An earlier
 // stream wait on `gate` holds the stream, so nothing the call put on it runs before the arrays
 // change. In host memory (pageable or pinned) the arrays at the call count: the test overwrites
 // them right after it. In device memory the arrays at the stream's turn count: a kernel before
 // the call on the stream writes them. The wait must take the first ones - element 1 excluded,
 // values 1000 + i - not the others (nothing excluded, values 2000 + i).
-enum class ArrayMem { pageable, pinned, device };
-
 __global__ void k_want_arrays(int* status, uint64_t* cmp, size_t n) {
   for (size_t i = 0; i < n; ++i) status[i] = i == 1, cmp[i] = 1000 + i;
 }
@@ -481,6 +486,43 @@ void arrays_read_when(uint64_t* iv, size_t n, uint64_t* gate, ArrayMem mem, cuda
     CUDA_CHECK(cudaFree(status));
     CUDA_CHECK(cudaFree(cmp));
   }
+}
+
+// An on-stream wait captured into a CUDA graph, in each capture mode, n = 3, kBig and kLarge: the graph
+// keeps the arrays of the call (the caller overwrites them after the capture) and waits again
+// at every launch.
+void captured_wait(uint64_t* iv, size_t n, cudaStreamCaptureMode mode, cudaStream_t st, cudaStream_t st2) {
+  const char* how = mode == cudaStreamCaptureModeGlobal ? "global"
+                    : mode == cudaStreamCaptureModeThreadLocal ? "thread-local" : "relaxed";
+  std::vector<int> status(n, 0);
+  status[1] = 1;
+  std::vector<uint64_t> cmp(n), met(n);
+  for (size_t i = 0; i < n; ++i) cmp[i] = met[i] = 3000 + i;
+  met[1] = 0;  // excluded: never equal
+  cudaGraph_t g;
+  cudaGraphExec_t ge;
+  CUDA_CHECK(cudaStreamBeginCapture(st, mode));
+  gshmemx_uint64_wait_until_all_vector_on_stream(iv, n, status.data(), GSHMEM_CMP_EQ, cmp.data(), st);
+  CUDA_CHECK(cudaStreamEndCapture(st, &g));
+  CUDA_CHECK(cudaGraphInstantiate(&ge, g, 0));
+  std::fill(status.begin(), status.end(), 0);
+  std::fill(cmp.begin(), cmp.end(), 0);
+  cudaEvent_t done;
+  CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+  for (int launch = 0; launch < 2; ++launch) {
+    set_context("gshmemx_uint64_wait_until_all_vector_on_stream captured (%s mode), %zu elements, launch %d", how,
+                n, launch);
+    store_all(iv, std::vector<uint64_t>(n, 0), st2);
+    CUDA_CHECK(cudaGraphLaunch(ge, st));
+    CUDA_CHECK(cudaEventRecord(done, st));
+    GT_CHECK(still_blocked(done));
+    store_all(iv, met, st2);
+    GT_CHECK(finishes(done, 10));
+    CUDA_CHECK(cudaStreamSynchronize(st));
+  }
+  CUDA_CHECK(cudaEventDestroy(done));
+  CUDA_CHECK(cudaGraphExecDestroy(ge));
+  CUDA_CHECK(cudaGraphDestroy(g));
 }
 
 // The host forms with n = 3 (arrays in the kernel's parameters) and kBig elements (through the
@@ -570,16 +612,20 @@ void wait_on_stream() {
   stream_every_type<w_size>(local, cs, ws);
   stream_every_type<w_ptrdiff>(local, cs, ws);
   gshmem_barrier_all();
-  void* big = gshmem_calloc(kBig, sizeof(uint64_t));
+  void* big = gshmem_calloc(kLarge, sizeof(uint64_t));
   auto* gate = static_cast<uint64_t*>(gshmem_calloc(1, sizeof(uint64_t)));
   GT_CHECK(big != nullptr && gate != nullptr);
   if (big && gate) {
-    waits_without_stream_pool(big, cs, ws);
-    for (size_t n : {size_t{3}, kBig})
+    auto* iv = static_cast<uint64_t*>(big);
+    waits_without_stream_pool(big, gate, cs, ws);
+    for (size_t n : {size_t{3}, kBig, kLarge})
       for (ArrayMem mem : {ArrayMem::pageable, ArrayMem::pinned, ArrayMem::device})
-        arrays_read_when(static_cast<uint64_t*>(big), n, gate, mem, cs, ws);
+        arrays_read_when(iv, n, gate, mem, cs, ws);
     for (size_t n : {size_t{3}, kBig})
-      for (bool on_device : {false, true}) host_waits_arrays(static_cast<uint64_t*>(big), n, on_device);
+      for (bool on_device : {false, true}) host_waits_arrays(iv, n, on_device);
+    for (size_t n : {size_t{3}, kBig, kLarge})
+      for (auto mode : {cudaStreamCaptureModeGlobal, cudaStreamCaptureModeThreadLocal, cudaStreamCaptureModeRelaxed})
+        captured_wait(iv, n, mode, cs, ws);
   }
   gshmem_barrier_all();
   gshmem_free(gate);

@@ -17,7 +17,8 @@
 //      every type's on-stream forms released by copies on another stream, also
 //      with cudaMallocAsync failing (the library's own blocks, reused); when
 //      the arrays are read (host memory: at the call; device memory: in stream
-//      order); host forms with their arrays in host and in device memory.
+//      order); captured into graphs in each capture mode; host forms with
+//      their arrays in host and in device memory.
 #include <algorithm>
 #include <type_traits>
 #include <vector>

@@ -17,8 +17,8 @@
 // move the buffer: take its address again for every call.
 //
 // StreamCallMemory: memory of the on-stream calls that must live until their stream has used
-// it - pinned host memory that a wait's status and comparison arrays are copied into when the
-// call is made, and device memory for them where stream-ordered allocation fails (a GPU or
+// it - pinned host memory that a wait's large status and comparison arrays are copied into when
+// the call is made, and device memory for them where stream-ordered allocation fails (a GPU or
 // driver without memory pools, or a current pool the application capped). Blocks stay
 // allocated until finalize and serve another call once the stream work of their last one is
 // done (an event recorded after it). The plain alternative, cudaMalloc and at the end of the

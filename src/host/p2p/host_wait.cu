@@ -8,7 +8,9 @@
 // memory in stream order (copy_inputs).
 #include <gshmem/gshmem.h>
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "host/init/runtime.h"
 #include "host/launch/preload.h"
@@ -92,6 +94,76 @@ __global__ void wait_inline_kernel(int op, T* ivars, size_t n, size_t* indices, 
 
 size_t align16(size_t x) { return (x + 15) & ~size_t(15); }
 
+// Host bytes carried into device memory in a kernel's parameters, which the launch copies: read
+// at the call, with nothing to allocate or wait for, which stream capture does not allow.
+constexpr unsigned kCarryBytes = 4000;  // with the other parameters under a launch's 4 KiB
+struct Carried {
+  unsigned char bytes[kCarryBytes];
+};
+
+__global__ void carry_kernel(unsigned char* dst, unsigned n, Carried c) {
+  for (unsigned i = threadIdx.x; i < n; i += blockDim.x) dst[i] = c.bytes[i];
+}
+
+bool carry(const char* call, char* dst, const void* src, size_t bytes, cudaStream_t s) {
+  Carried c;
+  for (size_t done = 0; done < bytes; done += kCarryBytes) {
+    const auto n = static_cast<unsigned>(std::min<size_t>(kCarryBytes, bytes - done));
+    memcpy(c.bytes, static_cast<const char*>(src) + done, n);
+    carry_kernel<<<1, 128, 0, s>>>(reinterpret_cast<unsigned char*>(dst + done), n, c);
+    if (!cuda_ok(call, "launch of the copy of an input array", cudaGetLastError())) return false;
+  }
+  return true;
+}
+
+// An input array of a call (a wait's status mask or comparison values): `bytes` from `src` to
+// `offset` in the call's device memory. src nullptr: none.
+struct Input {
+  const void* src;
+  size_t bytes;
+  size_t offset;
+};
+constexpr int kInputs = 2;  // the status mask, the comparison values
+
+// Fills the call's device memory `dev` with `inputs`, in order on `stream`. Inputs in host
+// memory, pageable or pinned, are read now, so the caller may change them as soon as the call
+// returns (a copy straight from pinned memory would read them when the stream gets to it; one
+// from pageable memory may wait for the stream): copied into `staging` (pinned memory of the
+// library, laid out like `dev`) and from there in one copy, or with `staging` nullptr into a
+// buffer of this call, carried from there (carry). Inputs in device or managed memory are
+// copied on the stream: read after the work before them.
+bool copy_inputs(const char* call, char* dev, char* staging, const Input (&inputs)[kInputs], cudaStream_t stream) {
+  bool host[kInputs] = {};
+  size_t lo = SIZE_MAX, hi = 0;  // the span of the host inputs
+  int i = 0;
+  for (const Input& in : inputs) {
+    host[i] = in.src && in.bytes && in_host_memory(in.src);
+    if (host[i++]) {
+      lo = std::min(lo, in.offset);
+      hi = std::max(hi, in.offset + in.bytes);
+    }
+  }
+  if (hi > lo) {
+    std::vector<char> carried(staging ? 0 : hi);
+    char* buf = staging ? staging : carried.data();
+    i = 0;
+    for (const Input& in : inputs)
+      if (host[i++]) memcpy(buf + in.offset, in.src, in.bytes);
+    if (staging ? !cuda_ok(call, "copy of the input arrays",
+                           cudaMemcpyAsync(dev + lo, buf + lo, hi - lo, cudaMemcpyHostToDevice, stream))
+                : !carry(call, dev + lo, buf + lo, hi - lo, stream))
+      return false;
+  }
+  i = 0;
+  for (const Input& in : inputs) {  // after the span, which may cover their places
+    if (host[i++] || !in.src || !in.bytes) continue;
+    if (!cuda_ok(call, "copy of an input array in device memory",
+                 cudaMemcpyAsync(dev + in.offset, in.src, in.bytes, cudaMemcpyDefault, stream)))
+      return false;
+  }
+  return true;
+}
+
 // Host form: the inputs travel in the kernel's parameters (fits_inline), or are staged in the
 // library's pinned memory and copied to its device memory (the kernel reads them on every poll);
 // the result and indices come back through the pinned memory (call_memory.h). Layouts, each
@@ -160,18 +232,19 @@ size_t run_any_type(const char* call, int op, int kind, size_t size, void* ivars
 #undef P2P_RUN_AS
 }
 
-// Stream form. Arrays of up to kInlineElems elements in host memory travel in the
-// kernel's parameters (fits_inline). Otherwise they go to device memory allocated on `stream`
-// and freed there after the wait: from host memory read before the call returns,
-// through pinned memory of the library that is free again once the stream has
-// copied it; from device memory in stream order (copy_inputs).
+// Stream form. Arrays of up to kInlineElems elements in host memory travel in the wait
+// kernel's parameters (fits_inline). Otherwise they go to device memory allocated on `stream` and
+// freed there after the wait: from host memory read before the call returns - carried in
+// kernel parameters up to kCarryMaxBytes or in stream capture, else through pinned memory of
+// the library that is free again once the stream has copied it; from device memory in stream
+// order (copy_inputs).
+constexpr size_t kCarryMaxBytes = 4 * kCarryBytes;
+
 template <class T>
 void wait_on_stream(const char* call, int op, T* ivars, size_t n, const int* status, int cmp, const void* cmp_value,
                     const void* cmp_values, cudaStream_t stream) {
   T value = T();
   if (cmp_value) memcpy(&value, cmp_value, sizeof(T));
-  const size_t off_values = status ? align16(n * sizeof(int)) : 0;
-  const size_t bytes = off_values + (cmp_values ? n * sizeof(T) : 0);
   if (fits_inline(n, status, cmp_values)) {
     wait_inline_kernel<T><<<1, 1, 0, stream>>>(op, ivars, n, nullptr, status != nullptr, cmp, value,
                                                cmp_values != nullptr, inline_arrays<T>(n, status, cmp_values),
@@ -179,15 +252,20 @@ void wait_on_stream(const char* call, int op, T* ivars, size_t n, const int* sta
     finish(call, stream, false);
     return;
   }
+  const size_t off_values = status ? align16(n * sizeof(int)) : 0;
+  const size_t bytes = off_values + (cmp_values ? n * sizeof(T) : 0);
   StreamScratch scratch(call, StreamScratch::Kind::device, bytes, stream);
   if (!scratch.ok()) return;
   if (bytes) {
-    StreamScratch staging(call, StreamScratch::Kind::pinned, bytes, stream);
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    if (!cuda_ok(call, "cudaStreamIsCapturing", cudaStreamIsCapturing(stream, &capture))) return;
+    const bool staged = bytes > kCarryMaxBytes && capture == cudaStreamCaptureStatusNone;
+    StreamScratch staging(call, StreamScratch::Kind::pinned, staged ? bytes : 0, stream);
     if (!staging.ok() ||
         !copy_inputs(call, scratch.at<char>(0), staging.at<char>(0),
                      {{status, status ? n * sizeof(int) : 0, 0}, {cmp_values, bytes - off_values, off_values}}, stream))
       return;
-  }
+  }  // staging: free again once the stream has passed the copy
   wait_kernel<T><<<1, 1, 0, stream>>>(op, ivars, n, nullptr, status ? scratch.at<int>(0) : nullptr, cmp, value,
                                       cmp_values ? scratch.at<T>(off_values) : nullptr, nullptr);
   finish(call, stream, false);
@@ -206,7 +284,8 @@ const preload::Entry kPreload(+[] {
                         preload::K(wait_kernel<int64_t>), preload::K(wait_kernel<uint64_t>),
                         preload::K(wait_inline_kernel<int16_t>), preload::K(wait_inline_kernel<uint16_t>),
                         preload::K(wait_inline_kernel<int32_t>), preload::K(wait_inline_kernel<uint32_t>),
-                        preload::K(wait_inline_kernel<int64_t>), preload::K(wait_inline_kernel<uint64_t>)});
+                        preload::K(wait_inline_kernel<int64_t>), preload::K(wait_inline_kernel<uint64_t>),
+                        preload::K(carry_kernel)});
 });
 
 }  // namespace

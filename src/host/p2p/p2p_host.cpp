@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "host/p2p/p2p_host.h"
 
-#include <algorithm>
-#include <cstring>
-
 #include "gshmem/types.h"
 #include "host/init/runtime.h"
 #include "host/util/config.h"
@@ -77,36 +74,6 @@ bool in_host_memory(const void* p) {
     return true;  // unknown to CUDA: pageable
   }
   return a.type == cudaMemoryTypeUnregistered || a.type == cudaMemoryTypeHost;
-}
-
-bool copy_inputs(const char* call, char* dev, char* staging, std::initializer_list<Input> inputs,
-                 cudaStream_t stream) {
-  if (inputs.size() > kMaxInputs) {
-    GSHMEM_LOG_ERROR("%s: internal error: %zu input arrays (at most %d)", call, inputs.size(), kMaxInputs);
-    return false;
-  }
-  bool host[kMaxInputs] = {};
-  size_t lo = SIZE_MAX, hi = 0;  // the staged span
-  int i = 0;
-  for (const Input& in : inputs) {
-    host[i] = in.src && in.bytes && in_host_memory(in.src);
-    if (host[i++]) {
-      memcpy(staging + in.offset, in.src, in.bytes);
-      lo = std::min(lo, in.offset);
-      hi = std::max(hi, in.offset + in.bytes);
-    }
-  }
-  if (hi > lo && !cuda_ok(call, "copy of the input arrays",
-                          cudaMemcpyAsync(dev + lo, staging + lo, hi - lo, cudaMemcpyHostToDevice, stream)))
-    return false;
-  i = 0;
-  for (const Input& in : inputs) {  // after the span, which may cover their places
-    if (host[i++] || !in.src || !in.bytes) continue;
-    if (!cuda_ok(call, "copy of an input array in device memory",
-                 cudaMemcpyAsync(dev + in.offset, in.src, in.bytes, cudaMemcpyDefault, stream)))
-      return false;
-  }
-  return true;
 }
 
 bool finish(const char* call, cudaStream_t stream, bool wait) {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Shared pieces of the host forms of atomics, signals and point-to-point
 // waits (host_amo.cu, host_signal.cu, host_wait.cu): argument checks with
-// messages that name the call, the PE and the cause, stream-ordered scratch
-// memory, and the copy of a call's input arrays to the device.
+// messages that name the call, the PE and the cause, and stream-ordered
+// scratch memory.
 //
 // Why kernels: a host AMO, wait or signal fetch runs the *device*
 // implementation in a one-thread kernel on the library's internal stream
@@ -19,7 +19,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <initializer_list>
 
 #include "host/init/call_memory.h"
 
@@ -63,27 +62,9 @@ class StreamScratch {
   cudaStream_t stream_ = nullptr;
 };
 
-// An input array of a call (a wait's status mask or comparison values): `bytes`
-// from `src` to `offset` in the call's device memory. src nullptr: none.
-struct Input {
-  const void* src;
-  size_t bytes;
-  size_t offset;
-};
 // Whether p is memory the CPU reads directly: pageable, or pinned / registered
 // with CUDA (not device or managed memory).
 bool in_host_memory(const void* p);
-// Fills the call's device memory `dev` with `inputs`, in order on `stream`.
-// Inputs in host memory, pageable or pinned, are read now: copied into
-// `staging` (pinned memory of the library, laid out like `dev`) and from there
-// in one copy, so the caller may change them as soon as the call returns (a
-// copy straight from pinned memory would read them when the stream gets to
-// it; one from pageable memory may wait for the stream). Inputs in device or
-// managed memory are copied on the stream: read after the work before them.
-// At most kMaxInputs inputs.
-constexpr int kMaxInputs = 4;
-bool copy_inputs(const char* call, char* dev, char* staging, std::initializer_list<Input> inputs,
-                 cudaStream_t stream);
 
 // Launch check + (if `wait`) stream synchronisation, logged under `call`.
 bool finish(const char* call, cudaStream_t stream, bool wait);
