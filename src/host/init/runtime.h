@@ -58,7 +58,9 @@ struct Runtime {
   std::atomic<bool> stream_maybe_busy{false};
   // Results and inputs of the blocking host calls on `stream` (call_memory.h).
   CallMemory call_memory;
-  // Device memory of on-stream calls where stream-ordered allocation fails (call_memory.h).
+  // Memory of on-stream calls that must outlive the call until their stream has used it: pinned
+  // staging of large wait arrays, and device memory where stream-ordered allocation fails
+  // (call_memory.h).
   StreamCallMemory stream_call_memory;
 };
 
