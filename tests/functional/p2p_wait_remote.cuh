@@ -6,7 +6,8 @@
 
 namespace {
 
-constexpr int kRN = 9;  // variables per set
+// Sets of N variables: 3 (read one by one with acquire loads), 9 (one batch of relaxed
+// loads and a partial one, then a fence) and 41 (several batches); impl/wait.cuh.
 constexpr int kRemoteRounds = 40;
 constexpr unsigned kPauseNs = 2000;
 
@@ -14,8 +15,10 @@ __host__ __device__ inline long long rstamp(int src, int round, int i) {
   return static_cast<long long>(value<uint64_t>(src, static_cast<uint64_t>(i), 7000 + round) >> 1);
 }
 // Which elements the writer sets in each phase (both sides compute them).
-__host__ __device__ inline int any_index(int round, int src) { return (round * 5 + src) % kRN; }
-__host__ __device__ inline int some_index(int round, int src, int k) { return ((round * 3 + src) % kRN + 4 * k) % kRN; }
+template <int N>
+__host__ __device__ inline int any_index(int round, int src) { return (round * 5 + src) % N; }
+template <int N>
+__host__ __device__ inline int some_index(int round, int src, int k) { return ((round * 3 + src) % N + 4 * k) % N; }
 
 // data[i] = stamp; fence; flag[i] = v, on PE `to`.
 template <class T>
@@ -27,26 +30,26 @@ __device__ void publish(T* flags, long long* data, int i, T v, long long stamp, 
 }
 
 // One phase's writes to PE `to` (round r, phase r % 4), with pauses between them.
-template <class T>
+template <int N, class T>
 __device__ void write_phase(T* flags, long long* data, int r, int me, int to) {
   const T v = static_cast<T>(r + 1);
   switch (r % 4) {
     case 0:  // all (odd elements are masked out and never set)
-      for (int i = 0; i < kRN; i += 2) {
+      for (int i = 0; i < N; i += 2) {
         __nanosleep(kPauseNs);
         publish(flags, data, i, v, rstamp(me, r, i), to);
       }
       break;
-    case 1: publish(flags, data, any_index(r, me), v, rstamp(me, r, any_index(r, me)), to); break;
+    case 1: publish(flags, data, any_index<N>(r, me), v, rstamp(me, r, any_index<N>(r, me)), to); break;
     case 2:
       for (int k = 0; k < 2; ++k) {
         __nanosleep(kPauseNs);
-        publish(flags, data, some_index(r, me, k), v, rstamp(me, r, some_index(r, me, k)), to);
+        publish(flags, data, some_index<N>(r, me, k), v, rstamp(me, r, some_index<N>(r, me, k)), to);
       }
       break;
     default:  // vector: element i becomes i + 1 + r, in a scrambled order
-      for (int k = 0; k < kRN; ++k) {
-        const int i = (k * 4 + r) % kRN;
+      for (int k = 0; k < N; ++k) {
+        const int i = (k * 4 + r) % N;  // N odd: a permutation
         __nanosleep(kPauseNs / 4);
         publish(flags, data, i, static_cast<T>(i + 1 + r), rstamp(me, r, i), to);
       }
@@ -57,36 +60,36 @@ __device__ void write_phase(T* flags, long long* data, int r, int me, int to) {
 // The waiting side of phase r % 4 through the ops Ops (C names, on host or device).
 // err(i, expected, got) reports a mismatch; data_at(i) reads data[i] after the wait.
 #pragma nv_exec_check_disable
-template <class Ops, class Err, class Data>
+template <int N, class Ops, class Err, class Data>
 GT_HD void wait_phase(typename Ops::T* flags, int r, int src, int* status, Err& err, Data& data_at) {
   using T = typename Ops::T;
   const T v = static_cast<T>(r + 1);
-  size_t idx[kRN];
-  T cmpv[kRN];
+  size_t idx[N];
+  T cmpv[N];
   switch (r % 4) {
     case 0:
-      for (int i = 0; i < kRN; ++i) status[i] = i & 1;
-      Ops::wait_all(flags, kRN, status, GSHMEM_CMP_EQ, v);
-      for (int i = 0; i < kRN; i += 2) err(i, rstamp(src, r, i), data_at(i));
+      for (int i = 0; i < N; ++i) status[i] = i & 1;
+      Ops::wait_all(flags, N, status, GSHMEM_CMP_EQ, v);
+      for (int i = 0; i < N; i += 2) err(i, rstamp(src, r, i), data_at(i));
       break;
     case 1: {
-      const size_t got = Ops::wait_any(flags, kRN, nullptr, GSHMEM_CMP_GE, static_cast<T>(1));
-      err(100, any_index(r, src), static_cast<long long>(got));
-      if (got < kRN) err(static_cast<int>(got), rstamp(src, r, static_cast<int>(got)), data_at(static_cast<int>(got)));
+      const size_t got = Ops::wait_any(flags, N, nullptr, GSHMEM_CMP_GE, static_cast<T>(1));
+      err(100, any_index<N>(r, src), static_cast<long long>(got));
+      if (got < N) err(static_cast<int>(got), rstamp(src, r, static_cast<int>(got)), data_at(static_cast<int>(got)));
       break;
     }
     case 2: {
-      for (int i = 0; i < kRN; ++i) status[i] = 0;
+      for (int i = 0; i < N; ++i) status[i] = 0;
       int collected = 0;
       while (collected < 2) {
-        const size_t n = Ops::wait_some(flags, kRN, idx, status, GSHMEM_CMP_NE, static_cast<T>(0));
+        const size_t n = Ops::wait_some(flags, N, idx, status, GSHMEM_CMP_NE, static_cast<T>(0));
         if (n == 0 || n > 2) {
           err(200, 1, static_cast<long long>(n));
           break;
         }
         for (size_t k = 0; k < n; ++k) {
           const int i = static_cast<int>(idx[k]);
-          const bool expected = i == some_index(r, src, 0) || i == some_index(r, src, 1);
+          const bool expected = i == some_index<N>(r, src, 0) || i == some_index<N>(r, src, 1);
           err(201, 1, expected && status[i] == 0 ? 1 : 0);
           status[i] = 1;
           ++collected;
@@ -96,12 +99,12 @@ GT_HD void wait_phase(typename Ops::T* flags, int r, int src, int* status, Err& 
       break;
     }
     default: {
-      for (int i = 0; i < kRN; ++i) cmpv[i] = static_cast<T>(i + 1 + r);
-      Ops::wait_all_v(flags, kRN, nullptr, GSHMEM_CMP_GE, cmpv);
-      const size_t any = Ops::wait_any_v(flags, kRN, nullptr, GSHMEM_CMP_EQ, cmpv);
-      err(300, 1, any < kRN ? 1 : 0);
-      err(301, kRN, static_cast<long long>(Ops::wait_some_v(flags, kRN, idx, nullptr, GSHMEM_CMP_EQ, cmpv)));
-      for (int i = 0; i < kRN; ++i) err(i, rstamp(src, r, i), data_at(i));
+      for (int i = 0; i < N; ++i) cmpv[i] = static_cast<T>(i + 1 + r);
+      Ops::wait_all_v(flags, N, nullptr, GSHMEM_CMP_GE, cmpv);
+      const size_t any = Ops::wait_any_v(flags, N, nullptr, GSHMEM_CMP_EQ, cmpv);
+      err(300, 1, any < N ? 1 : 0);
+      err(301, N, static_cast<long long>(Ops::wait_some_v(flags, N, idx, nullptr, GSHMEM_CMP_EQ, cmpv)));
+      for (int i = 0; i < N; ++i) err(i, rstamp(src, r, i), data_at(i));
       break;
     }
   }
@@ -122,33 +125,33 @@ struct DevData {
 };
 
 // Thread 0 waits (on flags written by the previous PE), thread 32 writes to the next PE.
-template <class Ty>
+template <class Ty, int N>
 __global__ void k_remote(typename Ty::T* flags, long long* data, DevErrors* e) {
-  __shared__ int status[kRN];
+  __shared__ int status[N];
   const int me = gshmem_my_pe(), npes = gshmem_n_pes();
   for (int r = 0; r < kRemoteRounds; ++r) {
     __syncthreads();
     if (threadIdx.x == 0) {
       gshmem_barrier_all();  // the previous round is over everywhere
-      for (int i = 0; i < kRN; ++i) {
+      for (int i = 0; i < N; ++i) {
         flags[i] = 0;
         data[i] = 0;
       }
       gshmem_barrier_all();  // every PE's reset is done before anyone writes
     }
     __syncthreads();
-    if (threadIdx.x == 32) write_phase(flags, data, r, me, (me + 1) % npes);
+    if (threadIdx.x == 32) write_phase<N>(flags, data, r, me, (me + 1) % npes);
     if (threadIdx.x == 0) {
       DevErr err{e, r};
       DevData d{data};
-      wait_phase<Ty>(flags, r, (me + npes - 1) % npes, status, err, d);
+      wait_phase<N, Ty>(flags, r, (me + npes - 1) % npes, status, err, d);
     }
   }
 }
 
-template <class T>
+template <int N, class T>
 __global__ void k_writer(T* flags, long long* data, int r) {
-  write_phase(flags, data, r, gshmem_my_pe(), (gshmem_my_pe() + 1) % gshmem_n_pes());
+  write_phase<N>(flags, data, r, gshmem_my_pe(), (gshmem_my_pe() + 1) % gshmem_n_pes());
 }
 
 struct HostErr {
@@ -171,35 +174,36 @@ struct HostData {
   }
 };
 
-template <class Ty>
+template <class Ty, int N>
 void remote_type(void* flags_sym, long long* data) {
   using T = typename Ty::T;
   T* flags = static_cast<T*>(flags_sym);
   const int me = gshmem_my_pe(), npes = gshmem_n_pes();
   DevErrorsHost err;
-  set_context("%s: device waiter, remote writer, %d rounds (all/any/some/vector)", Ty::name, kRemoteRounds);
+  set_context("%s: device waiter, remote writer, sets of %d, %d rounds (all/any/some/vector)", Ty::name, N,
+              kRemoteRounds);
   gshmem_barrier_all();
   DevErrors* e = err.d;
   void* args[] = {&flags, &data, &e};
-  GT_CHECK_STATUS(gshmemx_collective_launch((const void*)k_remote<Ty>, dim3(1), dim3(64), args, 0, 0));
+  GT_CHECK_STATUS(gshmemx_collective_launch((const void*)k_remote<Ty, N>, dim3(1), dim3(64), args, 0, 0));
   KERNEL_CHECK();
   err.check("round", "check", __FILE__, __LINE__);
 
   cudaStream_t ws;
   CUDA_CHECK(cudaStreamCreateWithFlags(&ws, cudaStreamNonBlocking));
-  int status[kRN];
+  int status[N];
   for (int r = 0; r < 8; ++r) {
-    set_context("%s: host waiter (host forms), remote device writer, round %d", Ty::name, r);
+    set_context("%s: host waiter (host forms), remote device writer, sets of %d, round %d", Ty::name, N, r);
     gshmem_barrier_all();
-    CUDA_CHECK(cudaMemset(flags, 0, kRN * sizeof(T)));
-    CUDA_CHECK(cudaMemset(data, 0, kRN * sizeof(long long)));
+    CUDA_CHECK(cudaMemset(flags, 0, N * sizeof(T)));
+    CUDA_CHECK(cudaMemset(data, 0, N * sizeof(long long)));
     CUDA_CHECK(cudaDeviceSynchronize());
     gshmem_barrier_all();
-    k_writer<<<1, 1, 0, ws>>>(flags, data, r);
+    k_writer<N><<<1, 1, 0, ws>>>(flags, data, r);
     CUDA_CHECK(cudaGetLastError());
     HostErr herr{r};
     HostData hd{data};
-    wait_phase<Ty>(flags, r, (me + npes - 1) % npes, status, herr, hd);
+    wait_phase<N, Ty>(flags, r, (me + npes - 1) % npes, status, herr, hd);
     CUDA_CHECK(cudaStreamSynchronize(ws));
   }
   gshmem_barrier_all();
@@ -207,13 +211,17 @@ void remote_type(void* flags_sym, long long* data) {
 }
 
 void remote_updates() {
-  void* flags = gshmem_calloc(kRN, sizeof(uint64_t));
-  long long* data = static_cast<long long*>(gshmem_calloc(kRN, sizeof(long long)));
+  constexpr int kMaxN = 41;
+  void* flags = gshmem_calloc(kMaxN, sizeof(uint64_t));
+  long long* data = static_cast<long long*>(gshmem_calloc(kMaxN, sizeof(long long)));
   GT_CHECK(flags != nullptr && data != nullptr);
   if (!flags || !data) return;
-  remote_type<w_int>(flags, data);
-  remote_type<w_uint64>(flags, data);
-  remote_type<w_short>(flags, data);
+  remote_type<w_int, 9>(flags, data);
+  remote_type<w_uint64, 9>(flags, data);
+  remote_type<w_short, 9>(flags, data);
+  remote_type<w_int, 3>(flags, data);
+  remote_type<w_uint64, kMaxN>(flags, data);
+  remote_type<w_short, kMaxN>(flags, data);
   gshmem_free(data);
   gshmem_free(flags);
 }

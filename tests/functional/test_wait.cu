@@ -12,7 +12,8 @@
 //      the host through the host forms) uses wait_until_all with a status mask,
 //      wait_until_any, wait_until_some (collecting until done) and the vector
 //      forms, checks the returned indices and that the data behind each flag is
-//      visible (acquire).
+//      visible (acquire). Sets of 3, 9 and 41 variables: the scans' acquire
+//      loads, one batch of relaxed loads and a fence, several batches.
 //   3. gshmemx_<type>_wait_until_on_stream ordered before a checking kernel;
 //      every type's on-stream forms released by copies on another stream, also
 //      with cudaMallocAsync failing (the library's own blocks, reused); when

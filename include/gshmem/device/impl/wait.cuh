@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Bodies of device/wait.cuh. Contract: device/wait.cuh, docs/memory-model.md.
-// Every poll is an acquire load at system scope (ld.acquire.sys): the read that
-// satisfies a wait or test is itself the acquire, so nothing follows it. (A
-// volatile poll ended by fence.acq_rel.sys is also an acquire pattern but costs
-// 0.64 us more per wait on H200; see memops.cuh.)
+// A wait or test of one variable polls with acquire loads at system scope (ld.acquire.sys):
+// the read that satisfies it is itself the acquire, so nothing follows it. (A volatile poll
+// ended by fence.acq_rel.sys is also an acquire pattern but costs 0.64 us more per wait on
+// H200; see memops.cuh.) Scans of several variables take relaxed loads, many in flight at
+// once, and acquire what they found by a fence or an acquire re-read (see "scans" below).
 #pragma once
 
 #include <cstdint>
@@ -102,12 +103,12 @@ __device__ __forceinline__ void check_wait(const char* call, const void* ivars, 
 // ---- the loops ----
 // Spins until *ivar satisfies the comparison (acquire); returns the value that did.
 template <class T>
-__device__ __forceinline__ T spin_until(T* ivar, cmp c, T v, const char* call, size_t index, size_t count) {
+__device__ __forceinline__ T spin_until(T* ivar, cmp c, T v, const char* call) {
   T x = ld_acquire(ivar);
   if (compare(x, c, v)) return x;
   wait_deadline d;
   do {
-    if (d.expired()) report_timeout(call, ivar, index, count, x, v, c);
+    if (d.expired()) report_timeout(call, ivar, 0, 1, x, v, c);
     x = ld_acquire(ivar);
   } while (!compare(x, c, v));
   return x;
@@ -118,7 +119,7 @@ template <class T>
 __device__ __forceinline__ T wait_value(T* ivar, cmp c, T v, const char* call) {
   (void)call;
   GSHMEMI_CHECK_WAIT(call, ivar, sizeof(T), c);
-  return spin_until(ivar, c, v, call, 0, 1);
+  return spin_until(ivar, c, v, call);
 }
 
 // Comparison operand of element i: one value for all, or one per element.
@@ -142,35 +143,115 @@ __device__ __forceinline__ size_t first_in_set(const int* status, size_t n) {
   return i;
 }
 
-// A varying start for the _any scans (fairness across repeated calls).
+// A varying start for the _any scans (fairness across repeated calls). In 32 bits where n fits:
+// a 64-bit remainder is a call to a division routine.
 __device__ __forceinline__ size_t scan_start(size_t n) {
-  return n ? static_cast<size_t>(clock64()) % n : 0;
+  if (n == 0) return 0;
+  if (n <= UINT32_MAX) return static_cast<uint32_t>(clock()) % static_cast<uint32_t>(n);
+  return static_cast<size_t>(clock64()) % n;
+}
+
+// ---- scans of several variables ----
+// A thread's acquire loads are performed one after another, ~0.17 us each on H200 (a test_all
+// of 41 variables took 7 us, of 500 88 us). Scans of kRelaxedScanMin variables or more read
+// them by relaxed loads at system scope instead, kScanBatch at a time with the batch's status
+// entries and comparison values, all in flight together, then compare; when such a scan
+// succeeds it acquires what it found:
+// - _all and _some by one fence.acq_rel.sys after the scan: strong reads followed in program
+//   order by that fence are an acquire pattern (PTX ISA, memory consistency model), so every
+//   value the scan saw is acquired as if read by an acquire load (the fence costs ~0.5 us);
+// - _any by re-reading the variable it found with an acquire load, returned if that still
+//   meets the comparison (the scan goes on if not): one load, cheaper than the fence.
+// A scan that fails promises nothing and takes neither. Shorter scans take acquire loads one
+// by one, cheaper for up to four variables. Measured by perftest/probe/wait_scan_probe.cu.
+constexpr size_t kScanBatch = 8;
+constexpr size_t kRelaxedScanMin = 5;
+
+// Calls stop(i, ivars[i], vals[i]) for each i of the set (status) in lo, lo + 1, ... < hi,
+// until it returns true; returns that i, or hi if it never did. Relaxed loads in batches.
+template <class T, class V, class F>
+__device__ __forceinline__ size_t scan_relaxed(const T* ivars, size_t lo, size_t hi, const int* status, V vals,
+                                               F stop) {
+  for (size_t i = lo; i < hi; i += kScanBatch) {
+    const size_t m = hi - i < kScanBatch ? hi - i : kScanBatch;
+    T x[kScanBatch], want[kScanBatch];
+    bool in[kScanBatch];
+#pragma unroll
+    for (size_t k = 0; k < kScanBatch; ++k)
+      if (k < m) x[k] = ld_relaxed(ivars + i + k);
+#pragma unroll
+    for (size_t k = 0; k < kScanBatch; ++k)
+      if (k < m) {
+        in[k] = in_set(status, i + k);
+        want[k] = vals[i + k];
+      }
+#pragma unroll
+    for (size_t k = 0; k < kScanBatch; ++k)
+      if (k < m && in[k] && stop(i + k, x[k], want[k])) return i + k;
+  }
+  return hi;
+}
+
+// The same over [lo, hi) within a set of n variables: relaxed loads if n >= kRelaxedScanMin,
+// else acquire loads one by one.
+__device__ __forceinline__ bool relaxed_scan(size_t n) { return n >= kRelaxedScanMin; }
+template <class T, class V, class F>
+__device__ __forceinline__ size_t scan(const T* ivars, size_t n, size_t lo, size_t hi, const int* status, V vals,
+                                       F stop) {
+  if (relaxed_scan(n)) return scan_relaxed(ivars, lo, hi, status, vals, stop);
+  for (size_t i = lo; i < hi; ++i) {
+    if (!in_set(status, i)) continue;
+    const T want = vals[i];  // read before the acquire load, not after it
+    if (stop(i, ld_acquire(ivars + i), want)) return i;
+  }
+  return hi;
+}
+// What a successful _all or _some scan of n variables owes: the fence after relaxed loads.
+__device__ __forceinline__ void acquire_after_scan(size_t n) {
+  if (relaxed_scan(n)) fence_acq_rel_sys();
 }
 
 template <class T, class V>
 __device__ inline size_t scan_any(T* ivars, size_t n, const int* status, cmp c, V vals, size_t start) {
-  size_t i = start;
-  for (size_t k = 0; k < n; ++k) {
-    if (in_set(status, i) && compare(ld_acquire(ivars + i), c, vals[i])) return i;
-    if (++i == n) i = 0;
-  }
+  const auto met = [&](size_t, T x, T want) { return compare(x, c, want); };
+  size_t lo = start, hi = n;  // [start, n), then [0, start)
+  for (int pass = 0; pass < 2; ++pass, lo = 0, hi = start)
+    for (size_t i = lo; (i = scan(ivars, n, i, hi, status, vals, met)) != hi; ++i)
+      if (!relaxed_scan(n) || compare(ld_acquire(ivars + i), c, vals[i])) return i;
   return SIZE_MAX;
 }
 
 template <class T, class V>
 __device__ inline size_t scan_some(T* ivars, size_t n, size_t* indices, const int* status, cmp c, V vals) {
   size_t count = 0;
-  for (size_t i = 0; i < n; ++i)
-    if (in_set(status, i) && compare(ld_acquire(ivars + i), c, vals[i])) indices[count++] = i;
+  scan(ivars, n, 0, n, status, vals, [&](size_t i, T x, T want) {
+    if (compare(x, c, want)) indices[count++] = i;
+    return false;
+  });
+  if (count) acquire_after_scan(n);
   return count;
+}
+
+// First element of the set at or after `from` not meeting the comparison, or n.
+template <class T, class V>
+__device__ __forceinline__ size_t first_unmet(T* ivars, size_t from, size_t n, const int* status, cmp c, V vals) {
+  return scan(ivars, n, from, n, status, vals, [&](size_t, T x, T want) { return !compare(x, c, want); });
 }
 
 template <class T, class V>
 __device__ inline void wait_all_impl(T* ivars, size_t n, const int* status, cmp c, V vals, const char* call) {
   (void)call;
   GSHMEMI_CHECK_WAIT(call, ivars, n * sizeof(T), c);
-  for (size_t i = 0; i < n; ++i)
-    if (in_set(status, i)) spin_until(ivars + i, c, vals[i], call, i, n);
+  // Each pass starts at the first element the last one found unmet: those before it were met.
+  size_t i = first_unmet(ivars, 0, n, status, c, vals);
+  if (i != n) {
+    wait_deadline d;
+    do {
+      if (d.expired()) report_timeout(call, ivars + i, i, n, ld_volatile(ivars + i), vals[i], c);
+      i = first_unmet(ivars, i, n, status, c, vals);
+    } while (i != n);
+  }
+  acquire_after_scan(n);
 }
 
 template <class T, class V>
@@ -213,8 +294,8 @@ template <class T, class V>
 __device__ inline bool test_all_impl(T* ivars, size_t n, const int* status, cmp c, V vals, const char* call) {
   (void)call;
   GSHMEMI_CHECK_WAIT(call, ivars, n * sizeof(T), c);
-  for (size_t i = 0; i < n; ++i)
-    if (in_set(status, i) && !compare(ld_acquire(ivars + i), c, vals[i])) return false;
+  if (first_unmet(ivars, 0, n, status, c, vals) != n) return false;
+  acquire_after_scan(n);
   return true;
 }
 
