@@ -38,12 +38,18 @@ enum Variant {
   api_wait_all,        // gshmem::wait_until_all, all met
   api_wait_all_vector, // gshmem::wait_until_all_vector, odd elements masked out
   api_wait_any,        // gshmem::wait_until_any, all met (the scan's first element hits)
+  api_test_all_rt,     // test_all with the comparison read from memory (as the library's
+  api_wait_all_rt,     //   one-thread kernel behind the host and on-stream forms has it), and
+                       //   wait_until_all with a status mask (odd elements out) the same way
   kVariants
 };
 const char* const kNames[kVariants] = {"raw acquire loads", "raw relaxed x4 + fence", "raw relaxed x8 + fence",
                                        "raw relaxed x16 + fence", "raw any: x8 + fence", "raw any: x8 + acquire",
                                        "test_all", "test_any (none met)", "test_some", "wait_until_all",
-                                       "wait_until_all_vector", "wait_until_any"};
+                                       "wait_until_all_vector", "wait_until_any", "test_all (cmp read)",
+                                       "wait_until_all (cmp read)"};
+
+__device__ int g_cmp_ge = static_cast<int>(gshmem::cmp::ge);  // a comparison unknown when compiling
 
 __device__ __forceinline__ uint64_t ld_acq(const uint64_t* p) {
   uint64_t v;
@@ -116,7 +122,11 @@ __device__ __forceinline__ bool one_call(uint64_t* iv, size_t n, size_t* idx, co
     }
     case api_wait_all: gshmem::wait_until_all(iv, n, nullptr, gshmem::cmp::eq, uint64_t{1}); return true;
     case api_wait_all_vector: gshmem::wait_until_all_vector(iv, n, odd_out, gshmem::cmp::eq, ones); return true;
-    default: return gshmem::wait_until_any(iv, n, nullptr, gshmem::cmp::eq, uint64_t{1}) < n;
+    case api_wait_any: return gshmem::wait_until_any(iv, n, nullptr, gshmem::cmp::eq, uint64_t{1}) < n;
+    case api_test_all_rt: return gshmem::test_all(iv, n, nullptr, static_cast<gshmem::cmp>(g_cmp_ge), uint64_t{1});
+    default:
+      gshmem::wait_until_all(iv, n, odd_out, static_cast<gshmem::cmp>(g_cmp_ge), uint64_t{1});
+      return true;
   }
 }
 

@@ -18,17 +18,17 @@
 namespace gshmem {
 namespace detail {
 
+// Whether a c b, without a branch: c picks which of the outcomes a < b, a == b, a > b satisfy
+// it (a switch, where c is known only at run time - the library's one-thread kernel behind the
+// host and on-stream forms - became an indirect jump at every element of a scan: 0.15 us a
+// variable instead of 0.04, perftest/probe/wait_scan_probe.cu "cmp read"). Out-of-range c: false.
 template <class T>
 __device__ __forceinline__ bool compare(T a, cmp c, T b) {
-  switch (c) {
-    case cmp::eq: return a == b;
-    case cmp::ne: return a != b;
-    case cmp::gt: return a > b;
-    case cmp::ge: return a >= b;
-    case cmp::lt: return a < b;
-    case cmp::le: return a <= b;
-  }
-  return false;
+  // Three bits per comparison (eq, ne, gt, ge, lt, le), bit k for the outcome k: 0 <, 1 ==, 2 >.
+  constexpr unsigned kOutcomes = 02u | 05u << 3 | 04u << 6 | 06u << 9 | 01u << 12 | 03u << 15;
+  const unsigned k = static_cast<unsigned>(c);
+  const unsigned outcome = a < b ? 0u : a == b ? 1u : 2u;
+  return k < 6u && (kOutcomes >> (3u * k + outcome) & 1u);
 }
 
 __device__ __forceinline__ bool valid_cmp(int c) { return c >= 0 && c <= 5; }
