@@ -78,7 +78,8 @@ __device__ bool batched_all(const uint64_t* iv, size_t n, uint64_t want) {
   return true;
 }
 
-// Element n - 1 of the first batch that meets `want`, confirmed as the variant says.
+// The first element that meets `want` (batches of 8 relaxed loads), its value acquired by a fence
+// or by an acquire re-read; SIZE_MAX if none does.
 __device__ size_t batched_any(const uint64_t* iv, size_t n, uint64_t want, bool reacquire) {
   for (size_t i = 0; i < n; i += 8) {
     uint64_t x[8];
