@@ -117,47 +117,33 @@ __device__ __forceinline__ void red_add_release_sys(T* p, T v) {
   red_add_sys<true>(p, v);
 }
 
-// Loads at system scope of any 1-, 2-, 4- or 8-byte T, acquire or relaxed (the waits poll
-// with them). An acquire load is as cheap as a volatile one on H200 - a ping-pong costs 0.66 us
-// one-way either way - where a volatile poll ended by fence.acq_rel.sys adds 0.64 us to every
-// wait (perftest/probe/ordering_probe.cu). But a thread's acquire loads are performed one after
-// the other, where its relaxed ones overlap: scans of several variables take relaxed loads
-// (impl/wait.cuh).
-template <bool Acquire, class T>
-__device__ __forceinline__ T ld_sys(const T* p) {
+// Acquire load at system scope of any 1-, 2-, 4- or 8-byte T (the waits poll
+// with it). As cheap as a volatile load on H200 - a ping-pong costs 0.66 us
+// one-way either way - where a volatile poll ended by fence.acq_rel.sys adds
+// 0.64 us to every wait (perftest/probe/ordering_probe.cu).
+template <class T>
+__device__ __forceinline__ T ld_acquire(const T* p) {
   static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8, "1, 2, 4 or 8 bytes");
   T r;
   if constexpr (sizeof(T) == 8) {
     uint64_t v;
-    if constexpr (Acquire) asm volatile("ld.acquire.sys.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-    else asm volatile("ld.relaxed.sys.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    asm volatile("ld.acquire.sys.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
     memcpy(&r, &v, sizeof(T));
   } else if constexpr (sizeof(T) == 4) {
     uint32_t v;
-    if constexpr (Acquire) asm volatile("ld.acquire.sys.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    else asm volatile("ld.relaxed.sys.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    asm volatile("ld.acquire.sys.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
     memcpy(&r, &v, sizeof(T));
   } else if constexpr (sizeof(T) == 2) {
     unsigned short v;
-    if constexpr (Acquire) asm volatile("ld.acquire.sys.b16 %0, [%1];" : "=h"(v) : "l"(p) : "memory");
-    else asm volatile("ld.relaxed.sys.b16 %0, [%1];" : "=h"(v) : "l"(p) : "memory");
+    asm volatile("ld.acquire.sys.b16 %0, [%1];" : "=h"(v) : "l"(p) : "memory");
     memcpy(&r, &v, sizeof(T));
   } else {
     uint32_t v;
-    if constexpr (Acquire) asm volatile("ld.acquire.sys.u8 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    else asm volatile("ld.relaxed.sys.u8 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    asm volatile("ld.acquire.sys.u8 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
     const uint8_t b = static_cast<uint8_t>(v);
     memcpy(&r, &b, sizeof(T));
   }
   return r;
-}
-template <class T>
-__device__ __forceinline__ T ld_acquire(const T* p) {
-  return ld_sys<true>(p);
-}
-template <class T>
-__device__ __forceinline__ T ld_relaxed(const T* p) {
-  return ld_sys<false>(p);
 }
 
 // Single-element remote store/load that the compiler may neither drop, merge

@@ -178,7 +178,7 @@ __device__ __forceinline__ size_t scan_relaxed(const T* ivars, size_t lo, size_t
     bool in[kScanBatch];
 #pragma unroll
     for (size_t k = 0; k < kScanBatch; ++k)
-      if (k < m) x[k] = ld_relaxed(ivars + i + k);
+      if (k < m) x[k] = ld_relaxed_sys(ivars + i + k);
 #pragma unroll
     for (size_t k = 0; k < kScanBatch; ++k)
       if (k < m) {
