@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // wait_scan_probe: what a lone thread's scan of n wait variables costs - the
-// _all/_any/_some waits and tests, and the one-thread kernel behind their host
-// and on-stream forms. Raw PTX first (acquire loads one by one; relaxed loads
-// in batches of 4, 8 or 16 ended by fence.acq_rel.sys; a hit of an _any scan
-// confirmed by a fence or by an acquire re-read), then the library's calls.
+// _all/_any/_some waits and tests of the device API (the host and on-stream
+// forms scan with a warp instead: src/host/p2p/wait_warp.cuh). Raw PTX first
+// (acquire loads one by one; relaxed loads in batches of 4, 8 or 16 ended by
+// fence.acq_rel.sys; a hit of an _any scan confirmed by a fence or by an
+// acquire re-read), then the library's calls.
 // Compiled against two versions of the headers, it compares their scans.
 //   gshmrun -n 1 bin/gshmem-wait-scan-probe
 // Prints one line per variant and n: the median over 5 repetitions of the mean
@@ -38,8 +39,8 @@ enum Variant {
   api_wait_all,        // gshmem::wait_until_all, all met
   api_wait_all_vector, // gshmem::wait_until_all_vector, odd elements masked out
   api_wait_any,        // gshmem::wait_until_any, all met (the scan's first element hits)
-  api_test_all_rt,     // test_all with the comparison read from memory (as the library's
-  api_wait_all_rt,     //   one-thread kernel behind the host and on-stream forms has it), and
+  api_test_all_rt,     // test_all with the comparison read from memory (as a caller's kernel
+  api_wait_all_rt,     //   may have it: known at run time only), and
                        //   wait_until_all with a status mask (odd elements out) the same way
   kVariants
 };

@@ -6,8 +6,11 @@
 // sig_op/cmp and with GSHMEM_DEBUG_CHECKS=1 for local symmetric variables.
 //   device-* modes trap in a kernel: the program exits 1 after the message.
 //   host-* modes log the error and return; the program prints
-//   "HOST CALL RETURNED" and exits 0.
+//   "HOST CALL RETURNED" and exits 0, but for host-timeout: its wait's kernel
+//   traps (the host and on-stream set waits' warp scan, src/host/p2p/wait_warp.cuh)
+//   and the call returns with the error; the program exits 1.
 #include <cstring>
+#include <vector>
 
 #include "common.cuh"
 
@@ -39,7 +42,7 @@ int device_mode(const char* m) {
 int main(int argc, char** argv) {
   if (argc < 2) {
     emit(stderr, "usage: %s device-pe|device-cmp|device-sigop|device-sym|device-timeout|host-pe|host-sigop|"
-                 "host-cmp|host-sym\n", argv[0]);
+                 "host-cmp|host-sym|host-timeout\n", argv[0]);
     return 2;
   }
   test_main_prologue(1, 0);
@@ -58,6 +61,15 @@ int main(int argc, char** argv) {
     return e == cudaSuccess ? 0 : 1;  // no finalize: the context is gone after a trap
   }
   size_t idx[1];
+  if (strcmp(mode, "host-timeout") == 0) {  // elements 0-259 met, 260 (the second round's first) never
+    constexpr size_t kN = 300, kMet = 260;
+    int* ivars = static_cast<int*>(gshmem_calloc(kN, sizeof(int)));
+    std::vector<int> met(kMet, 12345);
+    CUDA_CHECK(cudaMemcpy(ivars, met.data(), kMet * sizeof(int), cudaMemcpyHostToDevice));
+    gshmem_int_wait_until_all(ivars, kN, nullptr, GSHMEM_CMP_EQ, 12345);
+    emit(stdout, "HOST CALL RETURNED\n");
+    return 1;  // no finalize: the context is gone after a trap
+  }
   if (strcmp(mode, "host-pe") == 0) gshmem_long_atomic_fetch_add(x, 1, gshmem_n_pes() + 98);
   else if (strcmp(mode, "host-sigop") == 0) gshmemx_signal_op(sig, 1, 5, 0);
   else if (strcmp(mode, "host-cmp") == 0) gshmem_int_wait_until_some(ivar, 1, idx, nullptr, 9, 0);

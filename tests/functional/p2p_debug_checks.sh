@@ -3,7 +3,8 @@
 # Driver for p2p_debug_checks: runs each bad-call mode as its own one-PE gshmrun
 # job and checks that the output names the call, the PE and the cause:
 #   device modes (GSHMEM_DEBUG_CHECKS build, printf + trap): the job fails and
-#   the message is printed; host modes: the error is logged, the call returns.
+#   the message is printed; host modes: the error is logged, the call returns
+#   (host-timeout: its kernel traps with the message, the call returns, the job fails).
 # Exits 77 (skipped) when the program reports that the GPUs are missing.
 # usage: p2p_debug_checks.sh GSHMRUN PROG
 set -u
@@ -24,6 +25,7 @@ cases=(
   "host-sigop|0|gshmem ERROR \[PE 0/1 [^]]*\]: gshmemx_signal_op: invalid sig_op 5 for PE 0"
   "host-cmp|0|gshmem ERROR \[PE 0/1 [^]]*\]: gshmem_int_wait_until_some: invalid comparison 9"
   "host-sym|0|gshmem ERROR \[PE 0/1 [^]]*\]: gshmem_putmem_signal: \[0x[0-9a-f]+, \+8 bytes\) is not inside the symmetric heap"
+  "host-timeout|1|gshmem ERROR \[PE 0\]: gshmem_wait_until_all: still waiting after 1 s \(GSHMEM_WAIT_TIMEOUT\) for ivars\[260\] of 300 at 0x[0-9a-f]+, which holds 0, to become EQ 12345"
 )
 
 for c in "${cases[@]}"; do
@@ -41,6 +43,7 @@ for c in "${cases[@]}"; do
   fi
   if [ "$want_fail" -eq 1 ]; then
     [ "$rc" -ne 0 ] || bad "$mode: the bad device call did not fail the job"
+    [[ $mode != host-* ]] || grep -q 'HOST CALL RETURNED' "$out" || bad "$mode: the host call did not return"
   else
     [ "$rc" -eq 0 ] || bad "$mode: the job failed (exit $rc) although the bad host call must only be logged"
     grep -q 'HOST CALL RETURNED' "$out" || bad "$mode: the host call did not return"

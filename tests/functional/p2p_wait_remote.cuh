@@ -7,18 +7,22 @@
 namespace {
 
 // Sets of N variables: 3 (read one by one with acquire loads), 9 (one batch of relaxed
-// loads and a partial one, then a fence) and 41 (several batches); impl/wait.cuh.
+// loads and a partial one, then a fence) and 41 (several batches) for the device forms
+// (impl/wait.cuh); for the host forms, whose kernel scans with a warp 256 variables a round
+// (src/host/p2p/wait_warp.cuh), also kHostMaxN (two rounds and a partial one).
 constexpr int kRemoteRounds = 40;
 constexpr unsigned kPauseNs = 2000;
 
 __host__ __device__ inline long long rstamp(int src, int round, int i) {
   return static_cast<long long>(value<uint64_t>(src, static_cast<uint64_t>(i), 7000 + round) >> 1);
 }
-// Which elements the writer sets in each phase (both sides compute them).
+// Which elements the writer sets in each phase (both sides compute them), spread over the set.
 template <int N>
-__host__ __device__ inline int any_index(int round, int src) { return (round * 5 + src) % N; }
+__host__ __device__ inline int any_index(int round, int src) { return (round * 5 + src) * 97 % N; }
 template <int N>
-__host__ __device__ inline int some_index(int round, int src, int k) { return ((round * 3 + src) % N + 4 * k) % N; }
+__host__ __device__ inline int some_index(int round, int src, int k) {
+  return ((round * 3 + src) * 97 % N + k * (N / 2 + 1)) % N;
+}
 
 // data[i] = stamp; fence; flag[i] = v, on PE `to`.
 template <class T>
@@ -174,20 +178,23 @@ struct HostData {
   }
 };
 
-template <class Ty, int N>
+// The device waiter (unless host_only), then the host waiter, on sets of N (odd) variables.
+template <class Ty, int N, bool host_only = false>
 void remote_type(void* flags_sym, long long* data) {
   using T = typename Ty::T;
   T* flags = static_cast<T*>(flags_sym);
   const int me = gshmem_my_pe(), npes = gshmem_n_pes();
-  DevErrorsHost err;
-  set_context("%s: device waiter, remote writer, sets of %d, %d rounds (all/any/some/vector)", Ty::name, N,
-              kRemoteRounds);
-  gshmem_barrier_all();
-  DevErrors* e = err.d;
-  void* args[] = {&flags, &data, &e};
-  GT_CHECK_STATUS(gshmemx_collective_launch((const void*)k_remote<Ty, N>, dim3(1), dim3(64), args, 0, 0));
-  KERNEL_CHECK();
-  err.check("round", "check", __FILE__, __LINE__);
+  if constexpr (!host_only) {
+    DevErrorsHost err;
+    set_context("%s: device waiter, remote writer, sets of %d, %d rounds (all/any/some/vector)", Ty::name, N,
+                kRemoteRounds);
+    gshmem_barrier_all();
+    DevErrors* e = err.d;
+    void* args[] = {&flags, &data, &e};
+    GT_CHECK_STATUS(gshmemx_collective_launch((const void*)k_remote<Ty, N>, dim3(1), dim3(64), args, 0, 0));
+    KERNEL_CHECK();
+    err.check("round", "check", __FILE__, __LINE__);
+  }
 
   cudaStream_t ws;
   CUDA_CHECK(cudaStreamCreateWithFlags(&ws, cudaStreamNonBlocking));
@@ -211,9 +218,9 @@ void remote_type(void* flags_sym, long long* data) {
 }
 
 void remote_updates() {
-  constexpr int kMaxN = 41;
-  void* flags = gshmem_calloc(kMaxN, sizeof(uint64_t));
-  long long* data = static_cast<long long*>(gshmem_calloc(kMaxN, sizeof(long long)));
+  constexpr int kMaxN = 41, kHostMaxN = 601;
+  void* flags = gshmem_calloc(kHostMaxN, sizeof(uint64_t));
+  long long* data = static_cast<long long*>(gshmem_calloc(kHostMaxN, sizeof(long long)));
   GT_CHECK(flags != nullptr && data != nullptr);
   if (!flags || !data) return;
   remote_type<w_int, 9>(flags, data);
@@ -222,6 +229,8 @@ void remote_updates() {
   remote_type<w_int, 3>(flags, data);
   remote_type<w_uint64, kMaxN>(flags, data);
   remote_type<w_short, kMaxN>(flags, data);
+  remote_type<w_uint64, kHostMaxN, true>(flags, data);
+  remote_type<w_short, kHostMaxN, true>(flags, data);
   gshmem_free(data);
   gshmem_free(flags);
 }
@@ -293,7 +302,7 @@ void stream_every_type(void* sym, cudaStream_t st, cudaStream_t st2) {
 }
 
 // Where stream-ordered allocation fails (a GPU without memory pools, or an application's capped
-// pool), the on-stream waits with status or comparison arrays of more than 32 elements take the
+// pool), the on-stream waits with status or comparison arrays of more than 2560 elements take the
 // library's own blocks (smaller ones travel in the kernel's parameters). They used to
 // synchronise the stream at the end of the call, so the call never returned while its wait was
 // unmet. Here the device's current pool is swapped for a capped one filled by the test, so
@@ -351,11 +360,14 @@ inline bool finishes(cudaEvent_t e, double seconds) {
   return false;
 }
 
-// The ways a stream wait's host arrays reach the GPU, by size: up to 32 elements in the wait
-// kernel's parameters; kBig elements (status + uint64_t values: 504 bytes) carried in the
-// parameters of copy kernels; kLarge (16.8 KB) staged in the library's pinned memory, except in
-// stream capture, where they are carried too.
-constexpr size_t kBig = 41, kLarge = 1400;
+// The ways a stream wait's host arrays (a status mask and uint64_t values here) reach the GPU, by
+// size: 3, kParams, kParamsLarge and kParamsMax elements in the wait kernel's parameters (its
+// three sizes: 3 in the 32-element form, kParams and kParamsLarge, its edge, in the 320-element
+// one, kParamsMax at the edge of the largest); kCarried (36 KB) carried in the parameters of copy
+// kernels into memory allocated for the call (two of them); kLarge (144 KB) staged in the
+// library's pinned memory, except in stream capture, where they are carried too.
+constexpr size_t kParams = 41, kParamsLarge = 320, kParamsMax = 2560, kCarried = 3001, kLarge = 12000;
+constexpr size_t kSizes[] = {3, kParams, kParamsLarge, kParamsMax, kCarried, kLarge};
 
 // Stores vals into iv[0, vals.size()) from the host, through stream st2.
 void store_all(uint64_t* iv, const std::vector<uint64_t>& vals, cudaStream_t st2) {
@@ -367,7 +379,7 @@ enum class ArrayMem { pageable, pinned, device };
 void arrays_read_when(uint64_t* iv, size_t n, uint64_t* gate, ArrayMem mem, cudaStream_t st, cudaStream_t st2);
 
 // sym: kLarge uint64_t. The 3-element waits of stream_every_type need no memory; the others
-// take the library's device blocks (and for kLarge elements its pinned blocks).
+// (kCarried elements) take the library's device blocks, and for kLarge its pinned blocks too.
 void waits_without_stream_pool(void* sym, uint64_t* gate, cudaStream_t st, cudaStream_t st2) {
   FullMemPool full;
   set_context("on-stream waits with cudaMallocAsync failing (device pool capped and filled)");
@@ -383,11 +395,11 @@ void waits_without_stream_pool(void* sym, uint64_t* gate, cudaStream_t st, cudaS
   CUDA_CHECK(cudaStreamCreateWithFlags(&sb, cudaStreamNonBlocking));
   CUDA_CHECK(cudaEventCreateWithFlags(&da, cudaEventDisableTiming));
   CUDA_CHECK(cudaEventCreateWithFlags(&db, cudaEventDisableTiming));
-  std::vector<uint64_t> fives(kBig, 5), nines(kBig, 9);
-  store_all(iv, std::vector<uint64_t>(kBig, 0), st2);
-  gshmemx_uint64_wait_until_all_vector_on_stream(iv, kBig, nullptr, GSHMEM_CMP_EQ, fives.data(), sa);
+  std::vector<uint64_t> fives(kCarried, 5), nines(kCarried, 9);
+  store_all(iv, std::vector<uint64_t>(kCarried, 0), st2);
+  gshmemx_uint64_wait_until_all_vector_on_stream(iv, kCarried, nullptr, GSHMEM_CMP_EQ, fives.data(), sa);
   CUDA_CHECK(cudaEventRecord(da, sa));
-  gshmemx_uint64_wait_until_all_vector_on_stream(iv, kBig, nullptr, GSHMEM_CMP_GE, nines.data(), sb);
+  gshmemx_uint64_wait_until_all_vector_on_stream(iv, kCarried, nullptr, GSHMEM_CMP_GE, nines.data(), sb);
   CUDA_CHECK(cudaEventRecord(db, sb));
   GT_CHECK(still_blocked(da) && still_blocked(db));
   store_all(iv, fives, st2);
@@ -398,12 +410,12 @@ void waits_without_stream_pool(void* sym, uint64_t* gate, cudaStream_t st, cudaS
   // Blocks are handed out again once their waits are done: every round's arrays are its own.
   for (int r = 1; r <= 64; ++r) {
     set_context("on-stream waits with cudaMallocAsync failing, reuse round %d", r);
-    const size_t skip = r % kBig, last = (skip + 1) % kBig;
-    std::vector<int> status(kBig, 0);
+    const size_t skip = r % kCarried, last = (skip + 1) % kCarried;
+    std::vector<int> status(kCarried, 0);
     status[skip] = 1;
-    std::vector<uint64_t> want(kBig);
-    for (size_t i = 0; i < kBig; ++i) want[i] = 1000u * r + i;
-    gshmemx_uint64_wait_until_all_vector_on_stream(iv, kBig, status.data(), GSHMEM_CMP_EQ, want.data(),
+    std::vector<uint64_t> want(kCarried);
+    for (size_t i = 0; i < kCarried; ++i) want[i] = 1000u * r + i;
+    gshmemx_uint64_wait_until_all_vector_on_stream(iv, kCarried, status.data(), GSHMEM_CMP_EQ, want.data(),
                                                    r % 2 ? sa : sb);
     CUDA_CHECK(cudaEventRecord(da, r % 2 ? sa : sb));
     std::vector<uint64_t> partial = want;
@@ -423,8 +435,8 @@ void waits_without_stream_pool(void* sym, uint64_t* gate, cudaStream_t st, cudaS
   arrays_read_when(iv, kLarge, gate, ArrayMem::pinned, st, st2);
 }
 
-// When an on-stream wait reads its status mask and comparison values, for n = 3, kBig and kLarge
-// (each way to the GPU, above). An earlier
+// When an on-stream wait reads its status mask and comparison values, for each of kSizes (each
+// way to the GPU, above). An earlier
 // stream wait on `gate` holds the stream, so nothing the call put on it runs before the arrays
 // change. In host memory (pageable or pinned) the arrays at the call count: the test overwrites
 // them right after it. In device memory the arrays at the stream's turn count: a kernel before
@@ -496,7 +508,7 @@ void arrays_read_when(uint64_t* iv, size_t n, uint64_t* gate, ArrayMem mem, cuda
   }
 }
 
-// An on-stream wait captured into a CUDA graph, in each capture mode, n = 3, kBig and kLarge: the graph
+// An on-stream wait captured into a CUDA graph, in each capture mode and each of kSizes: the graph
 // keeps the arrays of the call (the caller overwrites them after the capture) and waits again
 // at every launch.
 void captured_wait(uint64_t* iv, size_t n, cudaStreamCaptureMode mode, cudaStream_t st, cudaStream_t st2) {
@@ -533,10 +545,10 @@ void captured_wait(uint64_t* iv, size_t n, cudaStreamCaptureMode mode, cudaStrea
   CUDA_CHECK(cudaGraphDestroy(g));
 }
 
-// The host forms with n = 3 (arrays in the kernel's parameters) and kBig elements (through the
-// library's memory), their status mask, comparison values and indices in host or in device
-// memory (the host forms used to read and write them as host memory): values 5 + i, element 1
-// excluded (its comparison value 99 is never met).
+// The host forms with n = 3, kParams and kParamsLarge (arrays in the kernel's parameters),
+// kParamsMax and kCarried (through the library's memory), their status mask, comparison values and indices in
+// host or in device memory (the host forms used to read and write them as host memory): values
+// 5 + i, element 1 excluded (its comparison value 99 is never met).
 void host_waits_arrays(uint64_t* iv, size_t n, bool on_device) {
   set_context("host wait/test forms, %zu elements, arrays in %s memory", n, on_device ? "device" : "host");
   std::vector<uint64_t> values(n), cmp(n);
@@ -626,12 +638,12 @@ void wait_on_stream() {
   if (big && gate) {
     auto* iv = static_cast<uint64_t*>(big);
     waits_without_stream_pool(big, gate, cs, ws);
-    for (size_t n : {size_t{3}, kBig, kLarge})
+    for (size_t n : kSizes)
       for (ArrayMem mem : {ArrayMem::pageable, ArrayMem::pinned, ArrayMem::device})
         arrays_read_when(iv, n, gate, mem, cs, ws);
-    for (size_t n : {size_t{3}, kBig})
+    for (size_t n : {size_t{3}, kParams, kParamsLarge, kParamsMax, kCarried})
       for (bool on_device : {false, true}) host_waits_arrays(iv, n, on_device);
-    for (size_t n : {size_t{3}, kBig, kLarge})
+    for (size_t n : kSizes)
       for (auto mode : {cudaStreamCaptureModeGlobal, cudaStreamCaptureModeThreadLocal, cudaStreamCaptureModeRelaxed})
         captured_wait(iv, n, mode, cs, ws);
   }

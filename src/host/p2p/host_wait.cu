@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Host forms of wait_until / test and their _all/_any/_some(_vector) variants,
-// and gshmemx_<type>_wait_until[_all[_vector]]_on_stream: the device
-// implementation in a one-thread kernel (see p2p_host.h for why). Host forms run on the internal
+// and gshmemx_<type>_wait_until[_all[_vector]]_on_stream: a one-warp kernel (see p2p_host.h for
+// why a kernel), the single-variable forms by the device implementation, the set forms by a
+// warp-wide scan with the same contract (wait_warp.cuh). Host forms run on the internal
 // stream and wait for it, their inputs and results passing through the library's pinned and
 // device memory for such calls (call_memory.h); the stream forms allocate theirs on the stream.
 // Status masks and comparison values in host memory are read during the call, those in device
@@ -15,45 +16,30 @@
 #include "host/init/runtime.h"
 #include "host/launch/preload.h"
 #include "host/p2p/p2p_host.h"
+#include "host/p2p/wait_warp.cuh"
 
 namespace gshmem::p2p {
 namespace {
+
+// The call, done by one warp (kWaitThreads): the single-variable forms by lane 0 with the
+// device API's wait and test, the set forms by the whole warp (wait_warp.cuh).
+constexpr int kWaitThreads = 32;
 
 template <class T>
 __device__ void wait_body(int op, T* ivars, size_t n, size_t* indices, const int* status, int c, T value,
                           const T* values, size_t* result) {
   const gshmem::cmp cc = static_cast<gshmem::cmp>(c);
-  const bool vec = values != nullptr;
   size_t r = 0;
-  switch (op) {
-    case GSHMEMI_WAIT_UNTIL: gshmem::wait_until(ivars, cc, value); break;
-    case GSHMEMI_WAIT_UNTIL_ALL:
-      if (vec) gshmem::wait_until_all_vector(ivars, n, status, cc, values);
-      else gshmem::wait_until_all(ivars, n, status, cc, value);
-      break;
-    case GSHMEMI_WAIT_UNTIL_ANY:
-      r = vec ? gshmem::wait_until_any_vector(ivars, n, status, cc, values)
-              : gshmem::wait_until_any(ivars, n, status, cc, value);
-      break;
-    case GSHMEMI_WAIT_UNTIL_SOME:
-      r = vec ? gshmem::wait_until_some_vector(ivars, n, indices, status, cc, values)
-              : gshmem::wait_until_some(ivars, n, indices, status, cc, value);
-      break;
-    case GSHMEMI_TEST: r = gshmem::test(ivars, cc, value) ? 1 : 0; break;
-    case GSHMEMI_TEST_ALL:
-      r = (vec ? gshmem::test_all_vector(ivars, n, status, cc, values) : gshmem::test_all(ivars, n, status, cc, value))
-              ? 1 : 0;
-      break;
-    case GSHMEMI_TEST_ANY:
-      r = vec ? gshmem::test_any_vector(ivars, n, status, cc, values) : gshmem::test_any(ivars, n, status, cc, value);
-      break;
-    case GSHMEMI_TEST_SOME:
-      r = vec ? gshmem::test_some_vector(ivars, n, indices, status, cc, values)
-              : gshmem::test_some(ivars, n, indices, status, cc, value);
-      break;
-    default: break;
+  if (op == GSHMEMI_WAIT_UNTIL || op == GSHMEMI_TEST) {
+    if (warp_wait::lane() != 0) return;
+    if (op == GSHMEMI_WAIT_UNTIL) gshmem::wait_until(ivars, cc, value);
+    else r = gshmem::test(ivars, cc, value) ? 1 : 0;
+  } else if (values) {
+    r = warp_wait::run(op, ivars, n, indices, status, cc, gshmem::detail::cmp_vector<T>{values}, true);
+  } else {
+    r = warp_wait::run(op, ivars, n, indices, status, cc, gshmem::detail::cmp_scalar<T>{value}, false);
   }
-  if (result) *result = r;
+  if (result && warp_wait::lane() == 0) *result = r;
 }
 
 template <class T>
@@ -64,45 +50,73 @@ __global__ void wait_kernel(int op, T* ivars, size_t n, size_t* indices, const i
 
 // A status mask and comparison values small enough to travel in the kernel's parameters, which
 // the launch copies: read when the call is made, with no memory to take, fill or give back.
-// Arrays in device memory do not: the stream form reads those in stream order.
-constexpr size_t kInlineElems = 32;
-template <class T>
+// Arrays in device memory do not: the stream form reads those in stream order. Three sizes, so
+// that a few elements do not copy a launch's worth of parameters: kInlineMax elements of 4 + 8
+// bytes (30 KB) stay under the 32 KB a launch may carry (kParamBytes). A launch costs the host
+// more the more it carries (~3 us more at 30 KB than at 0.4 KB on H200): the stream forms, which
+// otherwise allocate, take all three sizes; the host forms, whose memory is at hand, stage arrays
+// of more than kInlineLarge elements through it instead (1.5-2 us less at 321-500 elements;
+// bench/results/2026-11-25_h200_1gpu-wait-params/).
+constexpr size_t kParamBytes = 32764;  // CUDA 12.1 and later, Volta and later
+constexpr size_t kInlineSmall = 32, kInlineLarge = 320, kInlineMax = 2560;
+template <class T, size_t N>
 struct InlineArrays {
-  int status[kInlineElems];
-  T values[kInlineElems];
+  int status[N];
+  T values[N];
 };
+static_assert(sizeof(InlineArrays<uint64_t, kInlineMax>) + 128 <= kParamBytes);
 
-bool fits_inline(size_t n, const int* status, const void* cmp_values) {
-  return (status || cmp_values) && n <= kInlineElems && (!status || in_host_memory(status)) &&
+// __grid_constant__: the arrays are read where the launch put them. A copy in local memory
+// (what taking a parameter's address costs otherwise) made the launch of a 320-element form,
+// 3.8 KB a thread, enlarge the GPU's local memory, which waits for the kernels running.
+template <class T, size_t N>
+__global__ void wait_inline_kernel(int op, T* ivars, size_t n, size_t* indices, bool has_status, int c, T value,
+                                   bool has_values, const __grid_constant__ InlineArrays<T, N> a, size_t* result) {
+  wait_body<T>(op, ivars, n, indices, has_status ? a.status : nullptr, c, value, has_values ? a.values : nullptr,
+               result);
+}
+
+bool fits_inline(size_t n, const int* status, const void* cmp_values, size_t max) {
+  return (status || cmp_values) && n <= max && (!status || in_host_memory(status)) &&
          (!cmp_values || in_host_memory(cmp_values));
 }
 
-template <class T>
-InlineArrays<T> inline_arrays(size_t n, const int* status, const void* cmp_values) {
-  InlineArrays<T> a{};
+template <class T, size_t N>
+void launch_inline(cudaStream_t s, int op, T* ivars, size_t n, size_t* indices, const int* status, int c, T value,
+                   const void* cmp_values, size_t* result) {
+  InlineArrays<T, N> a;  // the kernel reads the first n entries only
   if (status) memcpy(a.status, status, n * sizeof(int));
   if (cmp_values) memcpy(a.values, cmp_values, n * sizeof(T));
-  return a;
+  wait_inline_kernel<T, N><<<1, kWaitThreads, 0, s>>>(op, ivars, n, indices, status != nullptr, c, value,
+                                                      cmp_values != nullptr, a, result);
 }
 
+// The wait with its arrays (fits_inline) in its parameters.
 template <class T>
-__global__ void wait_inline_kernel(int op, T* ivars, size_t n, size_t* indices, bool has_status, int c, T value,
-                                   bool has_values, InlineArrays<T> a, size_t* result) {
-  wait_body<T>(op, ivars, n, indices, has_status ? a.status : nullptr, c, value, has_values ? a.values : nullptr,
-               result);
+void launch_inline(cudaStream_t s, int op, T* ivars, size_t n, size_t* indices, const int* status, int c, T value,
+                   const void* cmp_values, size_t* result) {
+  const auto launch = n <= kInlineSmall   ? launch_inline<T, kInlineSmall>
+                     : n <= kInlineLarge ? launch_inline<T, kInlineLarge>
+                                         : launch_inline<T, kInlineMax>;
+  launch(s, op, ivars, n, indices, status, c, value, cmp_values, result);
 }
 
 size_t align16(size_t x) { return (x + 15) & ~size_t(15); }
 
 // Host bytes carried into device memory in a kernel's parameters, which the launch copies: read
 // at the call, with nothing to allocate or wait for, which stream capture does not allow.
-constexpr unsigned kCarryBytes = 4000;  // with the other parameters under a launch's 4 KiB
-struct Carried {
+constexpr unsigned kCarryBytes = 32000;
+struct alignas(16) Carried {
   unsigned char bytes[kCarryBytes];
 };
+static_assert(sizeof(Carried) + 64 <= kParamBytes);
 
-__global__ void carry_kernel(unsigned char* dst, unsigned n, Carried c) {
-  for (unsigned i = threadIdx.x; i < n; i += blockDim.x) dst[i] = c.bytes[i];
+// dst: 16-byte aligned (the call's device memory, align16 layout).
+__global__ void carry_kernel(unsigned char* dst, unsigned n, const __grid_constant__ Carried c) {
+  const unsigned words = n / 16;
+  for (unsigned i = threadIdx.x; i < words; i += blockDim.x)
+    reinterpret_cast<uint4*>(dst)[i] = reinterpret_cast<const uint4*>(c.bytes)[i];
+  for (unsigned i = 16 * words + threadIdx.x; i < n; i += blockDim.x) dst[i] = c.bytes[i];
 }
 
 bool carry(const char* call, char* dst, const void* src, size_t bytes, cudaStream_t s) {
@@ -110,7 +124,7 @@ bool carry(const char* call, char* dst, const void* src, size_t bytes, cudaStrea
   for (size_t done = 0; done < bytes; done += kCarryBytes) {
     const auto n = static_cast<unsigned>(std::min<size_t>(kCarryBytes, bytes - done));
     memcpy(c.bytes, static_cast<const char*>(src) + done, n);
-    carry_kernel<<<1, 128, 0, s>>>(reinterpret_cast<unsigned char*>(dst + done), n, c);
+    carry_kernel<<<1, 256, 0, s>>>(reinterpret_cast<unsigned char*>(dst + done), n, c);
     if (!cuda_ok(call, "launch of the copy of an input array", cudaGetLastError())) return false;
   }
   return true;
@@ -164,12 +178,13 @@ bool copy_inputs(const char* call, char* dev, char* staging, const Input (&input
   return true;
 }
 
-// Host form: the inputs travel in the kernel's parameters (fits_inline), or are staged in the
-// library's pinned memory and copied to its device memory (the kernel reads them on every poll);
-// the result and indices come back through the pinned memory (call_memory.h). Layouts, each
+// Host form: the inputs travel in the kernel's parameters (up to kInlineLarge elements in host
+// memory, fits_inline), or are staged in the library's pinned memory and copied to its device
+// memory (the kernel reads them on every poll); the kernel writes the result and the indices
+// straight into the pinned memory, read once the stream is done (call_memory.h). Layouts, each
 // part 16-byte aligned:
 //   pinned  [result][indices: n][status: n][values: n]
-//   device          [indices: n][status: n][values: n]   (at the same offsets less 16)
+//   device                      [status: n][values: n]   (at the same offsets less kHead + indices)
 template <class T>
 size_t run(const char* call, int op, T* ivars, size_t n, size_t* indices, const int* status, int cmp,
            const void* cmp_value, const void* cmp_values) {
@@ -177,43 +192,36 @@ size_t run(const char* call, int op, T* ivars, size_t n, size_t* indices, const 
   const size_t failed = (op == GSHMEMI_WAIT_UNTIL_ANY || op == GSHMEMI_TEST_ANY) ? SIZE_MAX : 0;
   T value = T();
   if (cmp_value) memcpy(&value, cmp_value, sizeof(T));
-  const bool in_params = fits_inline(n, status, cmp_values);
+  const bool in_params = fits_inline(n, status, cmp_values, kInlineLarge);
+  constexpr size_t kHead = 16;  // the result
   const size_t idx_bytes = some ? align16(n * sizeof(size_t)) : 0;
   const size_t status_bytes = status && !in_params ? align16(n * sizeof(int)) : 0;
   const size_t values_bytes = cmp_values && !in_params ? n * sizeof(T) : 0;
-  const size_t dev_bytes = idx_bytes + status_bytes + values_bytes;
-  constexpr size_t kHead = 16;  // the result, in pinned memory only
+  const size_t dev_bytes = status_bytes + values_bytes;
   CallMemory& m = rt().call_memory;
-  char* host = static_cast<char*>(m.pinned(call, kHead + dev_bytes));
+  char* host = static_cast<char*>(m.pinned(call, kHead + idx_bytes + dev_bytes));
   char* dev = dev_bytes ? static_cast<char*>(m.device(call, dev_bytes)) : nullptr;
   if (!host || (dev_bytes && !dev)) return failed;
   const cudaStream_t s = internal_stream();
   auto* result = reinterpret_cast<size_t*>(host);
-  size_t* dev_indices = some ? reinterpret_cast<size_t*>(dev) : nullptr;
+  size_t* host_indices = some ? reinterpret_cast<size_t*>(host + kHead) : nullptr;
   if (in_params) {
-    wait_inline_kernel<T><<<1, 1, 0, s>>>(op, ivars, n, dev_indices, status != nullptr, cmp, value,
-                                          cmp_values != nullptr, inline_arrays<T>(n, status, cmp_values), result);
+    launch_inline<T>(s, op, ivars, n, host_indices, status, cmp, value, cmp_values, result);
   } else {
-    const size_t inputs = idx_bytes;  // the status mask's offset in device memory (pinned: kHead more)
-    if (!copy_inputs(call, dev + inputs, host + kHead + inputs,
+    if (!copy_inputs(call, dev, host + kHead + idx_bytes,
                      {{status, status_bytes ? n * sizeof(int) : 0, 0}, {cmp_values, values_bytes, status_bytes}}, s))
       return failed;
-    wait_kernel<T><<<1, 1, 0, s>>>(op, ivars, n, dev_indices,
-                                   status ? reinterpret_cast<const int*>(dev + inputs) : nullptr, cmp, value,
-                                   cmp_values ? reinterpret_cast<const T*>(dev + inputs + status_bytes) : nullptr,
-                                   result);
+    wait_kernel<T><<<1, kWaitThreads, 0, s>>>(
+        op, ivars, n, host_indices, status ? reinterpret_cast<const int*>(dev) : nullptr, cmp, value,
+        cmp_values ? reinterpret_cast<const T*>(dev + status_bytes) : nullptr, result);
   }
-  if (!finish(call, s, false)) return failed;
-  if (some && n && !cuda_ok(call, "copy of the indices",
-                            cudaMemcpyAsync(host + kHead, dev, n * sizeof(size_t), cudaMemcpyDeviceToHost, s)))
-    return failed;
   if (!finish(call, s, true)) return failed;
   const size_t r = *result;
   if (some && r > 0 && r <= n) {
     if (in_host_memory(indices)) {
-      memcpy(indices, host + kHead, r * sizeof(size_t));
+      memcpy(indices, host_indices, r * sizeof(size_t));
     } else if (!cuda_ok(call, "copy of the indices to device memory",
-                        cudaMemcpyAsync(indices, host + kHead, r * sizeof(size_t), cudaMemcpyHostToDevice, s)) ||
+                        cudaMemcpyAsync(indices, host_indices, r * sizeof(size_t), cudaMemcpyHostToDevice, s)) ||
                !finish(call, s, true)) {
       return failed;
     }
@@ -232,7 +240,7 @@ size_t run_any_type(const char* call, int op, int kind, size_t size, void* ivars
 #undef P2P_RUN_AS
 }
 
-// Stream form. Arrays of up to kInlineElems elements in host memory travel in the wait
+// Stream form. Arrays of up to kInlineMax elements in host memory travel in the wait
 // kernel's parameters (fits_inline). Otherwise they go to device memory allocated on `stream` and
 // freed there after the wait: from host memory read before the call returns - carried in
 // kernel parameters up to kCarryMaxBytes or in stream capture, else through pinned memory of
@@ -245,10 +253,8 @@ void wait_on_stream(const char* call, int op, T* ivars, size_t n, const int* sta
                     const void* cmp_values, cudaStream_t stream) {
   T value = T();
   if (cmp_value) memcpy(&value, cmp_value, sizeof(T));
-  if (fits_inline(n, status, cmp_values)) {
-    wait_inline_kernel<T><<<1, 1, 0, stream>>>(op, ivars, n, nullptr, status != nullptr, cmp, value,
-                                               cmp_values != nullptr, inline_arrays<T>(n, status, cmp_values),
-                                               nullptr);
+  if (fits_inline(n, status, cmp_values, kInlineMax)) {
+    launch_inline<T>(stream, op, ivars, n, nullptr, status, cmp, value, cmp_values, nullptr);
     finish(call, stream, false);
     return;
   }
@@ -266,8 +272,8 @@ void wait_on_stream(const char* call, int op, T* ivars, size_t n, const int* sta
                      {{status, status ? n * sizeof(int) : 0, 0}, {cmp_values, bytes - off_values, off_values}}, stream))
       return;
   }  // staging: free again once the stream has passed the copy
-  wait_kernel<T><<<1, 1, 0, stream>>>(op, ivars, n, nullptr, status ? scratch.at<int>(0) : nullptr, cmp, value,
-                                      cmp_values ? scratch.at<T>(off_values) : nullptr, nullptr);
+  wait_kernel<T><<<1, kWaitThreads, 0, stream>>>(op, ivars, n, nullptr, status ? scratch.at<int>(0) : nullptr, cmp,
+                                                 value, cmp_values ? scratch.at<T>(off_values) : nullptr, nullptr);
   finish(call, stream, false);
 }
 
@@ -278,14 +284,18 @@ bool valid_type(const char* call, int kind, size_t size) {
 }
 
 // Loaded by gshmem_init, not at their first launch (host/launch/preload.h).
+template <class T>
+cudaError_t load_for() {
+  return preload::load({preload::K(wait_kernel<T>), preload::K(wait_inline_kernel<T, kInlineSmall>),
+                        preload::K(wait_inline_kernel<T, kInlineLarge>),
+                        preload::K(wait_inline_kernel<T, kInlineMax>)});
+}
+
 const preload::Entry kPreload(+[] {
-  return preload::load({preload::K(wait_kernel<int16_t>), preload::K(wait_kernel<uint16_t>),
-                        preload::K(wait_kernel<int32_t>), preload::K(wait_kernel<uint32_t>),
-                        preload::K(wait_kernel<int64_t>), preload::K(wait_kernel<uint64_t>),
-                        preload::K(wait_inline_kernel<int16_t>), preload::K(wait_inline_kernel<uint16_t>),
-                        preload::K(wait_inline_kernel<int32_t>), preload::K(wait_inline_kernel<uint32_t>),
-                        preload::K(wait_inline_kernel<int64_t>), preload::K(wait_inline_kernel<uint64_t>),
-                        preload::K(carry_kernel)});
+  for (auto load : {load_for<int16_t>, load_for<uint16_t>, load_for<int32_t>, load_for<uint32_t>, load_for<int64_t>,
+                    load_for<uint64_t>})
+    if (const cudaError_t e = load(); e != cudaSuccess) return e;
+  return preload::load({preload::K(carry_kernel)});
 });
 
 }  // namespace

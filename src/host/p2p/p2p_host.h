@@ -8,7 +8,9 @@
 // implementation in a one-thread kernel on the library's internal stream
 // (rt().stream) and waits for it. One implementation serves device, host and
 // stream callers, so the three cannot disagree on atomicity or ordering, and
-// host forms are ordered with the host RMA calls already queued there.
+// host forms are ordered with the host RMA calls already queued there. (The
+// one exception: waits and tests over sets of variables are scanned by a warp,
+// with the device API's comparison, loads and acquire; wait_warp.cuh.)
 // (Polling a flag from the host with stream memory operations would need a
 // separate acquire for the data and cannot return the satisfying value.)
 // Cost: a pending host wait occupies rt().stream, so host calls that other
