@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Session 37, step 1: the wait kernel's 320-element parameter form (__grid_constant__).
+# Carries build/ab60.tar.xz (test_wait, wait_cost, gshmrun and both libraries of /tmp/ci62: new =
+# the working tree, lib/old = dd31427's). wait_cost new/old alternated, 2 runs each (1 PE, no
+# MPS); test_wait at 2, 3, 4 PEs sharing GPU 0 under MPS and at 2 under memcheck.
+# Run from the repository root: bash bench/results/2026-11-25_h200_1gpu-wait-params/scripts/ab60.sh
+set -u
+here=$PWD
+rm -rf /tmp/ab60 && mkdir -p /tmp/ab60 && tar -C /tmp/ab60 -xJf build/ab60.tar.xz
+B=/tmp/ab60/default
+R=${OUT:-/tmp/out}/r; mkdir -p "$R"
+t0=$SECONDS; el() { echo "$((SECONDS - t0))s"; }
+pack() { tar -C "${OUT:-/tmp/out}" -czf "${OUT:-/tmp/out}/all.tar.gz" r; }
+CS=$(command -v compute-sanitizer || find /usr/local/cuda*/bin -name compute-sanitizer 2>/dev/null | head -1)
+export NCCL_NVLS_ENABLE=0 GSHMEM_WAIT_TIMEOUT=60
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$R/gpu.txt" 2>&1
+for rep in 1 2; do
+  for v in new old; do
+    lp=$B/lib; [[ $v == old ]] && lp=$B/lib/old
+    LD_LIBRARY_PATH=$lp timeout 100 "$B/bin/gshmrun" -n 1 --timeout 90 -- "$B/bin/wait_cost" >"$R/cost-$v-$rep.txt" 2>&1
+    echo "wait_cost $v $rep rc=$? $(el)"
+  done
+done
+pack
+(
+  export CUDA_VISIBLE_DEVICES=0 GT_SHARE_GPUS=1
+  export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps-pipe-60 CUDA_MPS_LOG_DIRECTORY=/tmp/mps-log-60
+  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+  timeout 20 nvidia-cuda-mps-control -d || echo "MPS did not start"; sleep 1
+  for n in 2 3 4; do
+    LD_LIBRARY_PATH=$B/lib timeout 170 "$B/bin/gshmrun" -n $n --timeout 160 -- "$B/bin/test_wait" >"$R/wait-$n.log" 2>&1
+    echo "test_wait n=$n rc=$? $(el)"; grep -E "ERROR|checks|FAIL" "$R/wait-$n.log" | head -5
+  done
+  LD_LIBRARY_PATH=$B/lib timeout 240 "$B/bin/gshmrun" -n 2 --timeout 230 -- \
+    "$CS" --tool memcheck --report-api-errors no --error-exitcode 86 --print-limit 30 --target-processes all \
+    "$B/bin/test_wait" >"$R/wait-2-memcheck.log" 2>&1
+  echo "memcheck test_wait n=2 rc=$? $(el)"; grep -E "ERROR SUMMARY|Invalid|checks|FAIL" "$R/wait-2-memcheck.log" | head -6
+  timeout 10 bash -c 'echo quit | nvidia-cuda-mps-control'; sleep 1
+)
+pack
+for f in "$R"/cost-*.txt; do echo "== $f"; grep -E 'n=(41|320|321) ' "$f"; done
+echo "ab60 done $(el)"
