@@ -118,9 +118,8 @@ int main(int argc, char** argv) {
   MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
   MPI_Comm_rank(local, &local_rank);
   MPI_Comm_size(local, &local_size);
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess) devices = 0;
-  int lacking = devices < local_size ? 1 : 0, any_lacking = 0;
+  const int devices = compat_gpu_count();
+  int lacking = devices < 1 || (devices < local_size && !compat_share_gpus()) ? 1 : 0, any_lacking = 0;
   MPI_Allreduce(&lacking, &any_lacking, 1, MPI_INT, MPI_MAX, comm);
   if (any_lacking) {
     if (rank == 0) printf("SKIP: compat jacobi needs one GPU per rank (%d ranks on a node, %d GPUs)\n", local_size, devices);
@@ -129,7 +128,7 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 77;
   }
-  COMPAT_CUDA(cudaSetDevice(local_rank));
+  COMPAT_CUDA(cudaSetDevice(local_rank % devices));  // GT_SHARE_GPUS=1: ranks may share GPUs
 
   nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
   attr.mpi_comm = &comm;

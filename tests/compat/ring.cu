@@ -29,7 +29,9 @@ int main() {
   compat_pe = me;
   const int mype_node = nvshmem_team_my_pe(NVSHMEMX_TEAM_NODE);
   COMPAT_CHECK(mype_node >= 0 && mype_node < nvshmem_team_n_pes(NVSHMEMX_TEAM_NODE), "node rank %d", mype_node);
-  COMPAT_CUDA(cudaSetDevice(mype_node));  // what NVSHMEM programs do; gshmem already chose this GPU
+  // What NVSHMEM programs do (modulo the GPU count, as PEs may share GPUs); gshmem already chose
+  // this GPU: the node-local rank's, modulo the count, where the program chose none before init.
+  COMPAT_CUDA(cudaSetDevice(mype_node % compat_gpu_count()));
   cudaStream_t stream;
   COMPAT_CUDA(cudaStreamCreate(&stream));
 
