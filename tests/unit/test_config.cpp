@@ -308,3 +308,21 @@ TEST_F(ConfigEnv, PrintTableMentionsEveryVariable) {
   free(buf);
   EXPECT_EQ(plain.find("current:"), std::string::npos) << plain;
 }
+
+// GSHMEM_HOST_SPIN_US: -1 (the default: chosen at init), 0 (no polling) up to one second.
+TEST_F(ConfigEnv, HostSpinRange) {
+  ASSERT_EQ(cfg::load(), GSHMEM_SUCCESS);
+  EXPECT_EQ(cfg::get().host_spin_us, -1);
+  for (const char* bad : {"-2", "1000001", "lots"}) {
+    setenv("GSHMEM_HOST_SPIN_US", bad, 1);
+    std::string err;
+    EXPECT_EQ(load_capturing(&err), GSHMEM_ERROR_INVALID_VALUE) << bad;
+    EXPECT_NE(err.find(std::string("GSHMEM_HOST_SPIN_US=\"") + bad + "\""), std::string::npos) << err;
+  }
+  for (const char* good : {"-1", "0", "100", "1000000"}) {
+    setenv("GSHMEM_HOST_SPIN_US", good, 1);
+    std::string err;
+    EXPECT_EQ(load_capturing(&err), GSHMEM_SUCCESS) << good << ": " << err;
+    EXPECT_EQ(cfg::get().host_spin_us, atoll(good));
+  }
+}

@@ -48,7 +48,27 @@ void* CallMemory::device(const char* call, size_t bytes) {
   return device_;
 }
 
+unsigned long long* CallMemory::done_word() {
+  if (done_word_ || done_word_failed_) return done_word_;
+  void* p = nullptr;
+  const cudaError_t e = cudaHostAlloc(&p, 64, cudaHostAllocMapped | cudaHostAllocPortable);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    done_word_failed_ = true;
+    GSHMEM_LOG_WARN("gshmem: could not allocate 64 bytes of pinned host memory for the completion word of blocking "
+                    "host calls: %s (%s); they synchronise their stream instead (~2 us more a call)",
+                    cudaGetErrorString(e), cudaGetErrorName(e));
+    return nullptr;
+  }
+  done_word_ = static_cast<unsigned long long*>(p);
+  *done_word_ = 0;
+  return done_word_;
+}
+
 void CallMemory::release() {
+  if (done_word_) cudaFreeHost(done_word_);
+  done_word_ = nullptr;
+  done_word_failed_ = false;
   if (pinned_) cudaFreeHost(pinned_);
   if (device_) cudaFree(device_);
   pinned_ = device_ = nullptr;

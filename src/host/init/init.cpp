@@ -14,6 +14,7 @@
 
 #include "bootstrap/env.h"
 #include "host/cuda/driver.h"
+#include "host/launch/done_word.h"
 #include "host/launch/preload.h"
 #include "host/util/config.h"
 #include "host/team/team.h"
@@ -228,6 +229,7 @@ Status setup_internal_objects(Runtime& r) {
   // Room for the small calls now, so that the first host AMO or g allocates nothing.
   if (!r.call_memory.pinned("gshmem_init", 256) || !r.call_memory.device("gshmem_init", 256))
     return GSHMEM_ERROR_OUT_OF_MEMORY;
+  if (host_spin_us() > 0) r.call_memory.done_word();  // (a warning if not: calls then synchronise)
   GSHMEM_CUDA_TRY("gshmem_init", cudaDeviceSynchronize());
 
   gshmemi_device_state& s = r.dstate;
@@ -334,6 +336,7 @@ Status init_steps(Runtime& r, unsigned flags, const gshmemx_init_attr_t* attr) {
     return gpu != GSHMEM_SUCCESS ? gpu : GSHMEM_ERROR_PEER_FAILURE;
   }
   GSHMEM_TRY(find_gpu_peers(r, uuid));
+  tune_host_spin(r);
   const config::Values& cfg = config::get();
   mem::HeapParams hp;
   hp.device = r.device;

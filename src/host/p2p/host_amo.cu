@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Host forms of the AMOs (gshmem_int_atomic_fetch_add from host code, ...):
 // the device AMO in a one-thread kernel on the internal stream, which stores the
-// fetched value into the library's pinned memory for the caller (call_memory.h).
+// fetched value into the library's pinned memory for the caller (call_memory.h), then
+// its done word (host/launch/done_word.h).
 // Blocking, _nbi forms included (their result is complete on return, which
 // satisfies "complete at quiet").
 // Signed and unsigned integers of one size share a kernel: the AMOs are
@@ -19,7 +20,7 @@ namespace gshmem::p2p {
 namespace {
 
 template <class T>
-__global__ void amo_kernel(int op, T* dest, T value, T cond, T* result, int pe) {
+__global__ void amo_kernel(int op, T* dest, T value, T cond, T* result, int pe, DoneWord done) {
   T r = T();
   switch (op) {
     case GSHMEMI_AMO_FETCH: r = gshmem::atomic_fetch(dest, pe); break;
@@ -39,6 +40,7 @@ __global__ void amo_kernel(int op, T* dest, T value, T cond, T* result, int pe) 
       break;
   }
   if (result) *result = r;
+  store_done(done);
 }
 
 template <class T>
@@ -52,8 +54,9 @@ void run(const char* call, int op, void* dest, const void* value, const void* co
     result = static_cast<T*>(rt().call_memory.pinned(call, sizeof(T)));
     if (!result) return;
   }
-  amo_kernel<T><<<1, 1, 0, s>>>(op, static_cast<T*>(dest), v, c, result, pe);
-  if (!finish(call, s, true)) return;
+  const DoneWord done = next_done_word();
+  amo_kernel<T><<<1, 1, 0, s>>>(op, static_cast<T*>(dest), v, c, result, pe, done);
+  if (!finish(call, s, done)) return;
   if (fetch) memcpy(fetch, result, sizeof(T));
 }
 

@@ -6,7 +6,8 @@
 //   ADD update  a one-thread kernel (no stream memop adds); also SET when the
 //               memop is unavailable;
 //   fetch/wait  the device code in a one-thread kernel (host forms wait for it),
-//               which stores the value into the library's pinned memory;
+//               which stores the value into the library's pinned memory, then
+//               its done word (host/launch/done_word.h);
 //   stream wait cuStreamWaitValue64 where it is exact (wait_value_plan.h),
 //               else the device wait in a one-thread kernel on the stream.
 //
@@ -29,10 +30,14 @@ namespace {
 __global__ void signal_update_kernel(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
   gshmem::detail::signal_update_release(gshmem::detail::peer_address(sig_addr, pe), signal, sig_op);
 }
-__global__ void signal_fetch_kernel(const uint64_t* sig_addr, uint64_t* out) { *out = gshmem::signal_fetch(sig_addr); }
-__global__ void signal_wait_kernel(uint64_t* sig_addr, int cmp, uint64_t value, uint64_t* out) {
+__global__ void signal_fetch_kernel(const uint64_t* sig_addr, uint64_t* out, DoneWord done) {
+  *out = gshmem::signal_fetch(sig_addr);
+  store_done(done);
+}
+__global__ void signal_wait_kernel(uint64_t* sig_addr, int cmp, uint64_t value, uint64_t* out, DoneWord done) {
   const uint64_t v = gshmem::signal_wait_until(sig_addr, static_cast<gshmem::cmp>(cmp), value);
   if (out) *out = v;
+  store_done(done);
 }
 
 cudaStream_t stream_of(int mode, cudaStream_t user) { return mode == GSHMEMI_MODE_STREAM ? user : internal_stream(); }
@@ -100,8 +105,9 @@ GSHMEM_API uint64_t gshmemi_host_signal_fetch(const char* call, const uint64_t* 
   const cudaStream_t s = gshmem::internal_stream();
   auto* out = static_cast<uint64_t*>(gshmem::rt().call_memory.pinned(call, sizeof(uint64_t)));
   if (!out) return 0;
-  signal_fetch_kernel<<<1, 1, 0, s>>>(sig_addr, out);
-  return finish(call, s, true) ? *out : 0;
+  const gshmem::DoneWord done = gshmem::next_done_word();
+  signal_fetch_kernel<<<1, 1, 0, s>>>(sig_addr, out, done);
+  return finish(call, s, done) ? *out : 0;
 }
 
 GSHMEM_API uint64_t gshmemi_host_signal_wait_until(const char* call, uint64_t* sig_addr, int cmp,
@@ -110,15 +116,16 @@ GSHMEM_API uint64_t gshmemi_host_signal_wait_until(const char* call, uint64_t* s
   const cudaStream_t s = gshmem::internal_stream();
   auto* out = static_cast<uint64_t*>(gshmem::rt().call_memory.pinned(call, sizeof(uint64_t)));
   if (!out) return 0;
-  signal_wait_kernel<<<1, 1, 0, s>>>(sig_addr, cmp, cmp_value, out);
-  return finish(call, s, true) ? *out : 0;
+  const gshmem::DoneWord done = gshmem::next_done_word();
+  signal_wait_kernel<<<1, 1, 0, s>>>(sig_addr, cmp, cmp_value, out, done);
+  return finish(call, s, done) ? *out : 0;
 }
 
 GSHMEM_API void gshmemi_host_signal_wait_until_on_stream(const char* call, uint64_t* sig_addr, int cmp,
                                                          uint64_t cmp_value, cudaStream_t stream) {
   if (!check_init(call) || !check_cmp(call, cmp) || !check_local(call, sig_addr, sizeof(uint64_t))) return;
   if (stream_wait_value64(call, stream, sig_addr, cmp, cmp_value)) return;
-  signal_wait_kernel<<<1, 1, 0, stream>>>(sig_addr, cmp, cmp_value, nullptr);
+  signal_wait_kernel<<<1, 1, 0, stream>>>(sig_addr, cmp, cmp_value, nullptr, gshmem::DoneWord{});
   finish(call, stream, false);
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "host/init/runtime.h"
+#include "host/launch/done_word.h"
 #include "host/launch/preload.h"
 #include "host/p2p/p2p_host.h"
 #include "host/p2p/wait_warp.cuh"
@@ -25,27 +26,33 @@ namespace {
 // device API's wait and test, the set forms by the whole warp (wait_warp.cuh).
 constexpr int kWaitThreads = 32;
 
+// Host forms: the result, then the done word (host/launch/done_word.h), stored last by lane 0
+// once the indices the other lanes wrote are ordered before it (__syncwarp).
 template <class T>
 __device__ void wait_body(int op, T* ivars, size_t n, size_t* indices, const int* status, int c, T value,
-                          const T* values, size_t* result) {
+                          const T* values, size_t* result, DoneWord done) {
   const gshmem::cmp cc = static_cast<gshmem::cmp>(c);
   size_t r = 0;
   if (op == GSHMEMI_WAIT_UNTIL || op == GSHMEMI_TEST) {
-    if (warp_wait::lane() != 0) return;
-    if (op == GSHMEMI_WAIT_UNTIL) gshmem::wait_until(ivars, cc, value);
-    else r = gshmem::test(ivars, cc, value) ? 1 : 0;
+    if (warp_wait::lane() == 0) {
+      if (op == GSHMEMI_WAIT_UNTIL) gshmem::wait_until(ivars, cc, value);
+      else r = gshmem::test(ivars, cc, value) ? 1 : 0;
+    }
   } else if (values) {
     r = warp_wait::run(op, ivars, n, indices, status, cc, gshmem::detail::cmp_vector<T>{values}, true);
   } else {
     r = warp_wait::run(op, ivars, n, indices, status, cc, gshmem::detail::cmp_scalar<T>{value}, false);
   }
-  if (result && warp_wait::lane() == 0) *result = r;
+  __syncwarp();
+  if (warp_wait::lane() != 0) return;
+  if (result) *result = r;
+  store_done(done);
 }
 
 template <class T>
 __global__ void wait_kernel(int op, T* ivars, size_t n, size_t* indices, const int* status, int c, T value,
-                            const T* values, size_t* result) {
-  wait_body(op, ivars, n, indices, status, c, value, values, result);
+                            const T* values, size_t* result, DoneWord done) {
+  wait_body(op, ivars, n, indices, status, c, value, values, result, done);
 }
 
 // A status mask and comparison values small enough to travel in the kernel's parameters, which
@@ -71,9 +78,10 @@ static_assert(sizeof(InlineArrays<uint64_t, kInlineMax>) + 128 <= kParamBytes);
 // 3.8 KB a thread, enlarge the GPU's local memory, which waits for the kernels running.
 template <class T, size_t N>
 __global__ void wait_inline_kernel(int op, T* ivars, size_t n, size_t* indices, bool has_status, int c, T value,
-                                   bool has_values, const __grid_constant__ InlineArrays<T, N> a, size_t* result) {
+                                   bool has_values, const __grid_constant__ InlineArrays<T, N> a, size_t* result,
+                                   DoneWord done) {
   wait_body<T>(op, ivars, n, indices, has_status ? a.status : nullptr, c, value, has_values ? a.values : nullptr,
-               result);
+               result, done);
 }
 
 bool fits_inline(size_t n, const int* status, const void* cmp_values, size_t max) {
@@ -83,22 +91,22 @@ bool fits_inline(size_t n, const int* status, const void* cmp_values, size_t max
 
 template <class T, size_t N>
 void launch_inline(cudaStream_t s, int op, T* ivars, size_t n, size_t* indices, const int* status, int c, T value,
-                   const void* cmp_values, size_t* result) {
+                   const void* cmp_values, size_t* result, DoneWord done) {
   InlineArrays<T, N> a;  // the kernel reads the first n entries only
   if (status) memcpy(a.status, status, n * sizeof(int));
   if (cmp_values) memcpy(a.values, cmp_values, n * sizeof(T));
   wait_inline_kernel<T, N><<<1, kWaitThreads, 0, s>>>(op, ivars, n, indices, status != nullptr, c, value,
-                                                      cmp_values != nullptr, a, result);
+                                                      cmp_values != nullptr, a, result, done);
 }
 
 // The wait with its arrays (fits_inline) in its parameters.
 template <class T>
 void launch_inline(cudaStream_t s, int op, T* ivars, size_t n, size_t* indices, const int* status, int c, T value,
-                   const void* cmp_values, size_t* result) {
+                   const void* cmp_values, size_t* result, DoneWord done) {
   const auto launch = n <= kInlineSmall   ? launch_inline<T, kInlineSmall>
                      : n <= kInlineLarge ? launch_inline<T, kInlineLarge>
                                          : launch_inline<T, kInlineMax>;
-  launch(s, op, ivars, n, indices, status, c, value, cmp_values, result);
+  launch(s, op, ivars, n, indices, status, c, value, cmp_values, result, done);
 }
 
 size_t align16(size_t x) { return (x + 15) & ~size_t(15); }
@@ -205,17 +213,18 @@ size_t run(const char* call, int op, T* ivars, size_t n, size_t* indices, const 
   const cudaStream_t s = internal_stream();
   auto* result = reinterpret_cast<size_t*>(host);
   size_t* host_indices = some ? reinterpret_cast<size_t*>(host + kHead) : nullptr;
+  const DoneWord done = next_done_word();
   if (in_params) {
-    launch_inline<T>(s, op, ivars, n, host_indices, status, cmp, value, cmp_values, result);
+    launch_inline<T>(s, op, ivars, n, host_indices, status, cmp, value, cmp_values, result, done);
   } else {
     if (!copy_inputs(call, dev, host + kHead + idx_bytes,
                      {{status, status_bytes ? n * sizeof(int) : 0, 0}, {cmp_values, values_bytes, status_bytes}}, s))
       return failed;
     wait_kernel<T><<<1, kWaitThreads, 0, s>>>(
         op, ivars, n, host_indices, status ? reinterpret_cast<const int*>(dev) : nullptr, cmp, value,
-        cmp_values ? reinterpret_cast<const T*>(dev + status_bytes) : nullptr, result);
+        cmp_values ? reinterpret_cast<const T*>(dev + status_bytes) : nullptr, result, done);
   }
-  if (!finish(call, s, true)) return failed;
+  if (!finish(call, s, done)) return failed;
   const size_t r = *result;
   if (some && r > 0 && r <= n) {
     if (in_host_memory(indices)) {
@@ -254,7 +263,7 @@ void wait_on_stream(const char* call, int op, T* ivars, size_t n, const int* sta
   T value = T();
   if (cmp_value) memcpy(&value, cmp_value, sizeof(T));
   if (fits_inline(n, status, cmp_values, kInlineMax)) {
-    launch_inline<T>(stream, op, ivars, n, nullptr, status, cmp, value, cmp_values, nullptr);
+    launch_inline<T>(stream, op, ivars, n, nullptr, status, cmp, value, cmp_values, nullptr, DoneWord{});
     finish(call, stream, false);
     return;
   }
@@ -273,7 +282,8 @@ void wait_on_stream(const char* call, int op, T* ivars, size_t n, const int* sta
       return;
   }  // staging: free again once the stream has passed the copy
   wait_kernel<T><<<1, kWaitThreads, 0, stream>>>(op, ivars, n, nullptr, status ? scratch.at<int>(0) : nullptr, cmp,
-                                                 value, cmp_values ? scratch.at<T>(off_values) : nullptr, nullptr);
+                                                 value, cmp_values ? scratch.at<T>(off_values) : nullptr, nullptr,
+                                                 DoneWord{});
   finish(call, stream, false);
 }
 

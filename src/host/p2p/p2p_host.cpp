@@ -82,4 +82,9 @@ bool finish(const char* call, cudaStream_t stream, bool wait) {
   return true;
 }
 
+bool finish(const char* call, cudaStream_t stream, DoneWord done) {
+  return cuda_ok(call, "kernel launch", cudaGetLastError()) &&
+         cuda_ok(call, "cudaStreamSynchronize", await_done(stream, done));
+}
+
 }  // namespace gshmem::p2p

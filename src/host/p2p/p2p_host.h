@@ -23,6 +23,7 @@
 #include <cstdint>
 
 #include "host/init/call_memory.h"
+#include "host/launch/done_word.h"
 
 namespace gshmem::p2p {
 
@@ -70,5 +71,7 @@ bool in_host_memory(const void* p);
 
 // Launch check + (if `wait`) stream synchronisation, logged under `call`.
 bool finish(const char* call, cudaStream_t stream, bool wait);
+// Launch check + the wait for a kernel that stores `done` last (host/launch/done_word.h).
+bool finish(const char* call, cudaStream_t stream, DoneWord done);
 
 }  // namespace gshmem::p2p

@@ -6,6 +6,7 @@
 
 #include "gshmem/detail/host_entry_coll.h"
 #include "host/init/runtime.h"
+#include "host/launch/done_word.h"
 #include "host/launch/early_launch.h"
 #include "host/launch/preload.h"
 #include "host/launch/stream_order.cuh"
@@ -18,28 +19,38 @@ namespace {
 constexpr int kBarrierThreads = 32;
 
 // Each kernel may start early (host/launch/early_launch.h): it waits for the work ahead of
-// it on the stream first.
-__global__ void barrier_all_kernel() {
+// it on the stream first. The host forms' kernels end with their done word
+// (host/launch/done_word.h), stored once the whole block is through the barrier.
+__device__ __forceinline__ void block_done(DoneWord done) {
+  if (!done.word) return;
+  __syncthreads();
+  if (threadIdx.x == 0) store_done(done);
+}
+__global__ void barrier_all_kernel(DoneWord done) {
   wait_for_stream_predecessors();
   gshmem::barrier_all<gshmem::block_scope>();
+  block_done(done);
 }
-__global__ void sync_all_kernel() {
+__global__ void sync_all_kernel(DoneWord done) {
   wait_for_stream_predecessors();
   gshmem::sync_all<gshmem::block_scope>();
+  block_done(done);
 }
-__global__ void team_barrier_kernel(gshmem_team_t team) {
+__global__ void team_barrier_kernel(gshmem_team_t team, DoneWord done) {
   wait_for_stream_predecessors();
   gshmem::barrier<gshmem::block_scope>(team);
+  block_done(done);
 }
-__global__ void team_sync_kernel(gshmem_team_t team) {
+__global__ void team_sync_kernel(gshmem_team_t team, DoneWord done) {
   wait_for_stream_predecessors();
   gshmem::team_sync<gshmem::block_scope>(team);
+  block_done(done);
 }
 
 // Launches one warp of `kernel`.
 template <class... Args>
 cudaError_t launch_one(void (*kernel)(Args...), cudaStream_t stream, bool captured, Args... args) {
-  void* argv[] = {&args..., nullptr};  // nullptr: a kernel without arguments
+  void* argv[] = {&args...};
   return launch_plain(reinterpret_cast<const void*>(kernel), dim3(1), dim3(kBarrierThreads), argv, 0, stream,
                       captured);
 }
@@ -75,12 +86,13 @@ Status launch(const char* call, gshmem_team_t team, bool with_quiet, cudaStream_
   GSHMEM_CUDA_TRY(call, cudaStreamIsCapturing(stream, &capture));
   const bool captured = capture != cudaStreamCaptureStatusNone;
   if (with_quiet) GSHMEM_TRY(order_after_host_ops(call, stream, captured));
+  const DoneWord done = wait ? next_done_word() : DoneWord{nullptr, 0};
   cudaError_t e;
   if (team == GSHMEM_TEAM_INVALID)
-    e = launch_one(with_quiet ? barrier_all_kernel : sync_all_kernel, stream, captured);
+    e = launch_one(with_quiet ? barrier_all_kernel : sync_all_kernel, stream, captured, done);
   else
-    e = launch_one(with_quiet ? team_barrier_kernel : team_sync_kernel, stream, captured, team);
-  if (e == cudaSuccess && wait) e = cudaStreamSynchronize(stream);
+    e = launch_one(with_quiet ? team_barrier_kernel : team_sync_kernel, stream, captured, team, done);
+  if (e == cudaSuccess && wait) e = await_done(stream, done);
   if (e != cudaSuccess) {
     GSHMEM_LOG_ERROR("%s: barrier kernel failed: %s", call, cudaGetErrorString(e));
     return GSHMEM_ERROR_CUDA;

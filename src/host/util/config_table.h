@@ -37,6 +37,12 @@
                       "Microseconds a PE waiting in a bootstrap collective (gshmem_malloc/free, "   \
                       "team creation) polls before it sleeps. -1: 50 when the node has at least "  \
                       "two CPUs per PE on it, else 0 (sleep at once).")                            \
+  GSHMEM_CONFIG_ENTRY(host_spin_us, "GSHMEM_HOST_SPIN_US", Int, "-1",                               \
+                      "Microseconds a blocking host call (waits and tests, AMOs, signal fetches "  \
+                      "and waits, barriers) polls for its kernel's completion word before it "     \
+                      "waits in cudaStreamSynchronize, which returns ~2 us later. -1: 100 when "   \
+                      "the node has at least two CPUs per PE on it and the application did not "   \
+                      "ask for blocking or yielding synchronisation, else 0 (no polling).")       \
   GSHMEM_CONFIG_ENTRY(peer_failure_abort, "GSHMEM_PEER_FAILURE_ABORT", Bool, "1",                   \
                       "After init, when another PE dies, print who died and end this PE instead "  \
                       "of letting it hang in a wait.")                                             \
@@ -82,7 +88,8 @@
 //   GSHMEM_BOOTSTRAP_TIMEOUT: 2000000 s (23 days) keeps every use in int: the bootstrap adds a
 //   grace of up to 10 s to it, the heap setup counts it in milliseconds (2e9 < INT_MAX).
 #define GSHMEM_CONFIG_RANGES(GSHMEM_CONFIG_RANGE)                                                 \
-  GSHMEM_CONFIG_RANGE(bootstrap_timeout, "GSHMEM_BOOTSTRAP_TIMEOUT", 1, 2000000)
+  GSHMEM_CONFIG_RANGE(bootstrap_timeout, "GSHMEM_BOOTSTRAP_TIMEOUT", 1, 2000000)               \
+  GSHMEM_CONFIG_RANGE(host_spin_us, "GSHMEM_HOST_SPIN_US", -1, 1000000)
 
 // Other libraries' names for a variable, read when its GSHMEM_ name is unset, so that NVSHMEM
 // programs and job scripts keep working (docs/compat.md):

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "host/launch/done_word.h"
+
+#include <chrono>
+#include <thread>
+
+#include "host/init/runtime.h"
+#include "host/util/config.h"
+#include "host/util/log.h"
+
+namespace gshmem {
+namespace {
+
+int spin_us = 0;
+unsigned long long last_seq = 0;  // host calls are serialised (runtime.h)
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield" ::: "memory");
+#endif
+}
+
+}  // namespace
+
+int host_spin_us() { return spin_us; }
+
+void tune_host_spin(const Runtime& r) {
+  long long us = config::get().host_spin_us;
+  const char* why = "GSHMEM_HOST_SPIN_US";
+  if (us < 0) {
+    unsigned flags = 0;
+    if (cudaGetDeviceFlags(&flags) != cudaSuccess) cudaGetLastError();
+    const unsigned sched = flags & cudaDeviceScheduleMask;
+    const unsigned cpus = std::thread::hardware_concurrency();
+    if (sched == cudaDeviceScheduleBlockingSync || sched == cudaDeviceScheduleYield) {
+      us = 0;
+      why = "the application's blocking or yielding synchronisation";
+    } else {
+      us = cpus >= 2u * static_cast<unsigned>(r.local_size) ? 100 : 0;
+      why = "the CPUs per PE on this node";
+    }
+  }
+  spin_us = static_cast<int>(us);  // at most 1000000 (config_table.h)
+  GSHMEM_LOG_INFO("blocking host calls poll their kernel's completion word for %d us before they synchronise (%s)",
+                  spin_us, why);
+}
+
+DoneWord next_done_word() {
+  unsigned long long* word = spin_us > 0 ? rt().call_memory.done_word() : nullptr;
+  return word ? DoneWord{word, ++last_seq} : DoneWord{nullptr, 0};
+}
+
+cudaError_t await_done(cudaStream_t stream, DoneWord d) {
+  if (d.word) {
+    using clock = std::chrono::steady_clock;
+    const clock::time_point end = clock::now() + std::chrono::microseconds(spin_us);
+    for (unsigned i = 1;; ++i) {
+      if (__atomic_load_n(d.word, __ATOMIC_ACQUIRE) == d.seq) return cudaSuccess;
+      if (i % 64 == 0 && clock::now() >= end) break;
+      cpu_relax();
+    }
+  }
+  return cudaStreamSynchronize(stream);
+}
+
+}  // namespace gshmem
