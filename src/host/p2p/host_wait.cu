@@ -189,8 +189,8 @@ bool copy_inputs(const char* call, char* dev, char* staging, const Input (&input
 // Host form: the inputs travel in the kernel's parameters (up to kInlineLarge elements in host
 // memory, fits_inline), or are staged in the library's pinned memory and copied to its device
 // memory (the kernel reads them on every poll); the kernel writes the result and the indices
-// straight into the pinned memory, read once the stream is done (call_memory.h). Layouts, each
-// part 16-byte aligned:
+// straight into the pinned memory, read once the kernel is done (its done word, or the stream
+// synchronised: host/launch/done_word.h, call_memory.h). Layouts, each part 16-byte aligned:
 //   pinned  [result][indices: n][status: n][values: n]
 //   device                      [status: n][values: n]   (at the same offsets less kHead + indices)
 template <class T>
