@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Host and on-stream data-movement collectives: checks, then one of the
 // library's multi-CTA kernels (grid.cuh) on the caller's stream (on-stream) or
-// on the library's stream followed by a wait (host form). The kernels run the
-// same lanes as the device API (device/impl/coll_*.cuh), so any mix of host,
-// stream and device calls across the members of a team interoperates.
+// on the library's stream followed by a wait for its done word (host form,
+// host/launch/done_word.h). The kernels run the same lanes as the device API
+// (device/impl/coll_*.cuh), so any mix of host, stream and device calls across
+// the members of a team interoperates.
 #include <gshmem/gshmem.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include "gshmem/device/impl/coll_bcast.cuh"
 #include "gshmem/device/impl/coll_collect.cuh"
 #include "host/init/runtime.h"
+#include "host/launch/done_word.h"
 #include "host/launch/preload.h"
 #include "host/launch/stream_order.cuh"
 #include "host/team/team.h"
@@ -36,11 +38,12 @@ struct Args {
   ptrdiff_t dst, sst;
   int root;
   int parts;  // pieces per lane (grid.cuh)
+  DoneWord done;  // host forms: stored by the last CTA (host/launch/done_word.h)
 };
 
 // Names in device-side messages (wait timeouts) must live in device memory. A
 // single-CTA grid may start early (launch.h), so each kernel first waits for the work
-// ahead of it on the stream.
+// ahead of it on the stream. The host forms' kernels end with their done word.
 __global__ void __launch_bounds__(kThreads) k_broadcast(Args a) {
   wait_for_stream_predecessors();
   const gshmemi_team t = detail::team_entry(a.team);
@@ -54,24 +57,28 @@ __global__ void __launch_bounds__(kThreads) k_broadcast(Args a) {
     detail::bcast_op op(call, a.dest, a.source, nbytes, a.root, t, p);
     run_grid(t, op, a.parts);
   }
+  grid_done(a.done);
 }
 __global__ void __launch_bounds__(kThreads) k_fcollect(Args a) {
   wait_for_stream_predecessors();
   const gshmemi_team t = detail::team_entry(a.team);
   detail::fcollect_op op("gshmem fcollect (host/stream)", a.dest, a.source, a.nelems * a.elem_bytes, t);
   run_grid(t, op, a.parts);
+  grid_done(a.done);
 }
 __global__ void __launch_bounds__(kThreads) k_collect(Args a) {
   wait_for_stream_predecessors();
   const gshmemi_team t = detail::team_entry(a.team);
   detail::collect_op op("gshmem collect (host/stream)", a.dest, a.source, a.nelems * a.elem_bytes);
   run_grid(t, op, a.parts);
+  grid_done(a.done);
 }
 __global__ void __launch_bounds__(kThreads) k_alltoall(Args a) {
   wait_for_stream_predecessors();
   const gshmemi_team t = detail::team_entry(a.team);
   detail::alltoall_op op("gshmem alltoall (host/stream)", a.dest, a.source, a.nelems * a.elem_bytes, t);
   run_grid(t, op, a.parts);
+  grid_done(a.done);
 }
 __global__ void __launch_bounds__(kThreads) k_alltoalls(Args a) {
   wait_for_stream_predecessors();
@@ -79,6 +86,7 @@ __global__ void __launch_bounds__(kThreads) k_alltoalls(Args a) {
   detail::alltoalls_op op("gshmem alltoalls (host/stream)", a.dest, a.source, a.dst, a.sst, a.nelems, a.elem_bytes,
                           t.size);
   run_grid(t, op, a.parts);
+  grid_done(a.done);
 }
 
 // A split collective's pieces (grid.cuh): one CTA per kCtaBytes this PE pushes,
@@ -156,10 +164,11 @@ Status run(const char* call, gshmem_team_t team, const Request& q, int mode, cud
   const Shape sh = shape_for(q, *t);
   int ctas = 1;
   GSHMEM_TRY(grid_for(call, sh.kernel, sh.ctas, sh.threads, 0, &ctas));
-  Args a{team, q.dest, q.source, q.nelems, static_cast<int>(q.elem_bytes), q.dst, q.sst, q.root, sh.parts};
+  const DoneWord done = blocking ? next_done_word() : DoneWord{};
+  Args a{team, q.dest, q.source, q.nelems, static_cast<int>(q.elem_bytes), q.dst, q.sst, q.root, sh.parts, done};
   void* args[] = {&a};
   GSHMEM_TRY(launch(call, sh.kernel, ctas, sh.threads, args, 0, stream));
-  if (blocking) GSHMEM_CUDA_TRY(call, cudaStreamSynchronize(stream));
+  if (blocking) GSHMEM_CUDA_TRY(call, await_done(stream, done));
   return GSHMEM_SUCCESS;
 }
 

@@ -2,11 +2,11 @@
 // Host and on-stream forms of the team reductions (gshmem_TYPE_OP_reduce,
 // gshmem_TYPE_OP_reducescatter, gshmemx_..._on_stream): argument checks, then the
 // library's reduction kernel (reduce_kernel.cuh) on the library's stream (blocking forms,
-// which then wait for it) or on the caller's stream. The kernel runs the same code and the
-// same per-slot epochs as the device forms, so host, stream and device calls of a team
-// interleave freely. Grid: one CTA per slot of the call's plan, at most one per SM (of this
-// PE's share of them when PEs share the GPU) and GSHMEM_REDUCE_CTAS
-// (host/util/config_table.h; default 128), of 256 threads for the LL
+// which then wait for its done word, host/launch/done_word.h) or on the caller's stream.
+// The kernel runs the same code and the same per-slot epochs as the device forms, so host,
+// stream and device calls of a team interleave freely. Grid: one CTA per slot of the
+// call's plan, at most one per SM (of this PE's share of them when PEs share the GPU) and
+// GSHMEM_REDUCE_CTAS (host/util/config_table.h; default 128), of 256 threads for the LL
 // and push paths and kReduceThreads (512) for the pull path (threads_for).
 //
 // Always checked (cheap): the team, dest/source inside the symmetric heap, dest/source
@@ -89,13 +89,15 @@ int ctas_for(int slots) {
 // from the peers in flight make its bandwidth.
 int threads_for(const detail::reduce_plan& plan) { return plan.ll || plan.push ? 256 : detail::kReduceThreads; }
 
-Status run(const Call& c, cudaStream_t stream) {
+// Enqueues the call on `stream`; with `wait` (the blocking forms) also waits for it.
+Status run(const Call& c, cudaStream_t stream, bool wait) {
   const Runtime& r = rt();
   const gshmemi_team& t = r.teams[c.team];
   const size_t dbytes = c.n * c.esize;
   if (t.size == 1) {  // the result is the source (reducescatter: its only chunk)
     if (c.dest != c.source)
       GSHMEM_CUDA_TRY(c.call, cudaMemcpyAsync(c.dest, c.source, dbytes, cudaMemcpyDeviceToDevice, stream));
+    if (wait) GSHMEM_CUDA_TRY(c.call, cudaStreamSynchronize(stream));
     return GSHMEM_SUCCESS;
   }
   if (c.kind == GSHMEMI_RK_FLOAT && c.esize > 8) {  // long double: the CPU reduces, after the stream's work
@@ -105,13 +107,14 @@ Status run(const Call& c, cudaStream_t stream) {
   const detail::reduce_region reg = detail::reduce_region_of(t);
   const detail::reduce_plan plan = detail::reduce_plan_of(c.n, static_cast<uint32_t>(c.esize), c.scatter, reg);
   const Launch l{c.team, c.dest, c.source, c.n, c.scatter, ctas_for(plan.slots), threads_for(plan), stream,
-                 stream_captured(stream)};
+                 stream_captured(stream), wait ? next_done_word() : DoneWord{}};
   const cudaError_t e = dispatch(c.op, c.kind, static_cast<int>(c.esize), l);
   if (e != cudaSuccess) {
     GSHMEM_LOG_ERROR("%s: launching the reduction kernel (%d CTAs of %d threads) failed: %s (%s)", c.call, l.ctas,
                      l.threads, cudaGetErrorString(e), cudaGetErrorName(e));
     return GSHMEM_ERROR_CUDA;
   }
+  if (wait) GSHMEM_CUDA_TRY(c.call, await_done(stream, l.done));
   return GSHMEM_SUCCESS;
 }
 
@@ -176,7 +179,5 @@ extern "C" GSHMEM_API int gshmemi_host_reduce(const char* call, int coll, int op
   // others do not is one of the mismatches it reports.
   if (gshmem::config::get().debug_checks && rt().teams[team].size > 1) GSHMEM_TRY(reductions::check_agreement(c, st));
   if (nreduce == 0) return GSHMEM_SUCCESS;
-  GSHMEM_TRY(reductions::run(c, st));
-  if (!on_stream) GSHMEM_CUDA_TRY(call, cudaStreamSynchronize(st));
-  return GSHMEM_SUCCESS;
+  return reductions::run(c, st, !on_stream);
 }

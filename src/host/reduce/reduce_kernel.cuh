@@ -5,7 +5,8 @@
 // most one CTA per SM (reduce_host.cu), but it need not be resident at once: the slots
 // finish in order whatever room the GPU has (reduce_pull.cuh: progress). It is launched
 // plainly and may start early (host/launch/early_launch.h), so it first waits for the
-// work ahead of it on the stream.
+// work ahead of it on the stream. The blocking forms' kernels end with their done word
+// (host/launch/done_word.h), stored by the last CTA to finish.
 #pragma once
 
 #include <gshmem/gshmem.h>
@@ -20,11 +21,12 @@ namespace gshmem::reductions {
 
 template <class Op, class T>
 __global__ void __launch_bounds__(detail::kReduceThreads)
-    reduce_kernel(int team, T* dest, const T* source, uint64_t n, int scatter) {
+    reduce_kernel(int team, T* dest, const T* source, uint64_t n, int scatter, DoneWord done) {
   wait_for_stream_predecessors();
   detail::reduce_run<Op, T, block_scope>("gshmem reduction (host or on-stream form)", detail::team_entry(team),
                                          dest, source, n, scatter != 0, static_cast<int>(blockIdx.x),
                                          static_cast<int>(gridDim.x));
+  grid_done(done);
 }
 
 template <class Op, class T>
@@ -34,7 +36,8 @@ cudaError_t launch(const Launch& l) {
   T* dest = static_cast<T*>(l.dest);
   const T* source = static_cast<const T*>(l.source);
   uint64_t n = l.n;
-  void* args[] = {&team, &dest, &source, &n, &scatter};
+  DoneWord done = l.done;
+  void* args[] = {&team, &dest, &source, &n, &scatter, &done};
   return launch_plain(reinterpret_cast<const void*>(reduce_kernel<Op, T>), dim3(l.ctas), dim3(l.threads), args, 0,
                       l.stream, l.captured);
 }

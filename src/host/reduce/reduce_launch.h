@@ -7,6 +7,8 @@
 
 #include <cstdint>
 
+#include "host/launch/done_word.h"
+
 namespace gshmem::reductions {
 
 // One launch: reduce_run over `ctas` CTAs of `threads` (at most detail::kReduceThreads)
@@ -21,6 +23,7 @@ struct Launch {
   int threads;
   cudaStream_t stream;
   bool captured;  // the stream is being captured into a graph
+  DoneWord done;  // blocking forms: stored by the last CTA (host/launch/done_word.h)
   bool load_only = false;  // load the kernel instead (host/launch/preload.h)
 };
 

@@ -21,30 +21,25 @@ constexpr int kBarrierThreads = 32;
 // Each kernel may start early (host/launch/early_launch.h): it waits for the work ahead of
 // it on the stream first. The host forms' kernels end with their done word
 // (host/launch/done_word.h), stored once the whole block is through the barrier.
-__device__ __forceinline__ void block_done(DoneWord done) {
-  if (!done.word) return;
-  __syncthreads();
-  if (threadIdx.x == 0) store_done(done);
-}
 __global__ void barrier_all_kernel(DoneWord done) {
   wait_for_stream_predecessors();
   gshmem::barrier_all<gshmem::block_scope>();
-  block_done(done);
+  grid_done(done);
 }
 __global__ void sync_all_kernel(DoneWord done) {
   wait_for_stream_predecessors();
   gshmem::sync_all<gshmem::block_scope>();
-  block_done(done);
+  grid_done(done);
 }
 __global__ void team_barrier_kernel(gshmem_team_t team, DoneWord done) {
   wait_for_stream_predecessors();
   gshmem::barrier<gshmem::block_scope>(team);
-  block_done(done);
+  grid_done(done);
 }
 __global__ void team_sync_kernel(gshmem_team_t team, DoneWord done) {
   wait_for_stream_predecessors();
   gshmem::team_sync<gshmem::block_scope>(team);
-  block_done(done);
+  grid_done(done);
 }
 
 // Launches one warp of `kernel`.
