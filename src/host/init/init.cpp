@@ -86,13 +86,12 @@ Status check_shared_config(Runtime& r) {
 // so that a spinning PE never holds the CPU the PE it waits for needs: on two
 // CPUs with a compiler running, 20 us of spinning made a 2-PE barrier 50 us).
 void tune_bootstrap_waits(Runtime& r) {
-  const unsigned cpus = std::thread::hardware_concurrency();
   long long us = config::get().bootstrap_spin_us;
-  if (us < 0) us = cpus >= 2u * static_cast<unsigned>(r.local_size) ? 50 : 0;
+  if (us < 0) us = cpus_to_spin(r) ? 50 : 0;
   if (us > 1000000) us = 1000000;
   r.boot->set_wait_spin_us(static_cast<int>(us));
   GSHMEM_LOG_INFO("bootstrap: waits in collectives spin for %lld us before sleeping (%d PEs on this node, %u CPUs)",
-                  us, r.local_size, cpus);
+                  us, r.local_size, node_cpus());
 }
 
 Status select_gpu(Runtime& r, cudaUUID_t* uuid) {

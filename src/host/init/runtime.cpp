@@ -2,6 +2,7 @@
 #include "runtime.h"
 
 #include <cstring>
+#include <thread>
 
 #include "host/util/config.h"
 
@@ -11,6 +12,10 @@ Runtime& rt() {
   static Runtime* r = new Runtime();  // outlives static destructors of user code
   return *r;
 }
+
+unsigned node_cpus() { return std::thread::hardware_concurrency(); }
+
+bool cpus_to_spin(const Runtime& r) { return node_cpus() >= 2u * static_cast<unsigned>(r.local_size); }
 
 void use_pe_device(const char* call) {
   const Runtime& r = rt();

@@ -85,6 +85,13 @@ inline int share_of_gpu(int whole) {
   return whole / n > 1 ? whole / n : 1;
 }
 
+// The CPUs of this node (std::thread::hardware_concurrency), and whether they are at least
+// two per PE on the node (r.local_size): then a PE that waits by spinning takes no CPU another
+// PE needs. Decides whether the bootstrap's waits (GSHMEM_BOOTSTRAP_SPIN_US) and the blocking
+// host calls' done word (GSHMEM_HOST_SPIN_US) spin by default.
+unsigned node_cpus();
+bool cpus_to_spin(const Runtime& r);
+
 // Makes this PE's GPU the calling thread's current device. The current device is
 // per thread: a host call from another thread than gshmem_init's (which
 // GSHMEM_THREAD_SERIALIZED allows) may find another GPU current, or none (GPU 0

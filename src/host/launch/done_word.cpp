@@ -2,7 +2,6 @@
 #include "host/launch/done_word.h"
 
 #include <chrono>
-#include <thread>
 
 #include "host/init/runtime.h"
 #include "host/util/config.h"
@@ -33,12 +32,11 @@ void tune_host_spin(const Runtime& r) {
     unsigned flags = 0;
     if (cudaGetDeviceFlags(&flags) != cudaSuccess) cudaGetLastError();
     const unsigned sched = flags & cudaDeviceScheduleMask;
-    const unsigned cpus = std::thread::hardware_concurrency();
     if (sched == cudaDeviceScheduleBlockingSync || sched == cudaDeviceScheduleYield) {
       us = 0;
       why = "the application's blocking or yielding synchronisation";
     } else {
-      us = cpus >= 2u * static_cast<unsigned>(r.local_size) ? 100 : 0;
+      us = cpus_to_spin(r) ? 100 : 0;
       why = "the CPUs per PE on this node";
     }
   }
@@ -62,7 +60,18 @@ cudaError_t await_done(cudaStream_t stream, DoneWord d) {
       cpu_relax();
     }
   }
-  return cudaStreamSynchronize(stream);
+  const cudaError_t e = cudaStreamSynchronize(stream);
+  // The kernel ran to its end, so its word is stored - unless it does not store it, which
+  // would cost every such call the whole polling time: say so, once.
+  static bool told = false;
+  if (e == cudaSuccess && d.word && !told && __atomic_load_n(d.word, __ATOMIC_ACQUIRE) != d.seq) {
+    told = true;
+    GSHMEM_LOG_ERROR("gshmem: internal error: a blocking host call's kernel completed without storing its completion "
+                     "word (call %llu, word %llu); such calls still complete, each after polling for %d us. Please "
+                     "report it; GSHMEM_HOST_SPIN_US=0 avoids the polling",
+                     d.seq, __atomic_load_n(d.word, __ATOMIC_ACQUIRE), spin_us);
+  }
+  return e;
 }
 
 }  // namespace gshmem
