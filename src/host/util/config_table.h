@@ -39,10 +39,11 @@
                       "two CPUs per PE on it, else 0 (sleep at once).")                            \
   GSHMEM_CONFIG_ENTRY(host_spin_us, "GSHMEM_HOST_SPIN_US", Int, "-1",                               \
                       "Microseconds a blocking host call (waits and tests, AMOs, signal fetches "  \
-                      "and waits, barriers) polls for its kernel's completion word before it "     \
-                      "waits in cudaStreamSynchronize, which returns ~2 us later. -1: 100 when "   \
-                      "the node has at least two CPUs per PE on it and the application did not "   \
-                      "ask for blocking or yielding synchronisation, else 0 (no polling).")       \
+                      "and waits, barriers, collectives, reductions) polls for its kernel's "      \
+                      "completion word before it waits in cudaStreamSynchronize, which returns "   \
+                      "~2 us later. -1: 100 when the node has at least two CPUs per PE on it "     \
+                      "and the application did not ask for blocking or yielding "                  \
+                      "synchronisation, else 0 (no polling).")                                     \
   GSHMEM_CONFIG_ENTRY(peer_failure_abort, "GSHMEM_PEER_FAILURE_ABORT", Bool, "1",                   \
                       "After init, when another PE dies, print who died and end this PE instead "  \
                       "of letting it hang in a wait.")                                             \
