@@ -76,3 +76,6 @@ perf_bench(host/reducescatter_on_stream.cpp BENCHES reducescatter_on_stream PES 
 perf_bench(host/host_rma.cpp BENCHES host_put_bw host_get_bw host_put_latency host_get_latency PES 2
            NEEDS gshmem_putmem_nbi gshmem_getmem gshmem_ptr gshmem_quiet)
 perf_bench(host/malloc.cpp BENCHES malloc PES 2 NEEDS gshmem_malloc gshmem_free)
+
+# ---- applications
+perf_bench(apps/jacobi.cu BENCHES jacobi PES 2 3 NEEDS gshmemx_putmem_signal_block gshmem_signal_wait_until)

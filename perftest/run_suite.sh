@@ -116,6 +116,8 @@ steps() {
   step stream_coll_graph "$npes" broadcast_on_stream fcollect_on_stream alltoall_on_stream reduction_on_stream \
     reducescatter_on_stream -e 1M --graph
   step malloc "$npes" malloc -e 1G -f 4 -n 5
+  # ---- applications (NPES): grids 1024^2 ... 16384^2
+  step jacobi "$npes" jacobi -b 8M -e 2G -f 4
 }
 
 steps

@@ -251,11 +251,19 @@ int alltoall(Comm* c, const void* src, void* dst, size_t count, DType t, cudaStr
   // Fallback: one grouped send/receive per peer (what nccl-tests' alltoall does).
   const int npes = gshmem_n_pes();
   const size_t chunk = count * size_of(t);
+  std::vector<SendRecv> x(npes);
+  for (int peer = 0; peer < npes; ++peer)
+    x[peer] = {peer, static_cast<const char*>(src) + chunk * peer, static_cast<char*>(dst) + chunk * peer};
+  return sendrecv(c, x.data(), npes, count, t, s, err);
+}
+
+int sendrecv(Comm* c, const SendRecv* x, int n, size_t count, DType t, cudaStream_t s, std::string* err) {
   Result rc = g_api.GroupStart();
   if (rc) return check(rc, "ncclGroupStart", err);
-  for (int peer = 0; peer < npes && rc == 0; ++peer) {
-    rc = g_api.Send(static_cast<const char*>(src) + chunk * peer, count, dtype(t), peer, c->h, s);
-    if (rc == 0) rc = g_api.Recv(static_cast<char*>(dst) + chunk * peer, count, dtype(t), peer, c->h, s);
+  for (int i = 0; i < n && rc == 0; ++i) {
+    if (x[i].pe < 0) continue;
+    rc = g_api.Send(x[i].send, count, dtype(t), x[i].pe, c->h, s);
+    if (rc == 0) rc = g_api.Recv(x[i].recv, count, dtype(t), x[i].pe, c->h, s);
   }
   const Result end = g_api.GroupEnd();
   if (rc) return check(rc, "ncclSend/ncclRecv", err);

@@ -49,5 +49,15 @@ int alltoall(Comm* c, const void* src, void* dst, size_t count, DType t, cudaStr
 // How alltoall is done: "ncclAlltoAll" or "grouped ncclSend/ncclRecv".
 const char* alltoall_method();
 
+// One grouped exchange (ncclGroupStart, ncclSend + ncclRecv per peer, ncclGroupEnd): with
+// each x[i].pe, send `count` elements from x[i].send and receive as many into x[i].recv.
+// Entries with pe < 0 are skipped (a halo exchange at the end of a chain).
+struct SendRecv {
+  int pe = -1;
+  const void* send = nullptr;
+  void* recv = nullptr;
+};
+int sendrecv(Comm* c, const SendRecv* x, int n, size_t count, DType t, cudaStream_t s, std::string* err);
+
 }  // namespace nccl
 }  // namespace perf
