@@ -127,9 +127,9 @@ def best(rs, field, larger=True):
 
 
 # (what, finder, field, comparison, limit) - limit is a number or "nccl" (ratio >= value)
-def targets(rows):
+def targets(rows, pe_counts=None):
     t = []
-    pe_counts = sorted({r["pes"] for r in rows})
+    pe_counts = sorted({r["pes"] for r in rows}) if pe_counts is None else pe_counts
 
     def lat(label, rs, limit):
         r = best(rs, "lat_us_median", larger=False)
@@ -199,15 +199,19 @@ def main(argv):
               "> 1: gshmem faster)")
         print_vs_nvshmem(rows, nv)
         print()
-    nv_targets = {t[0]: t for t in targets(nv)} if nv else {}
+    # Targets count only runs with a GPU per PE; what PEs sharing a GPU measured is named, not judged.
+    own = [r for r in rows if not r["shared"]]
+    pes = sorted({r["pes"] for r in rows})
+    nv_targets = {t[0]: t for t in targets([r for r in nv if not r["shared"]], pes)} if nv else {}
     nv_by_key = {(series_key(r), r["size"]): r for r in nv}
+    shared_targets = {t[0]: t for t in targets([r for r in rows if r["shared"]], pes)}
     print("== targets (shared/guide/targets.md)" + ("; NVSHMEM: the same measurement of NVSHMEM" if nv else ""))
-    for label, value, unit, cmp, limit, r in targets(rows):
+    for label, value, unit, cmp, limit, r in targets(own, pes):
         if value is None:
-            print(f"  {'n/a':<5} {label:<52} not measured")
-            continue
-        if r is not None and r.get("shared"):
-            print(f"  {'n/a':<5} {label:<52} {value:9.3f} {unit}, but the PEs shared a GPU: not a measurement of it")
+            sv = shared_targets.get(label, (None, None))[1]
+            why = f"only with PEs sharing a GPU ({sv:.3f} {unit}): not a measurement of it" if sv is not None \
+                else "not measured"
+            print(f"  {'n/a':<5} {label:<52} {why}")
             continue
         ok = value <= limit if cmp == "<=" else value >= limit if cmp == ">=" else value > limit
         cfg = ""

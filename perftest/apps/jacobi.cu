@@ -49,9 +49,9 @@ namespace perf {
 namespace {
 
 // Most threads per CTA of k_step (-t above it is clamped). The "1" in its __launch_bounds__
-// matters: with a thread bound alone ptxas aimed at more CTAs per SM, held the kernel to 64
-// registers and spilled the loads kept in flight (16384^2 on an H200, 256 threads: 2.94 TB/s
-// against 3.75 with the bound; 4.03 with 128 threads, the default).
+// matters: with a thread bound alone (256, 512 or 1024) ptxas held the kernel to 64 registers
+// and spilled the loads kept in flight (16384^2 on an H200, 256 threads: 2.94 TB/s under
+// (1024), 3.75 under (512, 1), which gives it 91 registers; 4.03 with 128 threads, the default).
 constexpr int kMaxCtaThreads = 512;
 
 // Grid point (i, j) at the start: a hash of its coordinates in [0, 1).
