@@ -76,7 +76,7 @@ __device__ void push_reduce_stamped(float* dest, const float* source, uint64_t n
     return j == me ? mine : reinterpret_cast<const T*>(r.push_buf(parity, j)) + sp.lo;
   };
   auto out = [&](int) -> T* { return out0; };
-  reduce_elems<Op, T, S>(N, in, 1, out, sp.hi - sp.lo, true);
+  reduce_elems<Op, T, S>(N, in, 1, out, sp.hi - sp.lo, in((me + 1) % N));
   S::sync();
   t[5] = now_ns();
   reduce_finish<S>(c);

@@ -6,11 +6,18 @@
 // in(j) / out(d) return element pointers (local, a peer's through NVLink, or a push
 // buffer); nin >= 2 (a team of at least two members). Inputs are combined in index order;
 // callers choose the order (the pull path starts every member at a different peer, so
-// that the members' links share the load). With `aligned` (every pointer 16-byte aligned)
-// the body moves 16-byte vectors in groups of kReduceUnroll per thread, the rest (and
-// everything when not aligned) goes element by element. Loads of inputs go through L2
-// (ld_cg16 / ld_cg_elem); outputs are plain stores, ordered by the caller's fence before
-// its signal. The threads of Scope share the work; no synchronisation here.
+// that the members' links share the load). The body moves 16-byte vectors in groups of
+// kReduceUnroll per thread, from the element at which `phase` (the caller's pointer whose
+// alignment matters most: the remote inputs') reaches a 16-byte boundary; the elements
+// before it and the tail go one by one. An input or output that is not 16-byte aligned at
+// that element (a reducescatter's chunk m of an array whose PE count does not divide its
+// 16-byte vectors, with a dest that is aligned; a member's own chunk beside aligned push
+// buffers) is loaded or stored element by element inside the same groups, so its loads stay
+// in flight together: the element loop alone, one load of each input after the other, took
+// a 3-PE block-scope reducescatter of 1 MiB 790 us (4 PEs: 72 us;
+// bench/results/2026-11-27_h200x4_4c1f393). Loads of inputs go through L2 (ld_cg16 /
+// ld_cg_elem); outputs are plain stores, ordered by the caller's fence before its signal.
+// The threads of Scope share the work; no synchronisation here.
 //
 // Warps and blocks issue a group's loads of in(0) and in(1) together, before either is
 // combined, so the group waits one load latency for both (for 2 members, for all its
@@ -34,6 +41,31 @@ namespace detail {
 
 constexpr int kReduceUnroll = 4;  // vectors per thread and input in flight
 
+// Vector k of an array of T at p (16 / sizeof(T) elements), p 16-byte aligned or not.
+template <class T>
+__device__ __forceinline__ uint4 ld_cg_vec(const T* p, uint64_t k) {
+  if ((reinterpret_cast<uintptr_t>(p) & 15) == 0) return ld_cg16(reinterpret_cast<const uint4*>(p) + k);
+  constexpr int n = reduce_vec<T>::n;
+  T e[n];
+#pragma unroll
+  for (int x = 0; x < n; ++x) e[x] = ld_cg_elem(p + k * n + x);
+  uint4 raw;
+  memcpy(&raw, e, 16);
+  return raw;
+}
+template <class T>
+__device__ __forceinline__ void st_vec(T* p, uint64_t k, const uint4& raw) {
+  if ((reinterpret_cast<uintptr_t>(p) & 15) == 0) {
+    reinterpret_cast<uint4*>(p)[k] = raw;
+    return;
+  }
+  constexpr int n = reduce_vec<T>::n;
+  T e[n];
+  memcpy(e, &raw, 16);
+#pragma unroll
+  for (int x = 0; x < n; ++x) p[k * n + x] = e[x];
+}
+
 // The vectors at indices i + u st (u < U) below nvec: all U of them when Full, else the
 // predicated last group of a thread (at most U - 1 of them; the others load zeros, are
 // combined and not stored). Pair: in(1)'s loads are issued before in(0)'s are used.
@@ -43,10 +75,9 @@ __device__ __forceinline__ void reduce_vectors(int nin, const In& in, int nout, 
   bool live[U];
 #pragma unroll
   for (int u = 0; u < U; ++u) live[u] = Full || i + u * st < nvec;
-  auto load = [&](uint4 (&raw)[U], const void* base) {
-    const uint4* p = static_cast<const uint4*>(base);
+  auto load = [&](uint4 (&raw)[U], const T* base) {
 #pragma unroll
-    for (int u = 0; u < U; ++u) raw[u] = live[u] ? ld_cg16(p + i + u * st) : make_uint4(0, 0, 0, 0);
+    for (int u = 0; u < U; ++u) raw[u] = live[u] ? ld_cg_vec(base, i + u * st) : make_uint4(0, 0, 0, 0);
   };
   reduce_vec<T> acc[U];
   uint4 raw[U];
@@ -72,35 +103,42 @@ __device__ __forceinline__ void reduce_vectors(int nin, const In& in, int nout, 
 #pragma unroll
   for (int u = 0; u < U; ++u) raw[u] = acc[u].pack();
   for (int d = 0; d < nout; ++d) {
-    uint4* o = reinterpret_cast<uint4*>(out(d));
+    T* o = out(d);
 #pragma unroll
     for (int u = 0; u < U; ++u)
-      if (live[u]) o[i + u * st] = raw[u];
+      if (live[u]) st_vec(o, i + u * st, raw[u]);
   }
 }
 
 template <class Op, class T, class Scope, class In, class Out>
 __device__ __forceinline__ void reduce_elems(int nin, const In& in, int nout, const Out& out, uint64_t count,
-                                             bool aligned) {
+                                             const void* phase) {
   using A = typename reduce_acc<T>::type;
+  constexpr uint64_t vec = reduce_vec<T>::n;
   constexpr bool pair = !std::is_same_v<Scope, thread_scope>;
   const uint64_t st = static_cast<uint64_t>(Scope::size());
-  uint64_t done = 0;
-  if (aligned) {
-    const uint64_t nvec = count / reduce_vec<T>::n;
+  // Elements before phase's next 16-byte boundary (T-aligned pointers: a whole number).
+  uint64_t head = ((16 - (reinterpret_cast<uintptr_t>(phase) & 15)) & 15) / sizeof(T);
+  if (head > count) head = count;
+  const uint64_t nvec = (count - head) / vec;
+  if (nvec > 0) {
+    auto vin = [&](int j) -> const T* { return in(j) + head; };
+    auto vout = [&](int d) -> T* { return out(d) + head; };
     uint64_t i = static_cast<uint64_t>(Scope::rank());
     for (; i + (kReduceUnroll - 1) * st < nvec; i += kReduceUnroll * st)
-      reduce_vectors<Op, T, kReduceUnroll, true, pair>(nin, in, nout, out, i, st, nvec);
+      reduce_vectors<Op, T, kReduceUnroll, true, pair>(nin, vin, nout, vout, i, st, nvec);
     if constexpr (!pair) {  // a lone thread: its last few vectors one by one
-      for (; i < nvec; i += st) reduce_vectors<Op, T, 1, true, false>(nin, in, nout, out, i, st, nvec);
+      for (; i < nvec; i += st) reduce_vectors<Op, T, 1, true, false>(nin, vin, nout, vout, i, st, nvec);
     } else if (i + st >= nvec) {  // at most one vector left (every thread of a small call): no predicates
-      if (i < nvec) reduce_vectors<Op, T, 1, true, true>(nin, in, nout, out, i, st, nvec);
+      if (i < nvec) reduce_vectors<Op, T, 1, true, true>(nin, vin, nout, vout, i, st, nvec);
     } else {
-      reduce_vectors<Op, T, kReduceUnroll, false, true>(nin, in, nout, out, i, st, nvec);
+      reduce_vectors<Op, T, kReduceUnroll, false, true>(nin, vin, nout, vout, i, st, nvec);
     }
-    done = nvec * reduce_vec<T>::n;
   }
-  for (uint64_t e = done + static_cast<uint64_t>(Scope::rank()); e < count; e += st) {
+  // The head and the tail: elements [0, head) and [head + nvec vec, count), one by one.
+  const uint64_t body_end = head + nvec * vec, rest = head + (count - body_end);
+  for (uint64_t r = static_cast<uint64_t>(Scope::rank()); r < rest; r += st) {
+    const uint64_t e = r < head ? r : body_end + (r - head);
     A a = to_acc(ld_cg_elem(in(0) + e));
     for (int j = 1; j < nin; ++j) a = reduce_fn<Op>::apply(a, to_acc(ld_cg_elem(in(j) + e)));
     const T v = from_acc<T>(a);

@@ -64,8 +64,7 @@ __device__ __forceinline__ void reduce_pull_slots(const reduce_ctx<T>& c, int s0
     T* dst = c.staging ? const_cast<T*>(chunk) : c.dest + sp.lo;
     auto in = [&](int j) -> const T* { return peer_address(chunk, team_world_pe(t, (me + j) % N)); };
     auto out = [&](int) -> T* { return dst; };
-    const bool aligned = ((reinterpret_cast<uintptr_t>(chunk) | reinterpret_cast<uintptr_t>(dst)) & 15) == 0;
-    reduce_elems<Op, T, Scope>(N, in, 1, out, sp.hi - sp.lo, aligned);
+    reduce_elems<Op, T, Scope>(N, in, 1, out, sp.hi - sp.lo, chunk);  // vectors follow the remote loads
     return;
   }
   // The all-reduce's parts are cut per slot whoever runs them, so that every member's
@@ -76,8 +75,7 @@ __device__ __forceinline__ void reduce_pull_slots(const reduce_ctx<T>& c, int s0
     T* dst = c.dest + own.lo;
     auto in = [&](int j) -> const T* { return peer_address(src, team_world_pe(t, (me + j) % N)); };
     auto out = [&](int j) -> T* { return peer_address(dst, team_world_pe(t, (me + j) % N)); };
-    const bool aligned = ((reinterpret_cast<uintptr_t>(src) | reinterpret_cast<uintptr_t>(dst)) & 15) == 0;
-    reduce_elems<Op, T, Scope>(N, in, N, out, own.hi - own.lo, aligned);
+    reduce_elems<Op, T, Scope>(N, in, N, out, own.hi - own.lo, src);
   }
 }
 

@@ -62,8 +62,8 @@ __device__ __forceinline__ void reduce_push(const reduce_ctx<T>& c) {
       return j == me ? mine : reinterpret_cast<const T*>(r.push_buf(parity, j)) + sp.lo;
     };
     auto out = [&](int) -> T* { return out0; };
-    const bool aligned = ((reinterpret_cast<uintptr_t>(mine) | reinterpret_cast<uintptr_t>(out0)) & 15) == 0;
-    reduce_elems<Op, T, Scope>(N, in, 1, out, sp.hi - sp.lo, aligned);
+    // The vectors follow the N - 1 push buffers (all at the same offset), not my own chunk.
+    reduce_elems<Op, T, Scope>(N, in, 1, out, sp.hi - sp.lo, in((me + 1) % N));
   }
   reduce_finish<Scope>(c);
 }
