@@ -7,7 +7,8 @@
 //     source, in place on the root (source == dest);
 //   - 4 MiB + 13 bytes from the last team PE: the relay algorithm at >= 3 PEs,
 //     32 lanes / CTAs on the host and stream forms; 16 MiB - 4083 bytes: 64 lanes
-//     of 256 KiB (the last one 4083 bytes short) in 64 KiB chunks, the last chunk
+//     of 256 KiB (the last one 4083 bytes short) in two 128 KiB chunks, so that at
+//     4 PEs one of the three owners of each lane forwards nothing, the last chunk
 //     of each lane cut smaller in builds with GSHMEMI_RELAY_TAPER (coll_plan.cuh);
 //   - the multi-lane sizes also with on-stream calls on even PEs and device
 //     block calls on odd ones in the same broadcast (Form::mixed);
