@@ -79,3 +79,6 @@ perf_bench(host/malloc.cpp BENCHES malloc PES 2 NEEDS gshmem_malloc gshmem_free)
 
 # ---- applications
 perf_bench(apps/jacobi.cu BENCHES jacobi PES 2 3 NEEDS gshmemx_putmem_signal_block gshmem_signal_wait_until)
+perf_bench(apps/matmul.cu BENCHES matmul matmul_rowwise PES 2 3
+           NEEDS gshmemx_putmem_signal_block gshmem_putmem gshmemx_putmem_warp gshmemx_putmem_block gshmemx_signal_op
+                 gshmem_signal_wait_until gshmem_fence gshmem_quiet)

@@ -147,6 +147,14 @@ def targets(rows, pe_counts=None):
         r = best(rs, "ceiling_ratio")
         t.append((label, r["ceiling_ratio"] if r else None, "x ideal", ">=", limit, r))
 
+    def speedup(label, fast, slow, limit):
+        """slow's time / fast's at the size where it is largest, of the sizes both measured."""
+        slow_at = {r["size"]: r["lat_us_median"] for r in slow if r.get("lat_us_median")}
+        pairs = [(slow_at[r["size"]] / r["lat_us_median"], r) for r in fast
+                 if r.get("lat_us_median") and r["size"] in slow_at]
+        v, r = max(pairs, key=lambda p: p[0]) if pairs else (None, None)
+        t.append((label, v, "x", ">=", limit, r))
+
     bw("put bandwidth 256 MiB, block, PE0->PE1", find(rows, "put_bw", size=256 << 20, scope="block", bidir=False), 400)
     bw("get bandwidth 256 MiB, block", find(rows, "get_bw", size=256 << 20, scope="block", bidir=False), 395)
     lat("p ping-pong one-way latency", find(rows, "pingpong_p"), 0.9)
@@ -165,6 +173,10 @@ def targets(rows, pe_counts=None):
         # Applications: Jacobi 2D (the best grid against NCCL; strong scaling at 16384^2 = 2 GiB).
         ratio("Jacobi 2D vs NCCL halo exchange, 4 PEs", find(rows, "jacobi", pes=4), 1.2)
         efficiency("Jacobi 2D 16384^2 strong scaling 1 -> 4 GPUs", find(rows, "jacobi", pes=4, size=2 << 30), 0.9)
+        # Matrix multiplication by circular shift: the shifts alone, all rows in one put per CTA
+        # against one put per row by the same CTAs (block scope), the best matrix size.
+        speedup("matmul shift all rows at once vs row by row, 4 PEs", find(rows, "matmul", pes=4, op="shift"),
+                find(rows, "matmul_rowwise", pes=4, op="shift", scope="block"), 2.0)
     for n in pe_counts:
         if n == 2:
             lat("device sum-reduce float 4 B, 2 PEs", find(rows, "reduction", pes=2, size=4, dtype="float", op="sum"),
@@ -173,6 +185,8 @@ def targets(rows, pe_counts=None):
               find(rows, "reduction_on_stream", pes=n, size=64 << 20, dtype="float", op="sum"), 1.0)
         ratio(f"broadcast on-stream int32 64 MiB vs NCCL, {n} PEs",
               find(rows, "broadcast_on_stream", pes=n, size=64 << 20, dtype="int32"), 1.0)
+        ratio(f"alltoall on-stream int32 64 MiB vs NCCL, {n} PEs",
+              find(rows, "alltoall_on_stream", pes=n, size=64 << 20, dtype="int32"), 1.0)
         small = find(rows, "reduction_on_stream", pes=n, dtype="float", op="sum")
         if small:
             smallest = min(r["size"] for r in small)
