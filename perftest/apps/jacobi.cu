@@ -36,7 +36,6 @@
 #include <gshmem/gshmem.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -134,17 +133,6 @@ __global__ void __launch_bounds__(kMaxCtaThreads, 1) k_step(Step s) {
     if (bottom)
       gshmem::putmem_signal<gshmem::block_scope>(s.out + j0, s.out + static_cast<size_t>(s.rows) * n + j0, bytes,
                                                  &s.sig[0], 1, GSHMEM_SIGNAL_ADD, s.down);
-  }
-}
-
-// Elements of a[0 .. count) whose bits differ from b's: out[0] count, out[1] first index.
-__global__ void k_compare(const uint64_t* a, const uint64_t* b, size_t count, unsigned long long* out) {
-  for (size_t k = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; k < count;
-       k += static_cast<size_t>(gridDim.x) * blockDim.x) {
-    if (a[k] != b[k]) {
-      atomicAdd(&out[0], 1ull);
-      atomicMin(&out[1], static_cast<unsigned long long>(k));
-    }
   }
 }
 
@@ -246,26 +234,10 @@ struct Solver {
 // My rows of `got` (local rows 1 .. rows) against rows first .. first + rows - 1 of the
 // single-GPU solve `want` (the whole grid).
 Mismatch compare(Ctx& ctx, const Layout& l, const double* got, const double* want) {
-  const size_t n = static_cast<size_t>(l.n), count = static_cast<size_t>(l.rows) * n;
-  const uint64_t* a = reinterpret_cast<const uint64_t*>(got + n);
-  const uint64_t* b = reinterpret_cast<const uint64_t*>(want + static_cast<size_t>(l.first) * n);
-  auto* out = static_cast<unsigned long long*>(ctx.local(2, 2 * sizeof(unsigned long long)));
-  const unsigned long long init[2] = {0, ~0ull};
-  ctx.cuda(cudaMemcpyAsync(out, init, sizeof(init), cudaMemcpyHostToDevice, ctx.stream), "cudaMemcpyAsync");
-  k_compare<<<264, 256, 0, ctx.stream>>>(a, b, count, out);
-  ctx.cuda(cudaGetLastError(), "jacobi compare kernel launch");
-  unsigned long long res[2];
-  ctx.cuda(cudaMemcpyAsync(res, out, sizeof(res), cudaMemcpyDeviceToHost, ctx.stream), "cudaMemcpyAsync");
-  ctx.cuda(cudaStreamSynchronize(ctx.stream), "jacobi compare");
-  Mismatch m;
-  m.checked = count;
-  m.bad = res[0];
-  if (m.bad) {
-    m.first = res[1];
-    ctx.cuda(cudaMemcpy(&m.expected, b + m.first, 8, cudaMemcpyDeviceToHost), "cudaMemcpy");
-    ctx.cuda(cudaMemcpy(&m.got, a + m.first, 8, cudaMemcpyDeviceToHost), "cudaMemcpy");
-  }
-  return m;
+  const size_t n = static_cast<size_t>(l.n);
+  return compare_words(reinterpret_cast<const uint64_t*>(got + n),
+                       reinterpret_cast<const uint64_t*>(want + static_cast<size_t>(l.first) * n),
+                       static_cast<size_t>(l.rows) * n, ctx.stream);
 }
 
 // Times `s` (reps x iters after the warm-up), then solves `iters` iterations from the
@@ -301,16 +273,8 @@ void measure(Ctx& ctx, const Case& c, Solver& s, const double* want, const char*
   }
 }
 
-// N: the largest square grid of doubles within `size` bytes.
-int side_of(size_t size) {
-  size_t n = static_cast<size_t>(std::sqrt(static_cast<double>(size / sizeof(double))));
-  while (n > 0 && n * n * sizeof(double) > size) --n;
-  while ((n + 1) * (n + 1) * sizeof(double) <= size) ++n;
-  return static_cast<int>(n);
-}
-
 void run(Ctx& ctx, const Case& c, Result& r) {
-  const int n = side_of(c.size);
+  const int n = square_side(c.size, sizeof(double));
   if (n < 3 || n - 2 < ctx.npes) {  // every PE needs a row
     r.skip = true;
     return;

@@ -243,17 +243,6 @@ __global__ void __launch_bounds__(32) k_wait(uint64_t* sig, uint64_t want) {
   if (threadIdx.x == 0) gshmem::signal_wait_until(sig, gshmem::cmp::ge, want);
 }
 
-// Elements of a[0 .. count) whose bits differ from b's: out[0] count, out[1] first index.
-__global__ void k_compare(const uint64_t* a, const uint64_t* b, size_t count, unsigned long long* out) {
-  for (size_t k = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; k < count;
-       k += static_cast<size_t>(gridDim.x) * blockDim.x) {
-    if (a[k] != b[k]) {
-      atomicAdd(&out[0], 1ull);
-      atomicMin(&out[1], static_cast<unsigned long long>(k));
-    }
-  }
-}
-
 int rows_of(int n, int npes, int pe) { return n / npes + (pe < n % npes ? 1 : 0); }
 int64_t first_of(int n, int npes, int pe) {
   return static_cast<int64_t>(pe) * (n / npes) + std::min(pe, n % npes);
@@ -358,39 +347,10 @@ struct Ring {
   }
 };
 
-// got[0 .. count) against want[0 .. count), bit for bit.
-Mismatch compare(Ctx& ctx, const double* got, const double* want, size_t count) {
-  const uint64_t* a = reinterpret_cast<const uint64_t*>(got);
-  const uint64_t* b = reinterpret_cast<const uint64_t*>(want);
-  auto* out = static_cast<unsigned long long*>(ctx.local(4, 2 * sizeof(unsigned long long)));
-  const unsigned long long init[2] = {0, ~0ull};
-  ctx.cuda(cudaMemcpyAsync(out, init, sizeof(init), cudaMemcpyHostToDevice, ctx.stream), "cudaMemcpyAsync");
-  k_compare<<<264, 256, 0, ctx.stream>>>(a, b, count, out);
-  ctx.cuda(cudaGetLastError(), "matmul compare kernel launch");
-  unsigned long long res[2];
-  ctx.cuda(cudaMemcpyAsync(res, out, sizeof(res), cudaMemcpyDeviceToHost, ctx.stream), "cudaMemcpyAsync");
-  ctx.cuda(cudaStreamSynchronize(ctx.stream), "matmul compare");
-  Mismatch m;
-  m.checked = count;
-  m.bad = res[0];
-  if (m.bad) {
-    m.first = res[1];
-    ctx.cuda(cudaMemcpy(&m.expected, b + m.first, 8, cudaMemcpyDeviceToHost), "cudaMemcpy");
-    ctx.cuda(cudaMemcpy(&m.got, a + m.first, 8, cudaMemcpyDeviceToHost), "cudaMemcpy");
-  }
-  return m;
-}
 
-// N: the largest square matrix of doubles within `size` bytes.
-int side_of(size_t size) {
-  size_t n = static_cast<size_t>(std::sqrt(static_cast<double>(size / sizeof(double))));
-  while (n > 0 && n * n * sizeof(double) > size) --n;
-  while ((n + 1) * (n + 1) * sizeof(double) <= size) ++n;
-  return static_cast<int>(n);
-}
 
 void run_form(Ctx& ctx, const Case& c, Result& r, Form form) {
-  const int n = side_of(c.size);
+  const int n = square_side(c.size, sizeof(double));
   if (n < 1 || n < ctx.npes) {  // every PE needs a row
     r.skip = true;
     return;
@@ -470,10 +430,13 @@ void run_form(Ctx& ctx, const Case& c, Result& r, Form form) {
   Mismatch m;
   if (product) {
     const size_t row0 = static_cast<size_t>(g.first(ctx.me)) * n;
-    m = compare(ctx, g.c, want + row0, static_cast<size_t>(g.rows(ctx.me)) * n);
+    m = compare_words(reinterpret_cast<const uint64_t*>(g.c), reinterpret_cast<const uint64_t*>(want + row0),
+                      static_cast<size_t>(g.rows(ctx.me)) * n, ctx.stream);
   } else {
     const int q = g.held();
-    m = compare(ctx, g.buf[g.t & 1], b + static_cast<size_t>(g.first(q)) * n, static_cast<size_t>(g.rows(q)) * n);
+    m = compare_words(reinterpret_cast<const uint64_t*>(g.buf[g.t & 1]),
+                      reinterpret_cast<const uint64_t*>(b + static_cast<size_t>(g.first(q)) * n),
+                      static_cast<size_t>(g.rows(q)) * n, ctx.stream);
   }
   record_check(ctx, r, c, what, m);
   r.us = us;

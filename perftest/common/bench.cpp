@@ -63,6 +63,13 @@ size_t size_of(DType d) {
   return 1;
 }
 
+int square_side(size_t bytes, size_t elem_bytes) {
+  size_t n = static_cast<size_t>(std::sqrt(static_cast<double>(bytes / elem_bytes)));
+  while (n > 0 && n * n * elem_bytes > bytes) --n;
+  while ((n + 1) * (n + 1) * elem_bytes <= bytes) ++n;
+  return static_cast<int>(n);
+}
+
 double busbw_factor(Bus b, int n) {
   const double N = n > 0 ? n : 1;
   switch (b) {

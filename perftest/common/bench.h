@@ -45,6 +45,9 @@ const char* name_of(Scope s);
 const char* name_of(DType d);
 size_t size_of(DType d);
 double busbw_factor(Bus b, int npes);
+// The side of the largest square matrix of elem_bytes elements within `bytes` (the applications'
+// sizes).
+int square_side(size_t bytes, size_t elem_bytes);
 
 // One measurement point.
 struct Case {

@@ -158,6 +158,21 @@ __global__ void k_check_const(const T* p, size_t n, T v, unsigned long long* out
   }
 }
 
+__global__ void k_compare_words(const uint64_t* got, const uint64_t* want, size_t n, unsigned long long* out) {
+  unsigned long long bad = 0, first = ~0ull;
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<size_t>(gridDim.x) * blockDim.x) {
+    if (got[i] != want[i]) {
+      ++bad;
+      if (i < first) first = i;
+    }
+  }
+  if (bad) {
+    atomicAdd(&out[0], bad);
+    atomicMin(&out[1], first);
+  }
+}
+
 void cuda_or_die(cudaError_t e, const char* what) {
   if (e == cudaSuccess) return;
   fprintf(stderr, "gshmem-perf: %s failed: %s\n", what, cudaGetErrorString(e));
@@ -284,6 +299,14 @@ Mismatch check_const(const void* p, size_t n, size_t elem_bytes, uint64_t v, cud
     k_check_const<uint64_t><<<grid_for(n), 256, 0, s>>>(static_cast<const uint64_t*>(p), n, v, d);
   Mismatch m = finish(d, s, n, p, elem_bytes);
   if (m.bad) m.expected = elem_bytes == 4 ? static_cast<uint32_t>(v) : v;
+  return m;
+}
+
+Mismatch compare_words(const uint64_t* got, const uint64_t* want, size_t n, cudaStream_t s) {
+  unsigned long long* d = counters(s);
+  if (n) k_compare_words<<<grid_for(n), 256, 0, s>>>(got, want, n, d);
+  Mismatch m = finish(d, s, n, got, 8);
+  if (m.bad) cuda_or_die(cudaMemcpy(&m.expected, want + m.first, 8, cudaMemcpyDeviceToHost), "cudaMemcpy (first mismatch)");
   return m;
 }
 

@@ -46,6 +46,10 @@ Mismatch check_reduce(DType t, const std::string& op, const void* p, size_t n, i
 void fill_const(void* p, size_t n, size_t elem_bytes, uint64_t v, cudaStream_t s);
 Mismatch check_const(const void* p, size_t n, size_t elem_bytes, uint64_t v, cudaStream_t s);
 
+// got[0 .. n) against want[0 .. n) (both device memory), 8-byte word by word, bit for bit: the
+// applications' results against their one-GPU solves. Synchronises s.
+Mismatch compare_words(const uint64_t* got, const uint64_t* want, size_t n, cudaStream_t s);
+
 bool is_bitwise(const std::string& op);  // and / or / xor
 bool is_float(DType t);
 
