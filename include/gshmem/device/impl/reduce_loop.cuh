@@ -153,7 +153,7 @@ __device__ __forceinline__ void reduce_elems(int nin, const In& in, int nout, co
     for (int d = 0; d < nout; ++d) bits |= reinterpret_cast<uintptr_t>(vout(d));
     // Two copies of the loop: with the alignment checks inside every group, aligned block-scope
     // sums of 256 KiB - 1 MiB took 1.07-1.09 x as long, reducescatters of 512 KiB - 1 MiB
-    // 1.5-1.6 x and thread-scope ones 1.7 x (2 and 4 PEs, 4 x H200).
+    // 1.4-1.6 x and thread-scope ones 1.7 x (2 and 4 PEs, 4 x H200).
     if ((bits & 15) == 0) reduce_vector_loop<Op, T, Scope, false>(nin, vin, nout, vout, nvec);
     else reduce_vector_loop<Op, T, Scope, true>(nin, vin, nout, vout, nvec);
   }
