@@ -119,8 +119,9 @@ steps() {
   # ---- applications (NPES): grids 1024^2 ... 16384^2
   step jacobi "$npes" jacobi -b 8M -e 2G -f 4
   # Matrix multiplication by circular shift, 512^2 ... 4096^2: the whole product and the shifts
-  # alone, B's blocks shifted all rows at once (matmul) and row by row (matmul_rowwise).
-  step matmul "$npes" matmul matmul_rowwise -b 2M -e 128M -f 4
+  # alone, B's blocks shifted all rows at once (matmul) and row by row (matmul_rowwise: a put
+  # per row by a thread, a warp or a CTA).
+  step matmul "$npes" matmul matmul_rowwise -b 2M -e 128M -f 4 -s all
 }
 
 steps
