@@ -118,7 +118,9 @@ __device__ __forceinline__ void reduce_vectors(int nin, const In& in, int nout, 
   }
 }
 
-// Vectors [0, nvec) of the inputs into the outputs, shared by the threads of Scope.
+// Vectors [0, nvec) of the inputs into the outputs, shared by the threads of Scope. The
+// misaligned form (Mixed) takes a thread's last vectors one by one, as a lone thread does: one
+// loop body less to compile, for the rarer case.
 template <class Op, class T, class Scope, bool Mixed, class In, class Out>
 __device__ __forceinline__ void reduce_vector_loop(int nin, const In& in, int nout, const Out& out, uint64_t nvec) {
   constexpr bool pair = !std::is_same_v<Scope, thread_scope>;
@@ -126,8 +128,8 @@ __device__ __forceinline__ void reduce_vector_loop(int nin, const In& in, int no
   uint64_t i = static_cast<uint64_t>(Scope::rank());
   for (; i + (kReduceUnroll - 1) * st < nvec; i += kReduceUnroll * st)
     reduce_vectors<Op, T, kReduceUnroll, true, pair, Mixed>(nin, in, nout, out, i, st, nvec);
-  if constexpr (!pair) {  // a lone thread: its last few vectors one by one
-    for (; i < nvec; i += st) reduce_vectors<Op, T, 1, true, false, Mixed>(nin, in, nout, out, i, st, nvec);
+  if constexpr (!pair || Mixed) {  // a lone thread: its last few vectors one by one
+    for (; i < nvec; i += st) reduce_vectors<Op, T, 1, true, pair, Mixed>(nin, in, nout, out, i, st, nvec);
   } else if (i + st >= nvec) {  // at most one vector left (every thread of a small call): no predicates
     if (i < nvec) reduce_vectors<Op, T, 1, true, true, Mixed>(nin, in, nout, out, i, st, nvec);
   } else {
@@ -135,7 +137,11 @@ __device__ __forceinline__ void reduce_vector_loop(int nin, const In& in, int no
   }
 }
 
-template <class Op, class T, class Scope, class In, class Out>
+// Misaligned: false where misaligned arrays are the caller's rare choice (the all-reduce's
+// pull path, whose slices start at whole vectors of source and dest) rather than what the
+// algorithm makes (a reducescatter's chunks, a member's own chunk beside the push buffers):
+// they then go element by element, and the misaligned copy of the loop is not compiled.
+template <class Op, class T, class Scope, bool Misaligned = true, class In, class Out>
 __device__ __forceinline__ void reduce_elems(int nin, const In& in, int nout, const Out& out, uint64_t count,
                                              const void* phase) {
   using A = typename reduce_acc<T>::type;
@@ -144,7 +150,7 @@ __device__ __forceinline__ void reduce_elems(int nin, const In& in, int nout, co
   // Elements before phase's next 16-byte boundary (T-aligned pointers: a whole number).
   uint64_t head = ((16 - (reinterpret_cast<uintptr_t>(phase) & 15)) & 15) / sizeof(T);
   if (head > count) head = count;
-  const uint64_t nvec = (count - head) / vec;
+  uint64_t nvec = (count - head) / vec;
   if (nvec > 0) {
     auto vin = [&](int j) -> const T* { return in(j) + head; };
     auto vout = [&](int d) -> T* { return out(d) + head; };
@@ -153,9 +159,18 @@ __device__ __forceinline__ void reduce_elems(int nin, const In& in, int nout, co
     for (int d = 0; d < nout; ++d) bits |= reinterpret_cast<uintptr_t>(vout(d));
     // Two copies of the loop: with the alignment checks inside every group, aligned block-scope
     // sums of 256 KiB - 1 MiB took 1.07-1.09 x as long, reducescatters of 512 KiB - 1 MiB
-    // 1.4-1.6 x and thread-scope ones 1.7 x (2 and 4 PEs, 4 x H200).
-    if ((bits & 15) == 0) reduce_vector_loop<Op, T, Scope, false>(nin, vin, nout, vout, nvec);
-    else reduce_vector_loop<Op, T, Scope, true>(nin, vin, nout, vout, nvec);
+    // 1.4-1.6 x and thread-scope ones 1.7 x (2 and 4 PEs, 4 x H200). The misaligned copy only
+    // for elements of 4 bytes and more, and only where the algorithm makes misaligned arrays
+    // (Misaligned): compiled for every path and type, it doubled the compile time of the files
+    // that instantiate them all (test_reduce.cu 157 -> 305 s).
+    if ((bits & 15) == 0) {
+      reduce_vector_loop<Op, T, Scope, false>(nin, vin, nout, vout, nvec);
+    } else if constexpr (Misaligned && sizeof(T) >= 4) {
+      reduce_vector_loop<Op, T, Scope, true>(nin, vin, nout, vout, nvec);
+    } else {
+      head = count;  // every element one by one, below
+      nvec = 0;
+    }
   }
   // The head and the tail: elements [0, head) and [head + nvec vec, count), one by one.
   const uint64_t body_end = head + nvec * vec, rest = head + (count - body_end);

@@ -75,7 +75,7 @@ __device__ __forceinline__ void reduce_pull_slots(const reduce_ctx<T>& c, int s0
     T* dst = c.dest + own.lo;
     auto in = [&](int j) -> const T* { return peer_address(src, team_world_pe(t, (me + j) % N)); };
     auto out = [&](int j) -> T* { return peer_address(dst, team_world_pe(t, (me + j) % N)); };
-    reduce_elems<Op, T, Scope>(N, in, N, out, own.hi - own.lo, src);
+    reduce_elems<Op, T, Scope, false>(N, in, N, out, own.hi - own.lo, src);
   }
 }
 
