@@ -13,8 +13,9 @@
 // that element (a reducescatter's chunk m of an array whose PE count does not divide its
 // 16-byte vectors, with a dest that is aligned; a member's own chunk beside aligned push
 // buffers) is loaded or stored element by element inside the same groups, so its loads stay
-// in flight together: the element loop alone, one load of each input after the other, took
-// a 3-PE block-scope reducescatter of 1 MiB 790 us (4 PEs: 72 us;
+// in flight together (elements of 4 bytes and more, where reduce_elems' Misaligned allows;
+// otherwise such an array goes element by element): the element loop alone, one load of each
+// input after the other, took a 3-PE block-scope reducescatter of 1 MiB 790 us (4 PEs: 72 us;
 // bench/results/2026-11-27_h200x4_4c1f393). Loads of inputs go through L2 (ld_cg16 /
 // ld_cg_elem); outputs are plain stores, ordered by the caller's fence before its signal.
 // The threads of Scope share the work; no synchronisation here.
