@@ -23,7 +23,7 @@
 #include <string>
 
 #include "gshmem/types.h"
-#include "host/util/status.h"
+#include "host/core/status.h"
 
 namespace gshmem::bootstrap {
 

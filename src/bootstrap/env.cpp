@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "bootstrap/tcp/uniqueid.h"
-#include "host/util/config.h"
+#include "host/core/config.h"
 
 namespace gshmem::bootstrap {
 namespace {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// NVSHMEM_* environment variables as aliases of gshmem's (src/host/util/config_table.h,
+// NVSHMEM_* environment variables as aliases of gshmem's (src/host/core/config_table.h,
 // GSHMEM_CONFIG_ALIASES): used when the GSHMEM_ name is unset, overridden when it is set,
 // ignored with a warning (not an init failure) when malformed, listed by gshmem-info.
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "host/util/config.h"
+#include "host/core/config.h"
 
 namespace cfg = gshmem::config;
 

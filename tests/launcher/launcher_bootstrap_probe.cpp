@@ -14,7 +14,7 @@
 
 #include "bootstrap/bootstrap.h"
 #include "bootstrap/env.h"
-#include "host/util/config.h"
+#include "host/core/config.h"
 
 namespace {
 

@@ -7,7 +7,7 @@ target_compile_options(launcher_probe PRIVATE -Wall -Wextra)
 
 # Joins the real TCP bootstrap under gshmrun (end-to-end contract check).
 add_executable(launcher_bootstrap_probe ${CMAKE_CURRENT_LIST_DIR}/launcher_bootstrap_probe.cpp)
-target_link_libraries(launcher_bootstrap_probe PRIVATE gshmem_core)
+target_link_libraries(launcher_bootstrap_probe PRIVATE gshmem_bootstrap)
 target_compile_options(launcher_bootstrap_probe PRIVATE -Wall -Wextra)
 
 # gshmem_init under gshmrun with one PE's environment changed (runs without a GPU).
@@ -16,8 +16,8 @@ target_link_libraries(init_config_probe PRIVATE gshmem)
 target_compile_options(init_config_probe PRIVATE -Wall -Wextra)
 
 add_executable(test_launcher ${CMAKE_CURRENT_LIST_DIR}/test_launcher.cpp)
-# gshmem_core: the test decodes gshmrun's GSHMEM_UNIQUEID with the library's decoder.
-target_link_libraries(test_launcher PRIVATE gshmem_core GTest::gtest GTest::gtest_main)
+# gshmem_bootstrap: the test decodes gshmrun's GSHMEM_UNIQUEID with the library's decoder.
+target_link_libraries(test_launcher PRIVATE gshmem_bootstrap GTest::gtest GTest::gtest_main)
 target_compile_definitions(test_launcher PRIVATE
   GSHMRUN_PATH="$<TARGET_FILE:gshmrun>"
   LAUNCHER_PROBE_PATH="$<TARGET_FILE:launcher_probe>"

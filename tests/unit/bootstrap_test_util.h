@@ -29,8 +29,8 @@
 
 #include "bootstrap/bootstrap.h"
 #include "bootstrap/tcp/socket.h"
-#include "host/util/log.h"
-#include "host/util/status.h"
+#include "host/core/log.h"
+#include "host/core/status.h"
 
 namespace bootstrap_test {
 

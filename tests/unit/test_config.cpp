@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Configuration: value parsers, config::load() from the environment, print_table.
-#include "host/util/config.h"
+#include "host/core/config.h"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "host/util/log.h"
+#include "host/core/log.h"
 
 namespace cfg = gshmem::config;
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Logger: line format, PE identity, level filtering, log file.
-#include "host/util/log.h"
+#include "host/core/log.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -12,7 +12,7 @@
 #include <sstream>
 #include <string>
 
-#include "host/util/config.h"
+#include "host/core/config.h"
 
 namespace lg = gshmem::log;
 

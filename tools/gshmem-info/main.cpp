@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "gshmem/types.h"
-#include "host/util/config.h"
+#include "host/core/config.h"
 
 int main(int argc, char** argv) {
   bool current = true;

@@ -20,7 +20,7 @@
 #include <mutex>
 
 #include "bootstrap/tcp/socket.h"
-#include "host/util/config.h"
+#include "host/core/config.h"
 
 namespace gshmem::bootstrap {
 namespace tcp {

@@ -5,7 +5,8 @@
 #include <vector>
 
 #include "gshmem/detail/host_entry_coll.h"
-#include "host/init/runtime.h"
+#include "host/core/runtime.h"
+#include "host/mem/heap.h"
 #include "host/team/team.h"
 
 namespace gshmem::coll {

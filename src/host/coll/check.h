@@ -15,7 +15,7 @@
 
 #include "gshmem/detail/device_state.h"
 #include "gshmem/types.h"
-#include "host/util/status.h"
+#include "host/core/status.h"
 
 namespace gshmem::coll {
 

@@ -15,12 +15,12 @@
 #include "gshmem/device/impl/coll_alltoall.cuh"
 #include "gshmem/device/impl/coll_bcast.cuh"
 #include "gshmem/device/impl/coll_collect.cuh"
-#include "host/init/runtime.h"
+#include "host/core/runtime.h"
 #include "host/launch/done_word.h"
 #include "host/launch/preload.h"
 #include "host/launch/stream_order.cuh"
 #include "host/team/team.h"
-#include "host/util/config.h"
+#include "host/core/config.h"
 #include "launch.h"
 
 namespace gshmem::coll {

@@ -4,7 +4,7 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "host/init/runtime.h"
+#include "host/core/runtime.h"
 #include "host/launch/early_launch.h"
 
 namespace gshmem::coll {

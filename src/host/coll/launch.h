@@ -22,7 +22,7 @@
 
 #include <cstddef>
 
-#include "host/util/status.h"
+#include "host/core/status.h"
 
 namespace gshmem::coll {
 

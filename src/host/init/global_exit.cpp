@@ -14,7 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "runtime.h"
+#include "host/core/runtime.h"
 
 using namespace gshmem;
 

@@ -13,13 +13,16 @@
 #include <vector>
 
 #include "bootstrap/env.h"
-#include "host/cuda/driver.h"
+#include "host/core/driver.h"
 #include "host/launch/done_word.h"
 #include "host/launch/preload.h"
-#include "host/util/config.h"
+#include "host/core/config.h"
 #include "host/team/team.h"
 #include "mpi_comm.h"
-#include "runtime.h"
+#include "host/core/runtime.h"
+#include "bootstrap/bootstrap.h"
+#include "host/mem/allocator.h"
+#include "host/mem/heap.h"
 
 namespace gshmem {
 namespace {
@@ -150,9 +153,9 @@ Status find_gpu_peers(Runtime& r, const cudaUUID_t& mine) {
 // makes the same calls); logs when the heap is too small.
 Status init_alloc(Runtime& r, uint64_t bytes, const char* what, char** out) {
   uint64_t off = 0;
-  if (!r.alloc.allocate(bytes, 0, &off)) {
+  if (!r.alloc->allocate(bytes, 0, &off)) {
     GSHMEM_LOG_ERROR("gshmem_init: the symmetric heap (%llu bytes) is too small for %s (%llu bytes); "
-                     "raise GSHMEM_SYMMETRIC_SIZE", (unsigned long long)r.alloc.capacity(), what,
+                     "raise GSHMEM_SYMMETRIC_SIZE", (unsigned long long)r.alloc->capacity(), what,
                      (unsigned long long)bytes);
     return GSHMEM_ERROR_OUT_OF_MEMORY;
   }
@@ -167,10 +170,10 @@ Status init_alloc(Runtime& r, uint64_t bytes, const char* what, char** out) {
 Status setup_world_team(Runtime& r) {
   const config::Values& cfg = config::get();
   const uint64_t bytes = team::region_bytes(r.n_pes, team::max_teams_config(), cfg.team_scratch_size);
-  const uint64_t need = r.alloc.growth_needed(bytes, 0);
-  if (need != 0 && need != mem::Allocator::kNoGrowth && r.alloc.capacity() + need <= r.heap->max_size()) {
-    GSHMEM_TRY(r.heap->grow(r.alloc.capacity() + need, *r.boot));
-    r.alloc.grow(r.heap->size());
+  const uint64_t need = r.alloc->growth_needed(bytes, 0);
+  if (need != 0 && need != mem::Allocator::kNoGrowth && r.alloc->capacity() + need <= r.heap->max_size()) {
+    GSHMEM_TRY(r.heap->grow(r.alloc->capacity() + need, *r.boot));
+    r.alloc->grow(r.heap->size());
   }
   char* region = nullptr;
   GSHMEM_TRY(init_alloc(r, bytes, "the team slots (GSHMEM_MAX_TEAMS x (GSHMEM_TEAM_SCRATCH_SIZE + control); "
@@ -277,7 +280,7 @@ void teardown(Runtime& r) {
   r.stream_maybe_busy.store(false, std::memory_order_relaxed);
   r.d_peer_base = nullptr;
   r.heap.reset();
-  r.alloc = mem::Allocator();
+  *r.alloc = mem::Allocator();
   r.boot.reset();
   r.local_pes.clear();
   r.gpu_pes.clear();
@@ -346,7 +349,7 @@ Status init_steps(Runtime& r, unsigned flags, const gshmemx_init_attr_t* attr) {
   hp.max_size = cfg.symmetric_size_max;
   hp.job_key = r.boot->job_key();
   GSHMEM_TRY(mem::create_heap(hp, *r.boot, &r.heap));
-  r.alloc = mem::Allocator(r.heap->size());
+  *r.alloc = mem::Allocator(r.heap->size());
   GSHMEM_LOG_INFO("symmetric heap: %s, %llu bytes (may grow to %llu)", r.heap->kind(),
                   (unsigned long long)r.heap->size(), (unsigned long long)r.heap->max_size());
   Status st = setup_internal_objects(r);

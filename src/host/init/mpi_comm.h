@@ -6,7 +6,7 @@
 #pragma once
 
 #include "gshmem/types.h"
-#include "host/util/status.h"
+#include "host/core/status.h"
 
 namespace gshmem::mpi {
 

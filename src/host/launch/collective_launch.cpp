@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "host/cuda/driver.h"
-#include "host/init/runtime.h"
+#include "host/core/driver.h"
+#include "host/core/runtime.h"
 
 namespace gshmem {
 namespace {

@@ -3,9 +3,9 @@
 
 #include <chrono>
 
-#include "host/init/runtime.h"
-#include "host/util/config.h"
-#include "host/util/log.h"
+#include "host/core/runtime.h"
+#include "host/core/config.h"
+#include "host/core/log.h"
 
 namespace gshmem {
 namespace {

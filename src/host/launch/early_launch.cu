@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "early_launch.h"
 
-#include "host/util/config.h"
-#include "host/util/log.h"
+#include "host/core/config.h"
+#include "host/core/log.h"
 #include "stream_order.cuh"
 
 namespace gshmem {

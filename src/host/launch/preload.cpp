@@ -4,7 +4,7 @@
 #include <chrono>
 #include <vector>
 
-#include "host/util/log.h"
+#include "host/core/log.h"
 
 namespace gshmem::preload {
 namespace {

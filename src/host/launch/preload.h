@@ -18,7 +18,7 @@
 
 #include <initializer_list>
 
-#include "host/util/status.h"
+#include "host/core/status.h"
 
 namespace gshmem::preload {
 

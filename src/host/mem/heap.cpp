@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "heap.h"
 
-#include "host/cuda/driver.h"
-#include "host/util/config.h"
+#include "host/core/config.h"
+#include "host/core/driver.h"
 
 namespace gshmem::mem {
 namespace {

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "bootstrap/bootstrap.h"
-#include "host/util/status.h"
+#include "host/core/status.h"
 
 namespace gshmem::mem {
 
@@ -64,5 +64,11 @@ Status exchange_fds(const HeapParams& params, bootstrap::Bootstrap& boot, int ge
 
 // All PEs agree: true only if `ok` is true on every PE.
 Status all_agree(bootstrap::Bootstrap& boot, bool ok, bool* all_ok);
+
+}  // namespace gshmem::mem
+
+namespace gshmem {
+// With GSHMEM_DEBUG_CHECKS: [p, p+bytes) lies in this PE's symmetric heap (rt().heap).
+Status check_symmetric(const char* call, const void* p, size_t bytes);
 
 }  // namespace gshmem::mem

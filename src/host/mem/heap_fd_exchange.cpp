@@ -17,7 +17,7 @@
 #include <thread>
 
 #include "heap.h"
-#include "host/util/config.h"
+#include "host/core/config.h"
 
 namespace gshmem::mem {
 namespace {

@@ -10,7 +10,7 @@
 #include <cuda_runtime.h>
 
 #include "heap.h"
-#include "host/cuda/driver.h"
+#include "host/core/driver.h"
 
 namespace gshmem::mem {
 namespace {

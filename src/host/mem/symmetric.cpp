@@ -10,8 +10,11 @@
 #include <cstdio>
 #include <string>
 
-#include "host/init/runtime.h"
-#include "host/util/config.h"
+#include "host/core/runtime.h"
+#include "bootstrap/bootstrap.h"
+#include "host/mem/allocator.h"
+#include "host/mem/heap.h"
+#include "host/core/config.h"
 
 namespace gshmem {
 namespace {
@@ -83,7 +86,7 @@ uint64_t live_offset(const char* call, void* ptr) {
   Runtime& r = rt();
   const uint64_t off = static_cast<uint64_t>(static_cast<char*>(ptr) - r.heap->base());
   uint64_t requested = 0, reserved = 0;
-  if (static_cast<char*>(ptr) >= r.heap->base() && r.alloc.block_size(off, &requested, &reserved)) return off;
+  if (static_cast<char*>(ptr) >= r.heap->base() && r.alloc->block_size(off, &requested, &reserved)) return off;
   GSHMEM_LOG_ERROR("%s: %p is not a block returned by gshmem_malloc/calloc/align/realloc (or was freed already); %s",
                    call, ptr,
                    std::string(call) == "gshmem_free" ? "nothing is freed" : "returning NULL, nothing is changed");
@@ -101,15 +104,15 @@ void drain_gpu(const char* call) {
 // alike: whether it can fit and the new size depend only on agreed state.
 Status grow_for(const char* call, uint64_t size, uint64_t align) {
   Runtime& r = rt();
-  const uint64_t need = r.alloc.growth_needed(size, align);
-  const uint64_t room = r.heap->max_size() - r.alloc.capacity();
+  const uint64_t need = r.alloc->growth_needed(size, align);
+  const uint64_t room = r.heap->max_size() - r.alloc->capacity();
   if (need == mem::Allocator::kNoGrowth || need > room) return GSHMEM_ERROR_OUT_OF_MEMORY;
   const uint64_t step = config::get().symmetric_size;
-  const uint64_t target = r.alloc.capacity() + std::min(std::max(need, step), room);
+  const uint64_t target = r.alloc->capacity() + std::min(std::max(need, step), room);
   GSHMEM_LOG_INFO("%s: growing the symmetric heap from %llu to %llu bytes", call,
-                  (unsigned long long)r.alloc.capacity(), (unsigned long long)target);
+                  (unsigned long long)r.alloc->capacity(), (unsigned long long)target);
   GSHMEM_TRY(r.heap->grow(target, *r.boot));
-  r.alloc.grow(r.heap->size());
+  r.alloc->grow(r.heap->size());
   r.dstate.heap_size = r.heap->size();
   // The growth is agreed and done on every PE. A device-state copy that could not be
   // filled is logged with its file's name and concerns that file's kernels only;
@@ -125,15 +128,15 @@ Status grow_for(const char* call, uint64_t size, uint64_t align) {
 void* place(const char* call, uint64_t size, uint64_t align) {
   Runtime& r = rt();
   uint64_t off = 0;
-  if (!r.alloc.allocate(size, align, &off)) {
+  if (!r.alloc->allocate(size, align, &off)) {
     Status st = grow_for(call, size, align);
-    if (st != GSHMEM_SUCCESS || !r.alloc.allocate(size, align, &off)) {
+    if (st != GSHMEM_SUCCESS || !r.alloc->allocate(size, align, &off)) {
       GSHMEM_LOG_ERROR("%s: symmetric heap exhausted: requested %llu bytes (alignment %llu); largest free "
                        "block %llu bytes, %llu bytes free of %llu (limit GSHMEM_SYMMETRIC_SIZE_MAX=%llu). "
                        "Returning NULL on every PE; free memory or raise GSHMEM_SYMMETRIC_SIZE(_MAX).",
                        call, (unsigned long long)size, (unsigned long long)align,
-                       (unsigned long long)r.alloc.largest_free(), (unsigned long long)r.alloc.free_bytes(),
-                       (unsigned long long)r.alloc.capacity(), (unsigned long long)r.heap->max_size());
+                       (unsigned long long)r.alloc->largest_free(), (unsigned long long)r.alloc->free_bytes(),
+                       (unsigned long long)r.alloc->capacity(), (unsigned long long)r.heap->max_size());
       return nullptr;
     }
   }
@@ -179,7 +182,7 @@ void* reallocate(void* ptr, uint64_t size) {
   if (agree_on(call, request(Op::kRealloc, size, off), &same) != GSHMEM_SUCCESS || !same || off == kNotLive)
     return nullptr;
   uint64_t old_size = 0, reserved = 0;
-  r.alloc.block_size(off, &old_size, &reserved);
+  r.alloc->block_size(off, &old_size, &reserved);
   char* p = static_cast<char*>(place(call, size, 0));
   if (!p) return nullptr;
   char* old = r.heap->base() + off;  // after place(): growing the heap keeps offsets
@@ -192,10 +195,10 @@ void* reallocate(void* ptr, uint64_t size) {
   }
   bool all_ok = false;
   if (mem::all_agree(*r.boot, e == cudaSuccess, &all_ok) != GSHMEM_SUCCESS || !all_ok) {
-    r.alloc.free(static_cast<uint64_t>(p - r.heap->base()));
+    r.alloc->free(static_cast<uint64_t>(p - r.heap->base()));
     return nullptr;
   }
-  r.alloc.free(off);
+  r.alloc->free(off);
   return p;  // all_agree above was the closing barrier: nobody writes into p before every copy is done
 }
 
@@ -233,7 +236,7 @@ GSHMEM_API void gshmem_free(void* ptr) {
   bool same = false;
   if (agree_on("gshmem_free", request(Op::kFree, 0, off), &same) != GSHMEM_SUCCESS || !same || off == kNotLive)
     return;
-  r.alloc.free(off);
+  r.alloc->free(off);
 }
 
 GSHMEM_API void* gshmem_realloc(void* ptr, size_t size) {

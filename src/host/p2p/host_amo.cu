@@ -12,7 +12,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "host/init/runtime.h"
+#include "host/core/runtime.h"
 #include "host/launch/preload.h"
 #include "host/p2p/p2p_host.h"
 

@@ -19,7 +19,7 @@
 // sees the copied data. Modes: see GSHMEMI_MODE_* in host_entry_p2p.h.
 #include <gshmem/gshmem.h>
 
-#include "host/init/runtime.h"
+#include "host/core/runtime.h"
 #include "host/launch/preload.h"
 #include "host/p2p/p2p_host.h"
 #include "host/p2p/stream_memops.h"

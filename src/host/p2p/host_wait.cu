@@ -13,7 +13,7 @@
 #include <cstring>
 #include <vector>
 
-#include "host/init/runtime.h"
+#include "host/core/runtime.h"
 #include "host/launch/done_word.h"
 #include "host/launch/preload.h"
 #include "host/p2p/p2p_host.h"

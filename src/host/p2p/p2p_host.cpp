@@ -2,9 +2,10 @@
 #include "host/p2p/p2p_host.h"
 
 #include "gshmem/types.h"
-#include "host/init/runtime.h"
-#include "host/util/config.h"
-#include "host/util/log.h"
+#include "host/core/runtime.h"
+#include "host/mem/heap.h"
+#include "host/core/config.h"
+#include "host/core/log.h"
 
 namespace gshmem::p2p {
 

@@ -22,7 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "host/init/call_memory.h"
+#include "host/core/call_memory.h"
 #include "host/launch/done_word.h"
 
 namespace gshmem::p2p {

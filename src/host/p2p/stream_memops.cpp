@@ -3,10 +3,10 @@
 
 #include <atomic>
 
-#include "host/cuda/driver.h"
-#include "host/init/runtime.h"
+#include "host/core/driver.h"
+#include "host/core/runtime.h"
 #include "host/p2p/wait_value_plan.h"
-#include "host/util/log.h"
+#include "host/core/log.h"
 
 namespace gshmem::p2p {
 namespace {

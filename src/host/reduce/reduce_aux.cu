@@ -10,7 +10,8 @@
 #include <vector>
 
 #include "gshmem/detail/host_entry_reduce.h"
-#include "host/init/runtime.h"
+#include "host/core/runtime.h"
+#include "host/mem/heap.h"
 #include "host/launch/preload.h"
 #include "reduce_aux.h"
 

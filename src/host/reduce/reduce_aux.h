@@ -7,7 +7,7 @@
 #include <cstddef>
 
 #include "gshmem/types.h"
-#include "host/util/status.h"
+#include "host/core/status.h"
 
 namespace gshmem::reductions {
 

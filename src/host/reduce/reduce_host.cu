@@ -6,7 +6,7 @@
 // The kernel runs the same code and the same per-slot epochs as the device forms, so host,
 // stream and device calls of a team interleave freely. Grid: one CTA per slot of the
 // call's plan, at most one per SM (of this PE's share of them when PEs share the GPU) and
-// GSHMEM_REDUCE_CTAS (host/util/config_table.h; default 128), of 256 threads for the LL
+// GSHMEM_REDUCE_CTAS (host/core/config_table.h; default 128), of 256 threads for the LL
 // and push paths and kReduceThreads (512) for the pull path (threads_for).
 //
 // Always checked (cheap): the team, dest/source inside the symmetric heap, dest/source
@@ -19,10 +19,11 @@
 #include <cstdint>
 
 #include "gshmem/detail/host_entry_reduce.h"
-#include "host/init/runtime.h"
+#include "host/core/runtime.h"
+#include "host/mem/heap.h"
 #include "host/launch/early_launch.h"
 #include "host/launch/preload.h"
-#include "host/util/config.h"
+#include "host/core/config.h"
 #include "reduce_aux.h"
 #include "reduce_launch.h"
 

@@ -13,7 +13,7 @@
 #include <cstring>
 
 #include "gshmem/detail/host_entry.h"
-#include "host/init/runtime.h"
+#include "host/core/runtime.h"
 #include "host/rma/rma_args.h"
 #include "host/rma/rma_transfer.h"
 

@@ -3,7 +3,8 @@
 
 #include <cstdint>
 
-#include "host/init/runtime.h"
+#include "host/core/runtime.h"
+#include "host/mem/heap.h"
 
 namespace gshmem::rma {
 namespace {

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "host/init/runtime.h"
+#include "host/core/runtime.h"
 #include "host/launch/preload.h"
 
 namespace gshmem::rma {

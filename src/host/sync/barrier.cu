@@ -5,7 +5,7 @@
 #include <gshmem/gshmem.h>
 
 #include "gshmem/detail/host_entry_coll.h"
-#include "host/init/runtime.h"
+#include "host/core/runtime.h"
 #include "host/launch/done_word.h"
 #include "host/launch/early_launch.h"
 #include "host/launch/preload.h"

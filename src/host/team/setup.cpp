@@ -6,7 +6,8 @@
 
 #include "gshmem/detail/host_entry_coll.h"
 #include "gshmem/device/impl/reduce_layout.cuh"
-#include "host/util/config.h"
+#include "host/core/config.h"
+#include "host/mem/heap.h"
 #include "team.h"
 
 namespace gshmem::team {

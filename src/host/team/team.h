@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "gshmem/types.h"
-#include "host/init/runtime.h"
+#include "host/core/runtime.h"
 
 namespace gshmem::team {
 

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The host runtime's state: one instance per process (one PE per process).
-// Lifecycle: init.cpp creates it, finalize tears it down; every other host
+// Lifecycle: init/init.cpp fills it, finalize tears it down; every other host
 // file reads it through rt() after require_init().
+// Core is the bottom floor (src/README.md): it names the bootstrap, the heap and the
+// allocator of the floors above it but does not include them; Runtime's constructor and
+// destructor are defined where those types are complete (init/runtime_members.cpp).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -11,16 +14,26 @@
 #include <mutex>
 #include <vector>
 
-#include "bootstrap/bootstrap.h"
 #include "gshmem/detail/device_state.h"
-#include "host/init/call_memory.h"
-#include "host/mem/allocator.h"
-#include "host/mem/heap.h"
-#include "host/util/status.h"
+#include "host/core/call_memory.h"
+#include "host/core/status.h"
 
 namespace gshmem {
 
+namespace bootstrap {
+class Bootstrap;
+}
+namespace mem {
+class Allocator;
+class Heap;
+}  // namespace mem
+
 struct Runtime {
+  Runtime();
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
   bool initialized = false;
   int thread_level = GSHMEM_THREAD_SERIALIZED;  // host threads (gshmem_query_thread)
   int my_pe = 0;
@@ -33,7 +46,7 @@ struct Runtime {
 
   std::unique_ptr<bootstrap::Bootstrap> boot;
   std::unique_ptr<mem::Heap> heap;
-  mem::Allocator alloc;
+  std::unique_ptr<mem::Allocator> alloc;  // blocks of the heap (never null)
   std::mutex alloc_mutex;
 
   gshmemi_device_state dstate{};  // what every registered TU's __constant__ copy holds
@@ -105,8 +118,6 @@ Status require_init(const char* call);
 void require_init_or_die(const char* call);
 // Check 0 <= pe < n_pes; logs "<call>: PE <pe> out of range" otherwise.
 Status check_pe(const char* call, int pe);
-// With GSHMEM_DEBUG_CHECKS: [p, p+bytes) lies in the symmetric heap.
-Status check_symmetric(const char* call, const void* p, size_t bytes);
 
 namespace device_state {
 // Fill every registered TU's copy with rt().dstate (and remember it for TUs

@@ -7,7 +7,7 @@
 #include <cuda.h>
 #include <cudaTypedefs.h>
 
-#include "host/util/status.h"
+#include "host/core/status.h"
 
 namespace gshmem::cu {
 

@@ -42,7 +42,7 @@ const char* status_message(Status s);
     }                                                                                   \
   } while (0)
 
-// Check a CUDA driver call (CUresult) made through gshmem::cu (host/cuda/driver.h).
+// Check a CUDA driver call (CUresult) made through gshmem::cu (host/core/driver.h).
 #define GSHMEM_CU_TRY(where, call)                                                      \
   do {                                                                                  \
     CUresult gshmem_cu_e_ = (call);                                                     \

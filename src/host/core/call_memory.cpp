@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "host/init/call_memory.h"
+#include "host/core/call_memory.h"
 
 #include <cuda_runtime.h>
 
-#include "host/util/log.h"
+#include "host/core/log.h"
 
 namespace gshmem {
 namespace {

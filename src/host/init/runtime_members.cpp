@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Runtime's constructor and destructor. host/core/runtime.h only names the bootstrap, the
+// heap and the allocator (core includes nothing above it, src/README.md); here, above them
+// all, their types are complete.
+#include "bootstrap/bootstrap.h"
+#include "host/core/runtime.h"
+#include "host/mem/allocator.h"
+#include "host/mem/heap.h"
+
+namespace gshmem {
+
+Runtime::Runtime() : alloc(std::make_unique<mem::Allocator>()) {}
+Runtime::~Runtime() = default;
+
+}  // namespace gshmem
