@@ -303,9 +303,9 @@ void stream_every_type(void* sym, cudaStream_t st, cudaStream_t st2) {
 
 // Where stream-ordered allocation fails (a GPU without memory pools, or an application's capped
 // pool), the on-stream waits with status or comparison arrays of more than 2560 elements take the
-// library's own blocks (smaller ones travel in the kernel's parameters). They used to
-// synchronise the stream at the end of the call, so the call never returned while its wait was
-// unmet. Here the device's current pool is swapped for a capped one filled by the test, so
+// library's own blocks (smaller ones travel in the kernel's parameters). The call must not
+// synchronise the stream at its end, or it would never return while its wait is unmet. Here
+// the device's current pool is swapped for a capped one filled by the test, so
 // cudaMallocAsync fails.
 class FullMemPool {
  public:
@@ -547,7 +547,7 @@ void captured_wait(uint64_t* iv, size_t n, cudaStreamCaptureMode mode, cudaStrea
 
 // The host forms with n = 3, kParams and kParamsLarge (arrays in the kernel's parameters),
 // kParamsMax and kCarried (through the library's memory), their status mask, comparison values and indices in
-// host or in device memory (the host forms used to read and write them as host memory): values
+// host or in device memory (the host forms must not take them for host memory): values
 // 5 + i, element 1 excluded (its comparison value 99 is never met).
 void host_waits_arrays(uint64_t* iv, size_t n, bool on_device) {
   set_context("host wait/test forms, %zu elements, arrays in %s memory", n, on_device ? "device" : "host");

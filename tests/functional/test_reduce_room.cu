@@ -6,9 +6,10 @@
 // library's reduction kernel, one CTA per slot (128 slots here; GSHMEM_REDUCE_CTAS is set
 // to GT_ROOM_CTAS on this PE, default 128), of which only a few CTAs have room at a time. Every other PE runs a device form in a kernel of one
 // block, a lone participant that takes every slot: PE 0 at block scope, PE 1 at warp
-// scope, PE 2 at thread scope. Such a participant used to wait for every slot's sources
-// before signalling that it was done with any, while the crowded PE's running CTAs waited
-// for that signal before making room for the others: a hang (reduce_pull.cuh: progress).
+// scope, PE 2 at thread scope. Were such a participant to wait for every slot's sources
+// before signalling that it was done with any, while the crowded PE's running CTAs wait
+// for that signal before making room for the others, they would hang (reduce_pull.cuh:
+// progress).
 //
 // Cases: all-reduce and reducescatter of ints (sum), out of place and in place, sizes that
 // fill 128 slots and leave a tail. The crowded PE waits until every other PE's kernel has

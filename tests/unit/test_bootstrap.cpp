@@ -658,7 +658,7 @@ TEST(BootstrapMulti, MemberTimeoutIsReportedByRankZerosMonitor) { member_timeout
 
 // Rank 0 times out waiting for a PE that does not call the collective; that
 // PE, idle, learns of it through its failure monitor, which names the late PE
-// (it used to say PE 0, as if rank 0 had died).
+// (not PE 0, as if rank 0 had died).
 TEST(BootstrapMulti, MonitorNamesTheLatePe) {
   gshmemx_uniqueid_t id = loopback_id();
   std::vector<Child> cs;

@@ -280,7 +280,7 @@ void track_for_fork(int fd) {
   if (g_fork_n == g_fork_cap) {
     size_t cap = g_fork_cap ? 2 * g_fork_cap : 16;
     void* p = realloc(g_fork_fds, cap * sizeof(int));
-    if (!p) return;  // out of memory: this fd stays open in children (as before)
+    if (!p) return;  // out of memory: this fd stays open in children (untracked)
     g_fork_fds = static_cast<int*>(p);
     g_fork_cap = cap;
   }

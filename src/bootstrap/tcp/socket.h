@@ -54,8 +54,7 @@ Io send_pair(int fd, const void* a, size_t na, const void* b, size_t nb, const D
 Io recv_all(int fd, void* buf, size_t len, const Deadline& dl, int* err, int spin_us = 0);
 // poll() until an event or the deadline; with spin_us > 0 it first polls without
 // sleeping for up to spin_us microseconds. Sleeping costs a wake-up on every
-// message of a collective: on the 16-core GPU machine a 16-byte allgather of 2
-// PEs took 16-18 us sleeping at once and 8-10 with 20-100 us of spinning.
+// message of a collective, which can double the time of a small one.
 int poll_spin(pollfd* fds, nfds_t n, const Deadline& dl, int spin_us);
 
 // Wildcard-address listening socket of `family` on `port` (0: kernel picks),

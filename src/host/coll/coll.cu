@@ -90,10 +90,10 @@ __global__ void __launch_bounds__(kThreads) k_alltoalls(Args a) {
 }
 
 // A split collective's pieces (grid.cuh): one CTA per kCtaBytes this PE pushes,
-// at least one per lane, at most kMaxCtas in all (half an H200's SMs; the
-// bandwidth of 64 MiB messages needs 32-64). With one CTA per 128 KiB lane a
-// 2-PE broadcast of 256 KiB in a CUDA graph took 11.6 us on H200, with 16 CTAs
-// 8.1 us (bench/results/README.md, 7263df2). GSHMEM_COLL_CTAS lowers the limit.
+// at least one per lane, at most kMaxCtas in all (about half the SMs of an H100 or
+// H200; the bandwidth of the largest messages needs 32-64). One CTA per lane is too
+// few even for a few hundred KiB: more CTAs keep more bytes in flight. GSHMEM_COLL_CTAS
+// lowers the limit.
 constexpr uint64_t kCtaBytes = 16u << 10;
 constexpr int kMaxCtas = 64;
 
@@ -103,10 +103,8 @@ int parts_for(uint64_t pushed, int lanes) {
   return want <= 1 || most <= 1 ? 1 : (want < static_cast<uint64_t>(most) ? static_cast<int>(want) : most);
 }
 
-// Threads per CTA. Launching a 1024-thread CTA costs more than the work of a small call:
-// with 2 PEs sharing one H200 under MPS, in a CUDA graph, a 4-byte broadcast took 4.7 us
-// with 1024 threads, 3.8 with 512, 3.5 with 256 or 128; a 64 KiB one (4 CTAs) 8.1 us
-// with 1024 threads and 6.4 with 256 (bench/results/2026-11-23_h200_1gpu-mps). So a
+// Threads per CTA. Launching a 1024-thread CTA costs more than the work of a small call
+// (fewer threads launch faster, down to about 256, and move tens of KiB no slower). So a
 // CTA that moves at most kSmallCtaBytes launches kSmallThreads; kThreads (1024) stays
 // for the pieces of large messages, where bytes in flight make the NVLink bandwidth.
 constexpr int kSmallThreads = 256;

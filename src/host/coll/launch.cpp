@@ -65,9 +65,7 @@ Status grid_for(const char* call, const void* kernel, int wanted, int threads, s
 Status launch(const char* call, const void* kernel, int ctas, int threads, void** args, size_t smem,
               cudaStream_t stream) {
   // One CTA is resident by itself, so it needs no cooperative launch, and a plain one costs
-  // less: in a CUDA graph, with 2 PEs sharing one H200 under MPS, a 4-byte broadcast of one
-  // 256-thread CTA took 3.5 us launched cooperatively and 3.2 plainly (fcollect and alltoall
-  // of 16 bytes: 3.4 and 3.0-3.1).
+  // less.
   // It may also start early (host/launch/early_launch.h).
   const bool cooperative = ctas > 1;
   cudaError_t e = cooperative

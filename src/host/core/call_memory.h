@@ -6,7 +6,7 @@
 //
 // Why not the caller's variable, or memory allocated on the stream for the call: a copy into or
 // out of pageable host memory waits for the kernels of every stream, so a host AMO made while
-// the application's kernels ran took as long as they did (tests/functional/test_host_busy.cu),
+// the application's kernels run would take as long as they do (tests/functional/test_host_busy.cu),
 // and cudaMallocAsync + cudaFreeAsync cost host time on every call.
 //   pinned(call, bytes)  mapped pinned host memory. Kernels store results into it, copies land
 //                        in it; the host reads it once the call's work is done (the stream

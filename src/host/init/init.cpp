@@ -86,8 +86,8 @@ Status check_shared_config(Runtime& r) {
 
 // How long this PE spins in bootstrap collectives before it sleeps
 // (GSHMEM_BOOTSTRAP_SPIN_US; auto: only while the node has two CPUs per local PE,
-// so that a spinning PE never holds the CPU the PE it waits for needs: on two
-// CPUs with a compiler running, 20 us of spinning made a 2-PE barrier 50 us).
+// so that a spinning PE never holds the CPU the PE it waits for needs: on a busy
+// node, spinning makes the waits longer, not shorter).
 void tune_bootstrap_waits(Runtime& r) {
   long long us = config::get().bootstrap_spin_us;
   if (us < 0) us = cpus_to_spin(r) ? 50 : 0;

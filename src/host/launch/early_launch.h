@@ -3,15 +3,13 @@
 // stream serialisation a kernel may begin while the kernel ahead of it on the stream is
 // still ending, and its first statement, wait_for_stream_predecessors()
 // (stream_order.cuh), holds it until that kernel has completed and its memory operations
-// are visible, as a kernel boundary would. What overlaps is the launch itself: a barrier
-// on a stream took 4.20 instead of 5.11 us back to back on 4 x H200
-// (perftest/probe/stream_barrier_probe.cu).
+// are visible, as a kernel boundary would. What overlaps is the launch itself, which
+// shortens back-to-back barriers on a stream (perftest/probe/stream_barrier_probe.cu).
 //
-// Only outside stream capture (in a CUDA graph a barrier after a user kernel was slower
-// started early: 3.58 against 3.45 us), only where the kernels were compiled for
-// compute_90 or later (else the wait is not in them), and only with GSHMEM_EARLY_LAUNCH=1
-// (the default). Cooperative grids are launched as before: starting early did not make
-// them cheaper (perftest/probe/launch_probe.cu).
+// Only outside stream capture (in a CUDA graph a barrier after a user kernel is slower
+// started early), only where the kernels were compiled for compute_90 or later (else the
+// wait is not in them), and only with GSHMEM_EARLY_LAUNCH=1 (the default). Cooperative
+// grids do not start early: it did not make them cheaper (perftest/probe/launch_probe.cu).
 #pragma once
 
 #include <cuda_runtime.h>

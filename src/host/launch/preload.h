@@ -5,8 +5,8 @@
 // when it is first launched, and that load waits until the kernels running on the GPU have
 // ended. A host call made while the application's kernels run would then wait for all of
 // them, the first time it is made: a host AMO or signal that a persistent kernel polls for
-// would never arrive (tests/functional/test_host_busy.cu: a host AMO and a host wait took the
-// whole 115 ms of the application's kernel, 1 ms with their kernels loaded beforehand).
+// would never arrive (tests/functional/test_host_busy.cu checks that host calls return while
+// the application's kernel still runs).
 //
 // Every file that launches kernels from the host registers, at namespace scope, a function
 // that loads them (preload::load below, or its own dispatch in a load-only mode):

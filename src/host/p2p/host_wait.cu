@@ -60,10 +60,9 @@ __global__ void wait_kernel(int op, T* ivars, size_t n, size_t* indices, const i
 // Arrays in device memory do not: the stream form reads those in stream order. Three sizes, so
 // that a few elements do not copy a launch's worth of parameters: kInlineMax elements of 4 + 8
 // bytes (30 KB) stay under the 32 KB a launch may carry (kParamBytes). A launch costs the host
-// more the more it carries (~3 us more at 30 KB than at 0.4 KB on H200): the stream forms, which
-// otherwise allocate, take all three sizes; the host forms, whose memory is at hand, stage arrays
-// of more than kInlineLarge elements through it instead (1.5-2 us less at 321-500 elements;
-// bench/results/2026-11-25_h200_1gpu-wait-params/).
+// more the more it carries: the stream forms, which otherwise allocate, take all three sizes;
+// the host forms, whose memory is at hand, stage arrays of more than kInlineLarge elements
+// through it instead.
 constexpr size_t kParamBytes = 32764;  // CUDA 12.1 and later, Volta and later
 constexpr size_t kInlineSmall = 32, kInlineLarge = 320, kInlineMax = 2560;
 template <class T, size_t N>

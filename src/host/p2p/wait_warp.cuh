@@ -4,8 +4,8 @@
 //
 // Why a warp: the device API's scans are one thread's (device/impl/wait.cuh) - relaxed loads,
 // 8 in flight - and in that kernel the comparison and the arrays are known only at run time:
-// a pass over 320 variables with a status mask and comparison values took ~40 us, over 500
-// ~60 us. Here lane l takes scan positions l, l + 32, ..., 8 loads in flight each: one round
+// one thread's pass over hundreds of variables with a status mask and comparison values is
+// slow. Here lane l takes scan positions l, l + 32, ..., 8 loads in flight each: one round
 // reads 256 variables at once (coalesced), and the lanes agree by ballots.
 //
 // Same contract as the device calls (device/wait.cuh, docs/memory-model.md), by the same

@@ -84,10 +84,8 @@ int ctas_for(int slots) {
 }
 
 // Threads per CTA: the LL and push paths move a few KiB per CTA, and a smaller CTA
-// launches faster (src/host/coll/coll.cu, kSmallThreads; with 2 PEs sharing one H200
-// under MPS, in a CUDA graph, a sum-reduce of 4 B took 3.01 us with 512 threads and 2.79
-// with 256, one of 1 KiB 5.31 and 4.85); the pull path keeps kReduceThreads, whose loads
-// from the peers in flight make its bandwidth.
+// launches faster (src/host/coll/coll.cu, kSmallThreads); the pull path keeps
+// kReduceThreads, whose loads from the peers in flight make its bandwidth.
 int threads_for(const detail::reduce_plan& plan) { return plan.ll || plan.push ? 256 : detail::kReduceThreads; }
 
 // Enqueues the call on `stream`; with `wait` (the blocking forms) also waits for it.

@@ -24,7 +24,7 @@ extern "C" {
 GSHMEM_API void gshmemi_host_rma(const char* call, int op, void* dest, const void* source, ptrdiff_t dst,
                                  ptrdiff_t sst, size_t nelems, size_t elem_bytes, int pe, int mode,
                                  cudaStream_t stream) {
-  if (nelems == 0) return;  // nothing to move (as before: no checks for empty transfers)
+  if (nelems == 0) return;  // nothing to move (empty transfers are not checked)
   const rma::Request req{call, op == GSHMEMI_RMA_PUT, dest, source, dst, sst, nelems, elem_bytes, pe};
   rma::Transfer t{};
   if (!rma::resolve(req, &t)) return;
@@ -60,7 +60,7 @@ GSHMEM_API void gshmemi_host_p_on_stream(const char* call, void* dest, const voi
 }
 
 // The byte-count entries of the first C-name table (kept for callers of the
-// library ABI); the C names now call gshmemi_host_rma with their own name.
+// library ABI); the C names call gshmemi_host_rma with their own name.
 GSHMEM_API void gshmemi_host_putmem(void* dest, const void* source, size_t nbytes, int pe, int nbi) {
   gshmemi_host_rma(nbi ? "gshmem_putmem_nbi" : "gshmem_putmem", GSHMEMI_RMA_PUT, dest, source, 1, 1, nbytes, 1, pe,
                    nbi ? GSHMEMI_RMA_NBI : GSHMEMI_RMA_BLOCKING, nullptr);

@@ -53,8 +53,8 @@ cudaError_t launch_one(void (*kernel)(Args...), cudaStream_t stream, bool captur
 // Host-initiated operations still in flight on the internal stream complete
 // before a barrier on `stream`: the stream waits for them on the GPU, so the
 // host never blocks here. Only when some may be in flight
-// (Runtime::stream_maybe_busy): the query alone costs 1.4-1.7 us of host time,
-// a third of a barrier on a stream. A stream being captured into a graph cannot
+// (Runtime::stream_maybe_busy): the query alone costs host time, a good part of
+// a barrier on a stream. A stream being captured into a graph cannot
 // wait on work outside the graph: quiet host operations before the capture
 // begins.
 Status order_after_host_ops(const char* call, cudaStream_t stream, bool captured) {

@@ -4,7 +4,7 @@
 // ll_area::w bytes: GSHMEM_LL_MAX_BYTES, 256 by default, in teams of up to 127 members
 // with the default scratch; reduce_ll.cuh and ll_exchange below). For these calls the
 // cost of the flag protocols is their ordering, not their data: a fence between the
-// data and the flag (0.64 us on H200) and the flag's own flight.
+// data and the flag, and the flag's own flight.
 //
 // Each 8-byte word carries 4 bytes of data and the call's 32-bit tag, written with one
 // relaxed system-scope store (or a 16-byte one of two words: each word of it single-copy
@@ -25,10 +25,9 @@
 // every other one in every call, even when it has nothing to say (a broadcast's
 // non-roots send one tag-only word): a member that only sent could run ahead and
 // overwrite words not yet read. For the same reason no load needs acquire semantics (an
-// acquire load also holds back the loads after it: with acquire polls a thread reducing
-// 4 floats at 4 PEs took 7.5 us, with relaxed ones 5.6 us). The other paths count their
-// own epochs and sequence numbers; LL calls appear in none of them, so no path's reuse
-// argument relies on another.
+// acquire load also holds back the loads after it, so acquire polls are slower). The other
+// paths count their own epochs and sequence numbers; LL calls appear in none of them, so no
+// path's reuse argument relies on another.
 #pragma once
 
 #include <cstdint>
@@ -76,8 +75,8 @@ __device__ __forceinline__ ll_call ll_begin(const ll_area& a) {
 // k's, since P + 2 < 2^32. test_coll_ll moves the counts across those points.
 // The cost is a predictable branch per call and the rest out of line, its arguments by
 // value: with the call state passed by reference (an address) the LL loops reloaded it
-// after every store; inline at the start of a call the rewrite made 4 B - 256 B calls a
-// median 4 % slower under MPS, out of line at the end 2 % (bench/results/2026-11-25_h200_1gpu-ll-wrap/).
+// after every store; inline at the start of a call the rewrite cost small calls more than
+// out of line at the end.
 constexpr uint64_t kLLRefreshCalls = uint64_t{1} << 31;
 static_assert(kLLRefreshCalls + 2 < (uint64_t{1} << 32), "the rewrite must come before a tag repeats");
 
@@ -154,11 +153,10 @@ __device__ __forceinline__ void ll_copy_word(char* to, const char* from, uint64_
 //  - registers: a line's polls hold 32 of them, and a kernel bounded to 1024 threads has
 //    64 a thread. Wider batches, or one that also held an address per word, spilled there,
 //    and a thread's reload of a spilled value waits behind the polls issued before it: a
-//    load latency per word (a lone thread's LL broadcast of 1 KiB at 2 PEs: 41 us);
+//    load latency per word;
 //  - instructions: a lone thread waits for every instruction it fetches, so its loops are
-//    not unrolled and its copies are vector loads and stores (that broadcast: 5.9 us; with
-//    the same pairs but unrolled, word-by-word copies, 13.5).
-// bench/results/2026-11-24_h200_1gpu-ll-line/ has the measurements.
+//    not unrolled and its copies are vector loads and stores (unrolled, word-by-word copies
+//    of the same pairs are much slower).
 constexpr int kLLLine = 16;
 constexpr int kLLThreadBatch = 4;
 
@@ -319,10 +317,8 @@ constexpr int kLLUnits = 2;
 // reductions, reduce_ll.cuh), `pending` its first answer: repeats
 // round() (which returns whether this lane still waits) until no lane of `lanes` waits, so
 // that the warp stays converged; report(d) names the late member once past d. A lane that
-// leaves a loop its neighbours still run leaves the warp diverged to the end of the call:
-// a warp's alltoall of 4 bytes a pair at 2 PEs (one lane with a word) took 2.56 us where
-// one of 128 bytes (32 lanes with a word each) took 1.82; with the vote, 1.84 (2 PEs
-// sharing one H200; bench/results/2026-11-24_h200_1gpu-ll-pairs/, call 6).
+// leaves a loop its neighbours still run leaves the warp diverged to the end of the call,
+// which made a warp's call with one lane polling slower than one with every lane polling.
 template <class Round, class Report>
 __device__ __forceinline__ void ll_wait_vote(unsigned lanes, bool pending, Round round, Report report) {
   if (!__any_sync(lanes, pending)) return;
@@ -350,9 +346,7 @@ __device__ __forceinline__ void ll_wait_vote(unsigned lanes, bool pending, Round
 // thread does: it lies in the sender's slot, and no receiver polls it. A lone thread goes
 // member by member (ll_lone_send, ll_lone_recv), a line (kLLLine words) or less of one member loaded,
 // sent and polled together: its latency is that of every instruction it runs, and these
-// plain loops run fewest (an index space over the pairs, batched, took 7.9 us for a
-// 16-byte alltoall at 4 PEs where the loops took 5.4;
-// bench/results/2026-11-22_h200_11f71cd/tuning/README.md).
+// plain loops run fewest (fewer than an index space over the pairs, batched).
 template <class Scope, class R>
 __device__ __forceinline__ void ll_exchange(const gshmemi_team& t, const ll_area& a, const R& r, uint64_t nbytes,
                                             const char* call) {
@@ -385,11 +379,9 @@ __device__ __forceinline__ void ll_exchange(const gshmemi_team& t, const ll_area
     // Slot i: piece i & (2^lg - 1) of the message to or from member me + 1 + (i >> lg)
     // (mod N), 2^lg >= the pieces of a message. A piece is a word, polled one at a time,
     // except where a warp has more words than lanes: then a 16-byte pair of words (one
-    // store, one load), a lane polling kLLUnits pairs at a time (a warp's alltoall of 256
-    // bytes a pair at 4 PEs: 6 words a lane, one after the other, 4.56 us; 3 pairs a lane,
-    // 2 at a time, 3.80). Pairs where each lane has a word made warps 5-15 % slower, and
-    // blocks 5-30 % (more registers in use across the call; a block's threads have a word
-    // each up to 1024 words).
+    // store, one load), a lane polling kLLUnits pairs at a time rather than its words one
+    // after the other. Pairs where each lane has a word would slow warps and blocks (more
+    // registers in use across the call; a block's threads have a word each up to 1024 words).
     const int lgw = W > 1 ? 32 - __clz(W - 1) : 0;
     const bool pairs = std::is_same<Scope, warp_scope>::value && ((N - 1) << lgw) > Scope::size();
     const int piece = pairs ? 2 : 1;         // words a piece

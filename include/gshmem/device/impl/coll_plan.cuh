@@ -26,17 +26,10 @@ constexpr uint64_t kSliceAlign = 256;
 constexpr uint64_t kRelayMinBytes = GSHMEMI_RELAY_MIN_BYTES;
 // Relay: bytes per lane (the root moves the message once, so lanes pay off
 // sooner than in the push-to-all collectives), chunks per lane aimed at, and
-// the chunk size limits. At 1 MiB relaying took 13 us where pushing to all took
-// 18.6 us (as long as pushing 256 KiB did; 4 x H200, 2026-11-22). Chunks: two a
-// lane, up to 2 MiB each. Every chunk costs the root a block barrier and a
-// system-scope release, and its owner a wait and a barrier before it forwards; on
-// 4 x H200 (NV18) fewer, larger chunks won at every size, although the owners then
-// forward more after the root is done. 4-PE on-stream broadcast, median busbw of 3
-// alternated runs, 2 / 3 / 4 chunks a lane: 4 MiB 176.5 / 164.1 / 156.7 GB/s, 16 MiB
-// 277.0 / 269.7 / 269.5, 64 MiB 313.9 / 310.7 / 307.7; 8 chunks lost to 4 from
-// 16 MiB up, and at 256 MiB 2, 4 and 8 chunks were within the runs' spread. Halving
-// each lane's last chunk (GSHMEMI_RELAY_TAPER 1-3) lost 0-7 %
-// (bench/results/2026-11-27_h200x4_4c1f393/README.md).
+// the chunk size limits. Chunks: two a lane, up to 2 MiB each. Every chunk costs
+// the root a block barrier and a system-scope release, and its owner a wait and a
+// barrier before it forwards; on NVLink-connected GPUs fewer, larger chunks win at
+// every size, although the owners then forward more after the root is done.
 // (Macros only so that tuning runs can build the library with other values;
 // every TU of a program must agree on them.)
 #ifndef GSHMEMI_RELAY_LANE_BYTES
@@ -50,8 +43,8 @@ constexpr uint64_t kRelayMinBytes = GSHMEMI_RELAY_MIN_BYTES;
 #endif
 // Relay: how many times a lane's last chunk is halved at most (relay_chunk). The owners
 // forward a lane's last chunk after the root has finished: smaller last chunks shorten
-// that drain, each extra chunk costs the root a fence. 0, what ships: equal chunks (the
-// tapers measured slower, above).
+// that drain, each extra chunk costs the root a fence. 0, what ships: equal chunks (no
+// taper paid for its fences).
 #ifndef GSHMEMI_RELAY_TAPER
 #define GSHMEMI_RELAY_TAPER 0
 #endif

@@ -24,9 +24,7 @@ namespace detail {
 constexpr int kCopyUnroll = 4;
 
 // Loads each thread of Scope keeps in flight. A thread copying alone waits one
-// load latency per batch, so a lone thread keeps 8 going (with the single fence
-// per collective, thread-scope broadcasts of 1-16 KiB ran 1.35-1.62 x faster on
-// H200: bench/results/README.md, 7263df2).
+// load latency per batch, so a lone thread keeps 8 going.
 template <class Scope>
 constexpr int copy_unroll = std::is_same_v<Scope, thread_scope> ? 2 * kCopyUnroll : kCopyUnroll;
 constexpr int kMaxFanout = 4;
@@ -134,12 +132,9 @@ __device__ __forceinline__ void copy_unit_at(const D& d, const char* src, size_t
 // of its load, where the general path below works out widths and counts first
 // (each dependent instruction there delays the load). The first test needs only
 // the size, so larger copies pay one branch that every thread takes alike.
-// On one H200 (2 PEs under MPS; bench/results/2026-11-24_h200_1gpu-one-unit/)
-// putmem_block 8 B + quiet went from 1.13 to 0.97 us, a block's 1-8 KiB put +
-// quiet from 1.23-1.28 to 0.91-0.96, a warp's 1-512 B get from 0.52-0.62 to
-// 0.37-0.43. Copies it does not take pay the tests: a lone thread's 32 B - 4 KiB
-// and a warp's 1-4 KiB took up to 5 % longer (a lone thread's 64 B put 7 %, its
-// 32 and 128 B ping-pongs 8-9 %). False (nothing done) for any other copy.
+// Small puts and gets (a block's of a few KiB, a warp's of up to 512 B) gain more
+// than the copies it does not take (a lone thread's, a warp's larger ones) lose to
+// its tests. False (nothing done) for any other copy.
 template <class Scope, class D>
 __device__ __forceinline__ bool copy_unit_per_thread(const D& d, const char* src, size_t bytes, size_t r) {
   const size_t n = static_cast<size_t>(Scope::size());
@@ -169,8 +164,7 @@ __device__ __forceinline__ bool copy_unit_per_thread(const D& d, const char* src
 // Copies `bytes` from src to every destination of `d`, spread over the threads
 // of Scope. Does not synchronise the scope (callers do). The unit is a power
 // of two picked by shifts and an if-chain (a division and a switch's jump
-// table cost 0.2 us of a block-scope put + quiet in a probe); with the early
-// exit below, putmem_block 8 B + quiet went from 1.73 to 1.48 us on H200.
+// table cost more), and threads with nothing to copy leave early (below).
 template <class Scope, class D>
 __device__ __forceinline__ void scoped_copy_to(const D& d, const char* src, size_t bytes) {
   // A thread past both the edge pieces (ranks 0-3) and the byte count has no
@@ -186,9 +180,8 @@ __device__ __forceinline__ void scoped_copy_to(const D& d, const char* src, size
   int lg = __ffsll(static_cast<long long>(rel)) - 1;  // lowest set bit, <= 4
   // Units only, no edge pieces, when the source and the size are multiples of the
   // unit (objects of 4-, 8- or 16-byte types) or every thread has at most one unit
-  // of the width they do share (an 8-byte put): 0.07 us of a putmem_block 8 B +
-  // quiet (perftest/probe/put_block_probe.cu). One copy_units_of call either way:
-  // each is five inlined loops.
+  // of the width they do share (an 8-byte put; perftest/probe/put_block_probe.cu).
+  // One copy_units_of call either way: each is five inlined loops.
   const int lg_all = __ffsll(static_cast<long long>(rel | s | bytes)) - 1;
   const bool units_only = lg_all == lg || bytes <= (static_cast<size_t>(Scope::size()) << lg_all);
   size_t head = 0;
@@ -215,8 +208,7 @@ __device__ __forceinline__ void scoped_copy(void* dst, const void* src, size_t b
 
 // scoped_copy for the RMA calls (put, get, put_signal): copy_unit_per_thread
 // first. The collectives keep scoped_copy: in their kernels the extra path cost
-// more than it saved (a block-scope reducescatter of 64 KiB went from 4.85 to
-// 5.39 us, warp-scope reductions of 1-64 KiB 2-5 %, in the run named above).
+// more than it saved (block-scope reducescatters, warp-scope reductions).
 template <class Scope>
 __device__ __forceinline__ void scoped_copy_unit_first(void* dst, const void* src, size_t bytes) {
   const one_dest d{static_cast<char*>(dst)};

@@ -27,17 +27,14 @@ namespace detail {
 
 // Words one member sends another: at most kLLMaxWords (4 KiB of data), by default
 // kLLDefaultBytes / 4, at least kLLMinWords if the team has an LL area. The LL path
-// ends where the flag paths - a fence between data and flag (0.64 us on H200), the
-// flag's flight - cost less than sending twice the bytes (a word carries 4 data bytes)
-// and polling every word. That depends on the form: a warp or block (and the library's
-// on-stream kernels) sends and polls a word per thread at once and gains up to 1 KiB (a
-// block-scope sum of 256 bytes at 2 PEs: 1.05 against 3.04 us), while a lone thread polls
-// a 128-byte line per load latency, one member after another, and gains up to about 256
-// bytes at 2 PEs (its broadcast of 256 bytes: 1.8 against 2.7 us; of 1 KiB, 5.2 against
-// 4.4), less with more members (at 4 PEs its fcollect of 256 bytes a member: 6.0 against
-// 4.6). The bound is a team property, not a form's - members may call one collective in
-// different forms, so all take the same path - and the default, 256, is where the forms'
-// gains outweigh a lone thread's few losses (bench/results/2026-11-24_h200_1gpu-ll-line/).
+// ends where the flag paths - a fence between data and flag, the flag's flight - cost
+// less than sending twice the bytes (a word carries 4 data bytes) and polling every word.
+// That depends on the form: a warp or block (and the library's on-stream kernels) sends
+// and polls a word per thread at once and gains up to about 1 KiB, while a lone thread
+// polls a 128-byte line per load latency, one member after another, and gains up to about
+// 256 bytes at 2 PEs, less with more members. The bound is a team property, not a form's -
+// members may call one collective in different forms, so all take the same path - and the
+// default, 256, is where the forms' gains outweigh a lone thread's few losses.
 constexpr int kLLMaxWords = 1024;
 constexpr int kLLMinWords = 4;                 // 16 bytes: every LL area holds a scalar reduction
 constexpr uint64_t kLLDefaultBytes = 256;      // GSHMEM_LL_MAX_BYTES's default

@@ -17,8 +17,7 @@ __device__ __forceinline__ T ld_acquire_sys(const T* p) {
 }
 // The same for a word the caller knows to be in global memory (signal slots in
 // the symmetric heap): ld.acquire.sys.global, an LDG, where the generic form is
-// an LD that must first resolve the state space. 0.02 us of each 2- or 4-PE
-// barrier's wait on H200 (1.66 -> 1.64 us at 4 PEs, 1.47 -> 1.45 at 2).
+// an LD that must first resolve the state space.
 __device__ __forceinline__ uint64_t ld_acquire_sys_global(const uint64_t* p) {
   uint64_t v;
   asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(__cvta_generic_to_global(p)) : "memory");
@@ -41,8 +40,7 @@ __device__ __forceinline__ void st_relaxed_sys(T* p, T v) {
 // in no set order (PTX ISA, memory consistency model, vector data-types): each word is
 // single-copy atomic as with the scalar forms, the pair is not. p: global memory, 16-byte
 // aligned. Half the instructions of two scalar accesses, and a lone thread's 16 polls of a
-// line in 8 requests (an LL broadcast of 1 KiB between two lone threads on one H200: 4.0 us
-// against 4.5; bench/results/2026-11-24_h200_1gpu-ll-line/probe/ll_vec_probe.txt).
+// line in 8 requests.
 __device__ __forceinline__ void ld_relaxed_sys_v2(const uint64_t* p, uint64_t& a, uint64_t& b) {
   asm volatile("ld.relaxed.sys.global.v2.u64 {%0, %1}, [%2];"
                : "=l"(a), "=l"(b)
@@ -91,8 +89,8 @@ __device__ __forceinline__ T atomic_fetch_xor_relaxed_sys(T* p, T v) {
 // PTX red.add.{relaxed,release}.sys on global memory: an addition whose old value
 // nobody needs (barrier and signal counts, atomic_add/inc). Not the atom that
 // cuda::atomic_ref emits with its result unused: ptxas keeps that an ATOM with a
-// return path (and, for a generic address, a shared-memory fallback), which made a
-// 4-PE barrier 0.5 us slower on H200 (perftest/probe/ordering_probe.cu, variant 12).
+// return path (and, for a generic address, a shared-memory fallback), which slows the
+// barrier (perftest/probe/ordering_probe.cu, variant 12).
 template <bool Release, class T>
 __device__ __forceinline__ void red_add_sys(T* p, T v) {
   static_assert(std::is_integral<T>::value && (sizeof(T) == 4 || sizeof(T) == 8), "4- or 8-byte integers");
@@ -118,9 +116,8 @@ __device__ __forceinline__ void red_add_release_sys(T* p, T v) {
 }
 
 // Acquire load at system scope of any 1-, 2-, 4- or 8-byte T (the waits poll
-// with it). As cheap as a volatile load on H200 - a ping-pong costs 0.66 us
-// one-way either way - where a volatile poll ended by fence.acq_rel.sys adds
-// 0.64 us to every wait (perftest/probe/ordering_probe.cu).
+// with it). As cheap as a volatile load, where a volatile poll ended by
+// fence.acq_rel.sys adds a fence to every wait (perftest/probe/ordering_probe.cu).
 template <class T>
 __device__ __forceinline__ T ld_acquire(const T* p) {
   static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8, "1, 2, 4 or 8 bytes");

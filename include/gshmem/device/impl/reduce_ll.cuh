@@ -116,13 +116,11 @@ __device__ __forceinline__ void reduce_ll_send(const reduce_ctx<T>& c, const ll_
 // lanes past the end have), M members' words polled at a time, reduced in team order
 // (every member computes the same bits) into dest. Every round reloads all the words still
 // pending, their loads in flight together, so a round costs one load latency however many
-// words are late; waiting for them one at a time costs one latency per late word (a
-// block's 4-byte sum at 4 PEs: 2.44 us one at a time, 2.10 in rounds of 4 words;
-// perftest/probe/coll_small_probe.cu). A warp's lanes run the same rounds, each wait ended
-// by a vote (ll_wait_vote, coll_ll.cuh): a warp whose lanes left their waits one by one
-// took 1.16-1.39 x as long for sums of fewer elements than lanes. A block's threads wait one
-// by one: the vote made its sums up to 1.15 x slower (one H200, 2-4 PEs under MPS;
-// bench/results/2026-11-24_h200_1gpu-reduce-vote).
+// words are late; waiting for them one at a time costs one latency per late word
+// (perftest/probe/coll_small_probe.cu). A warp's lanes run the same rounds, each wait ended
+// by a vote (ll_wait_vote, coll_ll.cuh): lanes leaving their waits one by one cost a warp
+// more for sums of fewer elements than lanes. A block's threads wait one by one: for a
+// block the vote costs more than it saves.
 template <class Op, int M, class Scope, class T>
 __device__ __forceinline__ void reduce_ll_recv(const reduce_ctx<T>& c, const ll_call& k, uint64_t e) {
   constexpr int kW = sizeof(T) / 4;
@@ -189,9 +187,8 @@ __device__ __forceinline__ void reduce_ll_recv(const reduce_ctx<T>& c, const ll_
 // Phase 2 of a lone thread: elements e0 .. e0 + G - 1 (those below n unless kFull), member
 // by member in team order, each member's G * kW words (at most a line) polled together
 // (those past the message are zero, reduced and not stored); my own elements loaded again
-// in my turn, from L1 (phase 1 loaded them). Holding them in registers across the polls
-// cost a line's wait its registers: without them a lone thread's sums of 64-256 bytes at
-// 2 PEs took 0.89-0.90 x the time (bench/results/2026-11-24_h200_1gpu-ll-tail, V6).
+// in my turn, from L1 (phase 1 loaded them): holding them in registers across the polls
+// would take registers from a line's wait.
 template <class Op, int G, bool kFull, class T>
 __device__ __forceinline__ void reduce_ll_recv_lone(const reduce_ctx<T>& c, const ll_call& k, uint64_t e0) {
   constexpr int kW = sizeof(T) / 4;
@@ -248,14 +245,12 @@ __device__ __forceinline__ void reduce_ll_check_peers(const reduce_ctx<T>& c, co
 // A lone thread goes group by group - a line of elements; then what is left of a line, as
 // one group if it is more than 2 * kLLThreadBatch words and the team's words have room for
 // a line, else kLLThreadBatch words at a time - each group sent to every other member, then
-// received from them and reduced. Each group costs a round trip: the last part of a line in
-// kLLThreadBatch-word rounds made a lone thread's 60-byte sum at 2 PEs take 3.9 us against
-// 3.0 as one group; one group for a short rest (the 4-byte sum) took 1.6 x as long as a
-// kLLThreadBatch round (bench/results/2026-11-24_h200_1gpu-ll-tail). Every
-// member sends a group before it waits for that group from the others, so no member waits
-// for words not yet on their way; and my elements, loaded to be sent, are still in L1 when
-// they are reduced (with every group sent first, and loaded again for every member, a lone
-// thread's 256-byte sum at 2 PEs took 6.0 us; so, 4.2).
+// received from them and reduced. Each group costs a round trip, so a long rest goes as
+// one group; a short one (a 4-byte sum) in kLLThreadBatch words, since a whole line's group
+// costs more than a kLLThreadBatch round. Every member sends a group before it waits for
+// that group from the others, so no member waits for words not yet on their way; and my
+// elements, loaded to be sent, are still in L1 when they are reduced (rather than every
+// group sent first and my elements loaded again for every member).
 template <class Op, class T>
 __device__ __forceinline__ void reduce_ll_lone(const reduce_ctx<T>& c, const ll_call& k) {
   constexpr int kW = sizeof(T) / 4, kLine = kLLLine / kW, kNarrow = kLLThreadBatch / kW;

@@ -9,26 +9,26 @@
 // that the members' links share the load). The body moves 16-byte vectors in groups of
 // kReduceUnroll per thread, from the element at which `phase` (the caller's pointer whose
 // alignment matters most: the remote inputs') reaches a 16-byte boundary; the elements
-// before it and the tail go one by one. An input or output that is not 16-byte aligned at
-// that element (a reducescatter's chunk m of an array whose PE count does not divide its
-// 16-byte vectors, with a dest that is aligned; a member's own chunk beside aligned push
-// buffers) is loaded or stored element by element inside the same groups, so its loads stay
-// in flight together (elements of 4 bytes and more, where reduce_elems' Misaligned allows;
-// otherwise such an array goes element by element): the element loop alone, one load of each
-// input after the other, took a 3-PE block-scope reducescatter of 1 MiB 790 us (4 PEs: 72 us;
-// bench/results/2026-11-27_h200x4_4c1f393). Loads of inputs go through L2 (ld_cg16 /
+// before it and the tail go one by one. Loads of inputs go through L2 (ld_cg16 /
 // ld_cg_elem); outputs are plain stores, ordered by the caller's fence before its signal.
 // The threads of Scope share the work; no synchronisation here.
+//
+// Two copies of the vector loop: the aligned one, and a misaligned one (Mixed) for arrays the
+// algorithm makes misaligned at that element (a reducescatter's chunk m when the PE count does
+// not divide its 16-byte vectors; a member's own chunk beside aligned push buffers). It loads or
+// stores such an array element by element inside the same groups, so that its loads stay in
+// flight together rather than one input after the other. Two copies, since alignment checks in
+// every group slow the aligned loop; the misaligned one only for elements of 4 bytes and more
+// where reduce_elems' Misaligned allows, since compiling it for every path and type doubles the
+// compile time. Other misaligned arrays go element by element.
 //
 // Warps and blocks issue a group's loads of in(0) and in(1) together, before either is
 // combined, so the group waits one load latency for both (for 2 members, for all its
 // inputs), and a thread's last group is one group however few vectors it holds
-// (predicated when more than one), not one round of loads per vector. With 2 PEs sharing
-// one H200 under MPS that took on-stream sums of 128 KiB - 1 MiB (the pull path) from 8.3
-// to 7.5 us and device block-scope ones of 16-64 KiB 7-8 % lower. A lone thread (thread
-// scope) keeps the plain loop, inputs one after the other and its last vectors one by one:
-// in kernels of 1024 threads (64 registers) the one-group remainder, with or without the
-// pairing, made its sums of 1-64 KiB 11-17 % slower (bench/results/2026-11-23_h200_1gpu-mps2).
+// (predicated when more than one), not one round of loads per vector. A lone thread (thread
+// scope) keeps the plain loop, inputs one after the other and its last vectors one by one: in
+// kernels of 1024 threads (64 registers a thread) the pairing and the one-group remainder cost
+// it more than they save.
 #pragma once
 
 #include <cstdint>
@@ -158,12 +158,8 @@ __device__ __forceinline__ void reduce_elems(int nin, const In& in, int nout, co
     uintptr_t bits = 0;  // is any of them misaligned there?
     for (int j = 0; j < nin; ++j) bits |= reinterpret_cast<uintptr_t>(vin(j));
     for (int d = 0; d < nout; ++d) bits |= reinterpret_cast<uintptr_t>(vout(d));
-    // Two copies of the loop: with the alignment checks inside every group, aligned block-scope
-    // sums of 256 KiB - 1 MiB took 1.07-1.09 x as long, reducescatters of 512 KiB - 1 MiB
-    // 1.4-1.6 x and thread-scope ones 1.7 x (2 and 4 PEs, 4 x H200). The misaligned copy only
-    // for elements of 4 bytes and more, and only where the algorithm makes misaligned arrays
-    // (Misaligned): compiled for every path and type, it doubled the compile time of the files
-    // that instantiate them all (test_reduce.cu 157 -> 305 s).
+    // Two copies of the loop (file comment): the aligned one, and where Misaligned allows, for
+    // elements of 4 bytes and more, the misaligned one; else every element one by one.
     if ((bits & 15) == 0) {
       reduce_vector_loop<Op, T, Scope, false>(nin, vin, nout, vout, nvec);
     } else if constexpr (Misaligned && sizeof(T) >= 4) {

@@ -23,7 +23,7 @@
 // order them before the signalling threads' fences: the release is cumulative), then
 // each signalling thread one fence.acq_rel.sys and relaxed system-scope stores of the
 // flags (a thread signalling several members or slots pays for the fence once; a
-// release store per flag would cost a fence each, 0.64 us on H200). Waiting is an
+// release store per flag would cost a fence each). Waiting is an
 // acquire load loop (wait_epoch) per peer, then Scope::sync() hands the acquired view
 // to the whole group.
 #pragma once
@@ -139,12 +139,10 @@ __device__ __forceinline__ bool reduce_ready(const reduce_ctx<T>& c, int lo, int
 }
 
 // Advances this participant's slot epochs (the one that takes slot 0: also the uniform
-// slots the call did not use); ends the call. These stores cost a small on-stream call
-// about 0.07 us at 2 PEs (in a graph, PEs sharing one H200 under MPS;
-// bench/results/2026-11-23_h200_1gpu-mps3, call4). Two ways around them were measured and are not taken: the same stores as the
-// call starts (0.1 us at 2 PEs, 0.3-0.5 at 4: call5), and only slot 0's epoch, advanced
-// once the kernel's other CTAs have counted themselves in after reading it (as slow for
-// small calls, and 0.6-1.6 us slower at 4 PEs and 256 KiB - 1 MiB: call6).
+// slots the call did not use); ends the call. Two ways around these stores cost more and
+// are not taken: the same stores as the call starts, and only slot 0's epoch, advanced
+// once the kernel's other CTAs have counted themselves in after reading it (no cheaper for
+// small calls, dearer for large ones at 4 PEs).
 template <class Scope, class T>
 __device__ __forceinline__ void reduce_finish(const reduce_ctx<T>& c) {
   Scope::sync();

@@ -66,8 +66,7 @@ static __device__ __noinline__ inline char* peer_base_from_table(int pe) { retur
 // GPU's address space (nullptr if `pe` is not reachable by loads/stores).
 // The flat window's PEs (a node's VMM heap) take constants only. Written as a
 // select, the table's load was predicated, not skipped, and its scoreboard held
-// every put's first store: 0.09 us of a putmem_block + quiet
-// (perftest/probe/put_block_probe.cu, variants 4 and 5).
+// every put's first store (perftest/probe/put_block_probe.cu, variants 4 and 5).
 template <class T>
 __device__ __forceinline__ T* peer_address(T* sym, int pe) {
   const gshmemi_device_state& s = state();

@@ -74,7 +74,7 @@ constexpr int kAllToAllSyncMax = 32;
 // in the next sync leaves its next signal counted in the slot, so the slots need
 // no epoch: nothing is loaded before the signal, and after the wait there is
 // only the decrement, which nobody waits for. (Carrying an epoch kept in memory
-// made the 4-PE barrier 0.1 us slower in the ordering probe, variants 6-11.)
+// slowed the barrier: perftest/probe/ordering_probe.cu, variants 6-11.)
 //   all-to-all:    member i adds to slot i of every other member, then waits for
 //                  every slot of its own array but its own;
 //   dissemination: in round r member i adds to slot r of member i + 2^r and waits
@@ -90,8 +90,8 @@ constexpr int kAllToAllSyncMax = 32;
 // (fence.sc.sys with `quiet`, which barriers need, else fence.acq_rel.sys) and
 // then relaxed additions. The fence comes after the scope barrier, so it is
 // cumulative over every thread of the scope (as in put_signal), and a thread
-// signalling several peers pays for it once: a fence costs 0.64 us on H200,
-// about one NVLink flight (docs/memory-model.md).
+// signalling several peers pays for it once: a fence costs about one NVLink
+// flight (docs/memory-model.md).
 // `t` is the caller's copy of the team entry (team_entry), so its fields stay in
 // registers across the fence.
 template <class Scope>

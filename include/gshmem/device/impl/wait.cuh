@@ -2,8 +2,8 @@
 // Bodies of device/wait.cuh. Contract: device/wait.cuh, docs/memory-model.md.
 // A wait or test of one variable polls with acquire loads at system scope (ld.acquire.sys):
 // the read that satisfies it is itself the acquire, so nothing follows it. (A volatile poll
-// ended by fence.acq_rel.sys is also an acquire pattern but costs 0.64 us more per wait on
-// H200; see memops.cuh.) Scans of several variables take relaxed loads, many in flight at
+// ended by fence.acq_rel.sys is also an acquire pattern but adds a fence to every wait;
+// see memops.cuh.) Scans of several variables take relaxed loads, many in flight at
 // once, and acquire what they found by a fence or an acquire re-read (see "scans" below).
 #pragma once
 
@@ -20,8 +20,8 @@ namespace detail {
 
 // Whether a c b, without a branch: c picks which of the outcomes a < b, a == b, a > b satisfy
 // it (a switch, where c is known only at run time - the library's one-thread kernel behind the
-// host and on-stream forms - became an indirect jump at every element of a scan: 0.15 us a
-// variable instead of 0.04, perftest/probe/wait_scan_probe.cu "cmp read"). Out-of-range c: false.
+// host and on-stream forms - became an indirect jump at every element of a scan;
+// perftest/probe/wait_scan_probe.cu "cmp read"). Out-of-range c: false.
 template <class T>
 __device__ __forceinline__ bool compare(T a, cmp c, T b) {
   // Three bits per comparison (eq, ne, gt, ge, lt, le), bit k for the outcome k: 0 <, 1 ==, 2 >.
@@ -152,14 +152,14 @@ __device__ __forceinline__ size_t scan_start(size_t n) {
 }
 
 // ---- scans of several variables ----
-// A thread's acquire loads are performed one after another, ~0.17 us each on H200 (a test_all
-// of 41 variables took 7 us, of 500 88 us). Scans of kRelaxedScanMin variables or more read
+// A thread's acquire loads are performed one after another, each waiting for the one before
+// it to return. Scans of kRelaxedScanMin variables or more read
 // them by relaxed loads at system scope instead, kScanBatch at a time with the batch's status
 // entries and comparison values, all in flight together, then compare; when such a scan
 // succeeds it acquires what it found:
 // - _all and _some by one fence.acq_rel.sys after the scan: strong reads followed in program
 //   order by that fence are an acquire pattern (PTX ISA, memory consistency model), so every
-//   value the scan saw is acquired as if read by an acquire load (the fence costs ~0.5 us);
+//   value the scan saw is acquired as if read by an acquire load;
 // - _any by re-reading the variable it found with an acquire load, returned if that still
 //   meets the comparison (the scan goes on if not): one load, cheaper than the fence.
 // A scan that fails promises nothing and takes neither. Shorter scans take acquire loads one
