@@ -10,6 +10,8 @@
 #   suite.json      how the suite was run (command, git revision, GPUs, driver)
 #   machine.txt     nvidia-smi and topology; logs/<step>.log  each step's output
 #   summary.txt     the summary table (also printed last)
+# An accepted run becomes its kind of machine's baseline, bench/baselines/<kind>.jsonl
+# (perftest/baseline.py make; bench/README.md).
 # Where NVIDIA NVSHMEM is installed and the build made gshmem-perf-nvshmem (the same
 # benchmark sources built against NVSHMEM: perftest/nvshmem), every step runs a
 # second time with it, into the same results.jsonl ("lib": "nvshmem"; NCCL is not

@@ -6,10 +6,16 @@ Lines of gshmem-perf-nvshmem ("lib": "nvshmem": the same benchmarks built agains
 NVIDIA NVSHMEM) are set beside gshmem's: a side-by-side table and an NVSHMEM column
 in the targets.
 
-usage: summary.py results.jsonl [more.jsonl ...]
+usage: summary.py [--pes N] results.jsonl|RUN_DIR [more.jsonl ...]
+       summary.py [--pes N] bench/baselines/<kind>.jsonl
+A baseline (perftest/baseline.py) gets one summary per PE count, each under a title line, as
+its suite printed it (--pes: only that one).
 """
-import json
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import baseline  # noqa: E402
 
 KEY_SIZES = {4, 8, 16, 64, 4096, 256 << 10, 1 << 20, 16 << 20, 64 << 20, 256 << 20}
 
@@ -17,24 +23,7 @@ KEY_SIZES = {4, 8, 16, 64, 4096, 256 << 10, 1 << 20, 16 << 20, 64 << 20, 256 << 
 def load(paths):
     """Result lines; each gets "shared": True when its process's header says the PEs shared
     GPUs (GSHMEM_PERF_SHARE_GPUS=1: fewer GPUs visible than PEs), which no target may count."""
-    rows = []
-    for p in paths:
-        shared = False
-        with open(p) as f:
-            for line in f:
-                line = line.strip()
-                if not line.startswith("{"):
-                    continue
-                try:
-                    j = json.loads(line)
-                except json.JSONDecodeError:
-                    continue
-                if j.get("type") == "header":
-                    shared = 0 < j.get("gpus_visible", 0) < j.get("pes", 0)
-                elif j.get("type") == "result":
-                    j["shared"] = shared
-                    rows.append(j)
-    return rows
+    return baseline.read_results(paths)
 
 
 def series_key(r):
@@ -183,7 +172,7 @@ def targets(rows, pe_counts=None):
         # Matrix multiplication by circular shift: the shifts alone, all rows in one put per CTA
         # against the textbook loop's one put per row, each by a thread (thread scope), on the
         # same CTAs; "much faster" taken as 2 x. (Warps putting a row each keep up with the bulk
-        # put, CTAs putting a row at a time do not: bench/results/2026-11-27_h200x4_4c1f393.)
+        # put, CTAs putting a row at a time do not: bench/baselines/nvidia-h200-x4.jsonl.)
         speedup("matmul shift bulk vs put per row (thread), 4 PEs",
                 find(rows, "matmul", pes=4, op="shift"),
                 find(rows, "matmul_rowwise", pes=4, op="shift", scope="thread"), 2.0)
@@ -206,10 +195,22 @@ def targets(rows, pe_counts=None):
 
 
 def main(argv):
-    if len(argv) < 2:
+    args = argv[1:]
+    pes = None
+    if len(args) >= 2 and args[0] == "--pes":
+        pes, args = int(args[1]), args[2:]
+    if not args:
         print(__doc__)
         return 2
-    every = load(argv[1:])
+    rc = 0
+    for i, run in enumerate(baseline.runs(args, pes)):
+        if run["title"]:
+            print(("\n" if i else "") + f"##### {run['title']}")
+        rc = max(rc, summarize(run["rows"]))
+    return rc
+
+
+def summarize(every):
     rows = [r for r in every if r.get("lib", "gshmem") == "gshmem"]
     nv = [r for r in every if r.get("lib") == "nvshmem"]
     if not rows:

@@ -74,12 +74,11 @@ __global__ void k_start(double* buf, int64_t first, int rows, int n) {
 // columns (a strip) of kRows consecutive rows: each thread loads its column's kRows + 2 rows
 // and its left and right neighbours' kRows before it stores anything, which keeps enough loads
 // in flight to run at the speed of a device copy (on an H200, 4.07 TB/s of grid read and
-// written against 2.4-2.7 TB/s for a loop over the rows: stencil_probe.cu in
-// bench/results/2026-11-26_h200_1gpu-jacobi/scripts). The halo exchange is in the file comment
-// (up / down < 0: none, for the NCCL form and the single-GPU solve): the CTAs of the first
-// (last) CTA row each wait until all the strips of the neighbour's row are in, then send their
-// own strip and add 1 to the neighbour's signal, which thus reaches strips x (it + 1) once
-// iteration it's row is complete.
+// written against 2.4-2.7 TB/s for a loop over the rows). The halo exchange is in the file
+// comment (up / down < 0: none, for the NCCL form and the single-GPU solve): the CTAs of the
+// first (last) CTA row each wait until all the strips of the neighbour's row are in, then send
+// their own strip and add 1 to the neighbour's signal, which thus reaches strips x (it + 1)
+// once iteration it's row is complete.
 constexpr int kRows = 8;
 
 struct Step {

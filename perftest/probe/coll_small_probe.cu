@@ -3,9 +3,8 @@
 // kernel by globaltimer; barrier_all as a control. Built from whichever gshmem headers it is
 // compiled against, so two builds of it (say, before and after a change to
 // include/gshmem/device/impl/) compare the device paths in one device session: the LL path
-// of the tiny collectives was chosen that way (bench/results/README.md). The kernel holds
-// every collective, so its registers are as scarce as in a user's kernel bounded to 1024
-// threads.
+// of the tiny collectives was chosen that way. The kernel holds every collective, so its
+// registers are as scarce as in a user's kernel bounded to 1024 threads.
 //   gshmrun -n 4 bin/gshmem-coll-small-probe [label [size ...]] [--scopes S,...] [--ops O,...]
 // sizes: bytes per message (per pair for alltoall, per PE for fcollect; default 4 16 64);
 // scopes: thread, warp, blk128, blk1024 (default thread,warp,blk128); ops: alltoall,

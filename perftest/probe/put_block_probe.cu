@@ -43,7 +43,7 @@ enum Variant {
                   // (rejected: slower, 1.35 against 1.29 us at 8 B)
   // quiet<block> with one barrier instead of two, the fence by every thread or by every
   // warp's lane 0 (rejected: 1.62-1.65 against 1.08 us at 8 B, 7.37-7.42 against 7.24 at
-  // 256 KiB, on 2 x H200: bench/results/2026-11-24_h200x2_cf7c2ec)
+  // 256 KiB, on 2 x H200)
   v_quiet_each_sc,  // raw copy; every thread fence.sc.sys; sync
   v_quiet_each_ar,  // the same with fence.acq_rel.sys
   v_quiet_warp,     // raw copy; syncwarp; lane 0 fence.sc.sys; sync
@@ -99,8 +99,7 @@ __device__ __forceinline__ T* launder(T* p) {
 // and stores are predicated on the count (no remainder loop), for sizes that are multiples
 // of 16 or 8 bytes. In the a33a2c9 runs it was 0.01 us faster at 8 B and 0.15 us faster at
 // 256 KiB than the library's loop. A predicated remainder in the library (7c94086) and one
-// branch per remainder count (794beab) were measured and not kept: bench/results/README.md,
-// the 7c94086 run.
+// branch per remainder count (794beab) were measured and not kept.
 template <class Scope, class U>
 __device__ __forceinline__ void copy_units_pred(char* d, const char* s, size_t n) {
   const U* __restrict__ src = reinterpret_cast<const U*>(s);
