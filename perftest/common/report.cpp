@@ -100,9 +100,7 @@ std::string lib_version() {
   GSHMEM_PERF_LIB_VERSION(&maj, &min, &patch);
   return std::to_string(maj) + "." + std::to_string(min) + "." + std::to_string(patch);
 #else
-  int maj = 0, min = 0;
-  gshmem_info_get_version(&maj, &min);
-  return std::to_string(maj) + "." + std::to_string(min);
+  return GSHMEM_VERSION_STRING;  // the library's version (gshmem_info_get_version gives the spec's)
 #endif
 }
 

@@ -21,7 +21,8 @@ set_property(TEST p2p_debug_checks APPEND PROPERTY RESOURCE_LOCK gshmem_gpus)
 
 # Host-only: the mapping of stream signal waits onto cuStreamWaitValue64.
 add_executable(test_p2p_wait_plan test_p2p_wait_plan.cpp)
-target_include_directories(test_p2p_wait_plan PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/include)
+target_include_directories(test_p2p_wait_plan PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/include
+                                                   ${GSHMEM_GENERATED_INCLUDE_DIR})
 target_link_libraries(test_p2p_wait_plan PRIVATE CUDA::toolkit)
 target_compile_options(test_p2p_wait_plan PRIVATE -Wall -Wextra)
 add_test(NAME p2p_wait_plan COMMAND test_p2p_wait_plan)

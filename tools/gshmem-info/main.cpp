@@ -22,8 +22,8 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  printf("gshmem %d.%d (OpenSHMEM %d.%d API for NVIDIA GPUs)\n\n", GSHMEM_MAJOR_VERSION,
-         GSHMEM_MINOR_VERSION, GSHMEM_SPEC_MAJOR_VERSION, GSHMEM_SPEC_MINOR_VERSION);
+  printf("gshmem %s (OpenSHMEM %d.%d API for NVIDIA GPUs)\n\n", GSHMEM_VERSION_STRING, GSHMEM_SPEC_MAJOR_VERSION,
+         GSHMEM_SPEC_MINOR_VERSION);
   printf("Environment variables:\n\n");
   gshmem::config::print_table(stdout, current);
   return 0;
