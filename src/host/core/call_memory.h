@@ -4,10 +4,9 @@
 // on the stream is done, and host calls are serialised (GSHMEM_THREAD_SERIALIZED at most), so
 // one buffer of each kind serves them all: grown to the largest request, freed at finalize.
 //
-// Why not the caller's variable, or memory allocated on the stream for the call: a copy into or
-// out of pageable host memory waits for the kernels of every stream, so a host AMO made while
-// the application's kernels run would take as long as they do (tests/functional/test_host_busy.cu),
-// and cudaMallocAsync + cudaFreeAsync cost host time on every call.
+// Why not the caller's variable: a kernel cannot store into pageable host memory, so each call
+// would need a bounce buffer and a copy of its own. Why not memory allocated on the stream for
+// the call: cudaMallocAsync + cudaFreeAsync cost host time on every call.
 //   pinned(call, bytes)  mapped pinned host memory. Kernels store results into it, copies land
 //                        in it; the host reads it once the call's work is done (the stream
 //                        synchronised, or the kernel's done word seen). Under UVA the address
