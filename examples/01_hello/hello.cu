@@ -5,9 +5,7 @@
 
 #include <cstdio>
 
-__global__ void hello_kernel() {
-  printf("  hello from a kernel on PE %d of %d\n", gshmem_my_pe(), gshmem_n_pes());
-}
+__global__ void hello_kernel() { printf("  hello from a kernel on PE %d of %d\n", gshmem_my_pe(), gshmem_n_pes()); }
 
 int main() {
   gshmem_init();  // rank and size come from the launcher; the GPU from the node-local rank

@@ -68,12 +68,11 @@ int main() {
   int host_errors = -1;
   cudaMemcpy(&host_errors, errors, sizeof(int), cudaMemcpyDeviceToHost);
   if (st != GSHMEM_SUCCESS || err != cudaSuccess || host_errors != 0) {
-    fprintf(stderr, "PE %d: ring FAILED (launch: %s, kernel: %s, %d wrong elements)\n", me,
-            gshmemx_status_string(st), cudaGetErrorString(err), host_errors);
+    fprintf(stderr, "PE %d: ring FAILED (launch: %s, kernel: %s, %d wrong elements)\n", me, gshmemx_status_string(st),
+            cudaGetErrorString(err), host_errors);
     return 1;
   }
-  printf("PE %d/%d: %d rounds of %d ints from PE %d verified\n", me, npes, kRounds, kInts,
-         (me + npes - 1) % npes);
+  printf("PE %d/%d: %d rounds of %d ints from PE %d verified\n", me, npes, kRounds, kInts, (me + npes - 1) % npes);
   gshmem_barrier_all();
   if (me == 0) printf("ring OK on %d PEs\n", npes);
   gshmem_free(inbox);

@@ -102,20 +102,20 @@ GSHMEM_API void gshmemx_quiet_on_stream(cudaStream_t stream);
  * In CUDA translation units these are inline (device/launch.cuh) so that
  * `func` is resolved by the CUDA runtime that registered the kernel. */
 #if !defined(__CUDACC__)
-GSHMEM_API int gshmemx_collective_launch(const void* func, dim3 grid, dim3 block, void** args,
-                                         size_t shared_mem, cudaStream_t stream);
+GSHMEM_API int gshmemx_collective_launch(const void* func, dim3 grid, dim3 block, void** args, size_t shared_mem,
+                                         cudaStream_t stream);
 /* Largest grid (blocks) of `block` threads and `shared_mem` bytes that a
  * collective launch of `func` accepts on this GPU, in *grid_blocks: what fits
  * at once, divided by the PEs that share the GPU (each PE's grid must be
  * resident together with the others'). */
-GSHMEM_API int gshmemx_collective_launch_query_gridsize(const void* func, dim3 block, void** args,
-                                                        size_t shared_mem, int* grid_blocks);
+GSHMEM_API int gshmemx_collective_launch_query_gridsize(const void* func, dim3 block, void** args, size_t shared_mem,
+                                                        int* grid_blocks);
 #endif
 /* Same, for a kernel given as a driver-API function handle. */
-GSHMEM_API int gshmemi_collective_launch(struct CUfunc_st* func, dim3 grid, dim3 block, void** args,
-                                         size_t shared_mem, cudaStream_t stream);
-GSHMEM_API int gshmemi_collective_launch_query_gridsize(struct CUfunc_st* func, dim3 block,
-                                                        size_t shared_mem, int* grid_blocks);
+GSHMEM_API int gshmemi_collective_launch(struct CUfunc_st* func, dim3 grid, dim3 block, void** args, size_t shared_mem,
+                                         cudaStream_t stream);
+GSHMEM_API int gshmemi_collective_launch_query_gridsize(struct CUfunc_st* func, dim3 block, size_t shared_mem,
+                                                        int* grid_blocks);
 
 GSHMEM_EXTERN_C_END
 

@@ -81,11 +81,14 @@ typedef struct gshmem_team_config {
 typedef struct gshmemx_uniqueid {
   char internal[GSHMEMX_UNIQUEID_BYTES];
 } gshmemx_uniqueid_t;
-#define GSHMEMX_UNIQUEID_INITIALIZER {{0}}
+#define GSHMEMX_UNIQUEID_INITIALIZER \
+  {                                  \
+    { 0 }                            \
+  }
 
 /* Flags for gshmemx_init_attr. */
-#define GSHMEMX_INIT_DEFAULT 0u        /* rank/size from the environment */
-#define GSHMEMX_INIT_WITH_UNIQUEID 1u  /* attr->uniqueid, attr->rank, attr->nranks */
+#define GSHMEMX_INIT_DEFAULT 0u       /* rank/size from the environment */
+#define GSHMEMX_INIT_WITH_UNIQUEID 1u /* attr->uniqueid, attr->rank, attr->nranks */
 /* attr->mpi_comm points to the caller's MPI_Comm (an Open MPI communicator; MPI must be
  * initialised): its ranks become the PEs, in comm rank order. gshmem does not link MPI: it
  * uses the MPI library the program has loaded. Collective over the communicator. */
@@ -100,6 +103,9 @@ typedef struct gshmemx_init_attr {
   char reserved[64];
 } gshmemx_init_attr_t;
 #define GSHMEMX_INIT_ATTR_VERSION 1
-#define GSHMEMX_INIT_ATTR_INITIALIZER {GSHMEMX_INIT_ATTR_VERSION, -1, -1, GSHMEMX_UNIQUEID_INITIALIZER, NULL, {0}}
+#define GSHMEMX_INIT_ATTR_INITIALIZER                                            \
+  {                                                                              \
+    GSHMEMX_INIT_ATTR_VERSION, -1, -1, GSHMEMX_UNIQUEID_INITIALIZER, NULL, { 0 } \
+  }
 
 #endif /* GSHMEM_TYPES_H */

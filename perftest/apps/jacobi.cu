@@ -127,8 +127,8 @@ __global__ void __launch_bounds__(kMaxCtaThreads, 1) k_step(Step s) {
     __syncthreads();  // the strip is written before the CTA reads it to send
     const size_t bytes = min(static_cast<size_t>(blockDim.x), n - 1 - j0) * sizeof(double);
     if (top)
-      gshmem::putmem_signal<gshmem::block_scope>(s.out + (s.up_rows + 1) * n + j0, s.out + n + j0, bytes, &s.sig[1],
-                                                 1, GSHMEM_SIGNAL_ADD, s.up);
+      gshmem::putmem_signal<gshmem::block_scope>(s.out + (s.up_rows + 1) * n + j0, s.out + n + j0, bytes, &s.sig[1], 1,
+                                                 GSHMEM_SIGNAL_ADD, s.up);
     if (bottom)
       gshmem::putmem_signal<gshmem::block_scope>(s.out + j0, s.out + static_cast<size_t>(s.rows) * n + j0, bytes,
                                                  &s.sig[0], 1, GSHMEM_SIGNAL_ADD, s.down);
@@ -245,7 +245,8 @@ void measure(Ctx& ctx, const Case& c, Solver& s, const double* want, const char*
   s.start(ctx);
   ctx.barrier();
   s.run(ctx, c.warmup);
-  std::vector<double> us = time_batches(ctx, c.reps, c.iters, [&] { s.run(ctx, c.iters); }, false, nullptr);
+  std::vector<double> us = time_batches(
+      ctx, c.reps, c.iters, [&] { s.run(ctx, c.iters); }, false, nullptr);
   ctx.cuda(cudaStreamSynchronize(ctx.stream), what);
   ctx.barrier();  // every PE is done with the buffers before they start again
   s.start(ctx);
@@ -290,7 +291,8 @@ void run(Ctx& ctx, const Case& c, Result& r) {
   ref.buf[1] = static_cast<double*>(ctx.local(1, grid_bytes));
   ref.start(ctx);
   ref.run(ctx, c.warmup);
-  std::vector<double> t1 = time_batches(ctx, c.reps, c.iters, [&] { ref.run(ctx, c.iters); }, false, nullptr);
+  std::vector<double> t1 = time_batches(
+      ctx, c.reps, c.iters, [&] { ref.run(ctx, c.iters); }, false, nullptr);
   for (double& t : t1) t /= ctx.npes;
   r.ceiling_us = t1;
   r.ceiling_timed = !t1.empty();
@@ -314,11 +316,13 @@ void run(Ctx& ctx, const Case& c, Result& r) {
   measure(ctx, c, g, want, "jacobi gshmem", r, false);
 
   if (ctx.npes == 1) return;  // nothing to exchange
-  Solver x = g;  // the same buffers and shape, NCCL's exchange instead of the puts
+  Solver x = g;               // the same buffers and shape, NCCL's exchange instead of the puts
   x.sig = nullptr;
   x.comm = ctx.nccl();
-  if (x.comm) measure(ctx, c, x, want, "jacobi NCCL", r, true);
-  else if (r.note.empty()) r.note = ctx.nccl_note;
+  if (x.comm)
+    measure(ctx, c, x, want, "jacobi NCCL", r, true);
+  else if (r.note.empty())
+    r.note = ctx.nccl_note;
 }
 
 double bytes(const Case&, size_t size, int) { return 2.0 * static_cast<double>(size); }
@@ -326,12 +330,13 @@ double bytes(const Case&, size_t size, int) { return 2.0 * static_cast<double>(s
 Bench describe() {
   Bench b;
   b.name = "jacobi";
-  b.what = "2D Jacobi iteration, halo by putmem_signal<block> + signal waits in the kernel vs NCCL send/recv "
-           "after it; ceiling: the whole grid on one GPU / npes";
+  b.what =
+      "2D Jacobi iteration, halo by putmem_signal<block> + signal waits in the kernel vs NCCL send/recv "
+      "after it; ceiling: the whole grid on one GPU / npes";
   b.kind = Kind::host;
   b.min_pes = 1;
-  b.min_size = 8u << 20;           // 1024^2
-  b.max_size = size_t{2} << 30;    // 16384^2
+  b.min_size = 8u << 20;         // 1024^2
+  b.max_size = size_t{2} << 30;  // 16384^2
   b.scopes = scope_bit(Scope::block);
   b.default_scope = Scope::block;
   b.ctas = 0;  // does not apply

@@ -118,8 +118,8 @@ struct Gemm {
   const double* b = nullptr;  // b[k * n + j]
   double* c = nullptr;        // c[i * n + j]
   int m = 0, n = 0, k = 0;
-  bool accumulate = false;    // C += A B; else C = A B (C is not read)
-  uint64_t* sig = nullptr;    // wait until *sig >= want before reading b; nullptr: no wait
+  bool accumulate = false;  // C += A B; else C = A B (C is not read)
+  uint64_t* sig = nullptr;  // wait until *sig >= want before reading b; nullptr: no wait
   uint64_t want = 0;
 };
 
@@ -177,8 +177,8 @@ struct Shift {
   double* dst = nullptr;        // buf[(t + 1) % 2] (symmetric: written on `left`)
   int rows = 0, n = 0;          // the held block's rows, the row length
   int left = 0, right = 0;
-  uint64_t* sig = nullptr;      // [0] full, [1] free
-  uint64_t want_free = 0;       // G t
+  uint64_t* sig = nullptr;  // [0] full, [1] free
+  uint64_t want_free = 0;   // G t
 };
 
 // Start of a CTA's part: the left neighbour is done with the buffer this shift writes.
@@ -244,9 +244,7 @@ __global__ void __launch_bounds__(32) k_wait(uint64_t* sig, uint64_t want) {
 }
 
 int rows_of(int n, int npes, int pe) { return n / npes + (pe < n % npes ? 1 : 0); }
-int64_t first_of(int n, int npes, int pe) {
-  return static_cast<int64_t>(pe) * (n / npes) + std::min(pe, n % npes);
-}
+int64_t first_of(int n, int npes, int pe) { return static_cast<int64_t>(pe) * (n / npes) + std::min(pe, n % npes); }
 
 void launch_gemm(Ctx& ctx, const Gemm& g) {
   const dim3 grid((g.n + kTile - 1) / kTile, (g.m + kTile - 1) / kTile);
@@ -261,11 +259,11 @@ enum class Form { bulk, rows };
 struct Ring {
   int n = 0, npes = 1, me = 0;
   Form form = Form::bulk;
-  Scope scope = Scope::block;  // of the row form's puts
-  bool compute = true;         // -o product; false: -o shift
-  int ctas = 1, threads = 32;  // of the shift kernels
-  const double* a = nullptr;   // A, whole (local): this PE reads its rows only
-  double* c = nullptr;         // my rows of C (local)
+  Scope scope = Scope::block;           // of the row form's puts
+  bool compute = true;                  // -o product; false: -o shift
+  int ctas = 1, threads = 32;           // of the shift kernels
+  const double* a = nullptr;            // A, whole (local): this PE reads its rows only
+  double* c = nullptr;                  // my rows of C (local)
   double* buf[2] = {nullptr, nullptr};  // symmetric, max rows x n each
   uint64_t* sig = nullptr;              // symmetric [2]: full, free
   size_t buf_elems = 0;
@@ -326,10 +324,14 @@ struct Ring {
     sh.right = (me + 1) % npes;
     sh.sig = sig;
     sh.want_free = count(t);
-    if (form == Form::bulk) k_shift_bulk<<<ctas, threads, 0, ctx.stream>>>(sh);
-    else if (scope == Scope::thread) k_shift_rows<gshmem::thread_scope><<<ctas, threads, 0, ctx.stream>>>(sh);
-    else if (scope == Scope::warp) k_shift_rows<gshmem::warp_scope><<<ctas, threads, 0, ctx.stream>>>(sh);
-    else k_shift_rows<gshmem::block_scope><<<ctas, threads, 0, ctx.stream>>>(sh);
+    if (form == Form::bulk)
+      k_shift_bulk<<<ctas, threads, 0, ctx.stream>>>(sh);
+    else if (scope == Scope::thread)
+      k_shift_rows<gshmem::thread_scope><<<ctas, threads, 0, ctx.stream>>>(sh);
+    else if (scope == Scope::warp)
+      k_shift_rows<gshmem::warp_scope><<<ctas, threads, 0, ctx.stream>>>(sh);
+    else
+      k_shift_rows<gshmem::block_scope><<<ctas, threads, 0, ctx.stream>>>(sh);
     ctx.cuda(cudaGetLastError(), "matmul shift kernel launch");
   }
 
@@ -346,8 +348,6 @@ struct Ring {
     ctx.cuda(cudaStreamSynchronize(ctx.stream), "matmul start");
   }
 };
-
-
 
 void run_form(Ctx& ctx, const Case& c, Result& r, Form form) {
   const int n = square_side(c.size, sizeof(double));
@@ -385,7 +385,8 @@ void run_form(Ctx& ctx, const Case& c, Result& r, Form form) {
     whole(1);
     if (form == Form::bulk) {
       whole(c.warmup);
-      std::vector<double> t1 = time_batches(ctx, c.reps, c.iters, [&] { whole(c.iters); }, false, nullptr);
+      std::vector<double> t1 = time_batches(
+          ctx, c.reps, c.iters, [&] { whole(c.iters); }, false, nullptr);
       for (double& t : t1) t /= ctx.npes;
       r.ceiling_us = t1;
       r.ceiling_timed = !t1.empty();
@@ -419,7 +420,8 @@ void run_form(Ctx& ctx, const Case& c, Result& r, Form form) {
   g.start(ctx, b);
   ctx.barrier();
   g.run(ctx, c.warmup);
-  std::vector<double> us = time_batches(ctx, c.reps, c.iters, [&] { g.run(ctx, c.iters); }, false, nullptr);
+  std::vector<double> us = time_batches(
+      ctx, c.reps, c.iters, [&] { g.run(ctx, c.iters); }, false, nullptr);
   ctx.cuda(cudaStreamSynchronize(ctx.stream), what);
   ctx.barrier();  // every PE is done with the buffers before they start again
   g.start(ctx, b);
@@ -475,8 +477,9 @@ Bench common() {
 Bench describe_bulk() {
   Bench b = common();
   b.name = "matmul";
-  b.what = "C = A x B by circular shift of B's row blocks, all rows at once (putmem_signal<block> per CTA); "
-           "-o product (ceiling: one GPU / npes) | shift (the shifts alone)";
+  b.what =
+      "C = A x B by circular shift of B's row blocks, all rows at once (putmem_signal<block> per CTA); "
+      "-o product (ceiling: one GPU / npes) | shift (the shifts alone)";
   b.scopes = scope_bit(Scope::block);
   b.default_scope = Scope::block;
   b.run = run_bulk;
@@ -486,8 +489,9 @@ Bench describe_bulk() {
 Bench describe_rows() {
   Bench b = common();
   b.name = "matmul_rowwise";
-  b.what = "C = A x B by circular shift of B's row blocks, row by row (one putmem<scope> per row, then "
-           "quiet<block> + signal_op per CTA); -o product | shift";
+  b.what =
+      "C = A x B by circular shift of B's row blocks, row by row (one putmem<scope> per row, then "
+      "quiet<block> + signal_op per CTA); -o product | shift";
   b.scopes = kAllScopes;
   b.default_scope = Scope::block;
   b.run = run_rows;

@@ -36,29 +36,44 @@ const std::vector<Bench>& registry() {
 
 const char* name_of(Scope s) {
   switch (s) {
-    case Scope::thread: return "thread";
-    case Scope::warp: return "warp";
-    case Scope::block: return "block";
+    case Scope::thread:
+      return "thread";
+    case Scope::warp:
+      return "warp";
+    case Scope::block:
+      return "block";
   }
   return "?";
 }
 
 const char* name_of(DType d) {
   switch (d) {
-    case DType::int32: return "int32";
-    case DType::int64: return "int64";
-    case DType::uint32: return "uint32";
-    case DType::uint64: return "uint64";
-    case DType::float32: return "float";
-    case DType::float64: return "double";
+    case DType::int32:
+      return "int32";
+    case DType::int64:
+      return "int64";
+    case DType::uint32:
+      return "uint32";
+    case DType::uint64:
+      return "uint64";
+    case DType::float32:
+      return "float";
+    case DType::float64:
+      return "double";
   }
   return "?";
 }
 
 size_t size_of(DType d) {
   switch (d) {
-    case DType::int32: case DType::uint32: case DType::float32: return 4;
-    case DType::int64: case DType::uint64: case DType::float64: return 8;
+    case DType::int32:
+    case DType::uint32:
+    case DType::float32:
+      return 4;
+    case DType::int64:
+    case DType::uint64:
+    case DType::float64:
+      return 8;
   }
   return 1;
 }
@@ -73,11 +88,18 @@ int square_side(size_t bytes, size_t elem_bytes) {
 double busbw_factor(Bus b, int n) {
   const double N = n > 0 ? n : 1;
   switch (b) {
-    case Bus::none: return 0.0;
-    case Bus::p2p: return 1.0;
-    case Bus::allreduce: return 2.0 * (N - 1) / N;
-    case Bus::allgather: case Bus::reducescatter: case Bus::alltoall: return (N - 1) / N;
-    case Bus::broadcast: return 1.0;
+    case Bus::none:
+      return 0.0;
+    case Bus::p2p:
+      return 1.0;
+    case Bus::allreduce:
+      return 2.0 * (N - 1) / N;
+    case Bus::allgather:
+    case Bus::reducescatter:
+    case Bus::alltoall:
+      return (N - 1) / N;
+    case Bus::broadcast:
+      return 1.0;
   }
   return 0.0;
 }

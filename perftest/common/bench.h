@@ -51,10 +51,10 @@ int square_side(size_t bytes, size_t elem_bytes);
 
 // One measurement point.
 struct Case {
-  size_t size = 0;        // as the benchmark defines it (see above); 0 for size-less ones
+  size_t size = 0;  // as the benchmark defines it (see above); 0 for size-less ones
   Scope scope = Scope::thread;
   DType dtype = DType::int32;
-  std::string op;         // reduction or atomic operation; empty when unused
+  std::string op;  // reduction or atomic operation; empty when unused
   int ctas = 1, threads = 1;
   int iters = 1, warmup = 0, reps = 1;
   bool bidir = false, graph = false;
@@ -63,10 +63,10 @@ struct Case {
 
 // What one PE measured at one point. Samples are microseconds per operation.
 struct Result {
-  bool timed = false;             // this PE timed the operation (p2p: the initiator)
-  std::vector<double> us;         // gshmem samples
+  bool timed = false;            // this PE timed the operation (p2p: the initiator)
+  std::vector<double> us;        // gshmem samples
   const char* timer = "events";  // "events" | "clock64" | "host"
-  size_t size = 0;                // the size really used (rounded to whole elements); 0: Case::size
+  size_t size = 0;               // the size really used (rounded to whole elements); 0: Case::size
   // NCCL on the same buffers / stream (on-stream collectives).
   bool nccl_timed = false;
   std::vector<double> nccl_us;
@@ -79,31 +79,31 @@ struct Result {
   double ops_per_iter = 0;
   // Verification: elements checked and elements wrong (this PE).
   uint64_t checked = 0, bad = 0;
-  std::string note;               // printed once under the row (e.g. "NCCL skipped: ...")
-  bool skip = false;              // the point does not apply (no row printed)
+  std::string note;   // printed once under the row (e.g. "NCCL skipped: ...")
+  bool skip = false;  // the point does not apply (no row printed)
 };
 
 struct Ctx;
 
 struct Bench {
   const char* name = "";
-  const char* what = "";          // one line for --list and the table title
+  const char* what = "";  // one line for --list and the table title
   Kind kind = Kind::device;
-  int min_pes = 2, max_pes = 0;   // max 0: any number
+  int min_pes = 2, max_pes = 0;  // max 0: any number
   // Default sweep for -b/-e; min_size == max_size == 0: a size-less benchmark (one row).
   size_t min_size = 0, max_size = 0;
   unsigned scopes = scope_bit(Scope::thread);  // scopes the benchmark accepts
   Scope default_scope = Scope::thread;
-  unsigned dtypes = 0;            // accepted datatypes; 0: -d does not apply
+  unsigned dtypes = 0;  // accepted datatypes; 0: -d does not apply
   DType default_dtype = DType::int32;
-  std::vector<std::string> ops;   // accepted -o values; empty: -o does not apply
+  std::vector<std::string> ops;  // accepted -o values; empty: -o does not apply
   std::vector<std::string> default_ops;
-  int ctas = 1, threads = 1;      // defaults for -c / -t
+  int ctas = 1, threads = 1;                // defaults for -c / -t
   int iters = 100, warmup = 10, reps = 10;  // defaults for -n / -w / -r
   Bus bus = Bus::none;
-  bool nccl = false;              // compares with NCCL (on-stream collectives)
-  bool graph = false;             // honours --graph
-  bool bidir = false;             // honours --bidir
+  bool nccl = false;                // compares with NCCL (on-stream collectives)
+  bool graph = false;               // honours --graph
+  bool bidir = false;               // honours --bidir
   bool ceiling_is_latency = false;  // the table shows the ceiling as a time, not GB/s
   // Bytes moved per operation for algbw (nullptr: no bandwidth).
   double (*bytes)(const Case& c, size_t size, int npes) = nullptr;

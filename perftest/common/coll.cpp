@@ -54,8 +54,7 @@ void coll_prepare(Ctx& ctx, Coll k, const Case& c, const CollLayout& l, void* sr
       break;
     case Coll::reduce:
     case Coll::reducescatter:
-      fill_reduce(c.dtype, c.op, src, l.src_bytes / size_of(c.dtype), ctx.me, seed_of(bench, 0, l.size), 0,
-                  ctx.stream);
+      fill_reduce(c.dtype, c.op, src, l.src_bytes / size_of(c.dtype), ctx.me, seed_of(bench, 0, l.size), 0, ctx.stream);
       break;
   }
   poison(dst, l.dst_bytes, ctx.stream);
@@ -80,7 +79,8 @@ void coll_check(Ctx& ctx, Coll k, const Case& c, const CollLayout& l, const void
       break;
     case Coll::fcollect:
       for (int j = 0; j < ctx.npes; ++j)
-        add(nccl ? "NCCL allgather block" : "fcollect block", check_bytes(d + B * j, B, seed_of(bench, j, l.size), ctx.stream));
+        add(nccl ? "NCCL allgather block" : "fcollect block",
+            check_bytes(d + B * j, B, seed_of(bench, j, l.size), ctx.stream));
       break;
     case Coll::alltoall:
       for (int j = 0; j < ctx.npes; ++j)
@@ -98,8 +98,10 @@ void coll_check(Ctx& ctx, Coll k, const Case& c, const CollLayout& l, const void
       break;
   }
   r.checked += tmp.checked;
-  if (nccl) r.nccl_bad += tmp.bad;
-  else r.bad += tmp.bad;
+  if (nccl)
+    r.nccl_bad += tmp.bad;
+  else
+    r.bad += tmp.bad;
 }
 
 std::vector<std::string> reduce_ops() { return {"sum", "prod", "min", "max", "and", "or", "xor"}; }

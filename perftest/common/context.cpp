@@ -46,7 +46,8 @@ void* Ctx::sym(int slot, size_t bytes) {
   if (b.p && b.bytes >= bytes) return b.p;
   if (b.p) gshmem_free(b.p);
   // Round up (1 MiB granularity above 1 MiB) so that a sweep does not reallocate each step.
-  size_t want = bytes < (1u << 20) ? ((bytes + 255) & ~size_t(255)) : ((bytes + (1u << 20) - 1) & ~size_t((1u << 20) - 1));
+  size_t want =
+      bytes < (1u << 20) ? ((bytes + 255) & ~size_t(255)) : ((bytes + (1u << 20) - 1) & ~size_t((1u << 20) - 1));
   b.p = gshmem_malloc(want);
   b.bytes = want;
   if (!b.p) {

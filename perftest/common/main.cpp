@@ -86,8 +86,10 @@ bool plan_for(const Options& o, const Bench& b, Plan* p, std::string* err) {
       }
       Scope x;
       if (!parse_scope(s, &x)) return (*err = "-s: unknown scope '" + s + "' (thread, warp, block, all)"), false;
-      if (b.scopes & scope_bit(x)) p->scopes.push_back(x);
-      else p->notes.push_back(std::string("scope ") + s + " does not apply to " + b.name);
+      if (b.scopes & scope_bit(x))
+        p->scopes.push_back(x);
+      else
+        p->notes.push_back(std::string("scope ") + s + " does not apply to " + b.name);
     }
   }
   if (!b.dtypes) {
@@ -104,8 +106,10 @@ bool plan_for(const Options& o, const Bench& b, Plan* p, std::string* err) {
       DType x;
       if (!parse_dtype(s, &x))
         return (*err = "-d: unknown datatype '" + s + "' (int32, int64, uint32, uint64, float, double, all)"), false;
-      if (b.dtypes & dtype_bit(x)) p->dtypes.push_back(x);
-      else p->notes.push_back("datatype " + s + " does not apply to " + b.name);
+      if (b.dtypes & dtype_bit(x))
+        p->dtypes.push_back(x);
+      else
+        p->notes.push_back("datatype " + s + " does not apply to " + b.name);
     }
   }
   if (b.ops.empty()) {
@@ -118,8 +122,10 @@ bool plan_for(const Options& o, const Bench& b, Plan* p, std::string* err) {
         p->ops.insert(p->ops.end(), b.ops.begin(), b.ops.end());
         continue;
       }
-      if (std::find(b.ops.begin(), b.ops.end(), s) != b.ops.end()) p->ops.push_back(s);
-      else p->notes.push_back("op " + s + " does not apply to " + b.name);
+      if (std::find(b.ops.begin(), b.ops.end(), s) != b.ops.end())
+        p->ops.push_back(s);
+      else
+        p->notes.push_back("op " + s + " does not apply to " + b.name);
     }
   }
   size_t lo = o.min_bytes ? o.min_bytes : b.min_size, hi = o.max_bytes ? o.max_bytes : b.max_size;
@@ -214,8 +220,8 @@ int main(int argc, char** argv) {
   }
   if (o.list) {
     for (const Bench* b : sel)
-      printf("%-24s %-6s %-12s %s\n", b->name, b->kind == Kind::device ? "device" : "host",
-             pes_needed(*b).c_str(), b->what);
+      printf("%-24s %-6s %-12s %s\n", b->name, b->kind == Kind::device ? "device" : "host", pes_needed(*b).c_str(),
+             b->what);
     return 0;
   }
   // Plans first: a bad -s/-d/-o is a usage error on every PE alike, before init.
@@ -230,7 +236,8 @@ int main(int argc, char** argv) {
   const int pes = job_pes();
   const int local = std::max(1, env_int("GSHMEM_LOCAL_SIZE", 1));
   if (std::none_of(sel.begin(), sel.end(), [&](const Bench* b) { return fits(*b, pes); })) {
-    if (sel.empty()) printf("SKIP: no benchmark in this build\n");
+    if (sel.empty())
+      printf("SKIP: no benchmark in this build\n");
     else
       printf("SKIP: %s needs %s, this job has %d PE%s (run it under gshmrun -n %d)\n", sel[0]->name,
              pes_needed(*sel[0]).c_str(), pes, pes == 1 ? "" : "s", sel[0]->min_pes);
@@ -272,8 +279,10 @@ int main(int argc, char** argv) {
       ctx.emit(stdout, h);
       if (!o.json_path.empty()) {
         json = fopen(o.json_path.c_str(), "a");
-        if (!json) fprintf(stderr, "gshmem-perf: cannot open --json %s; JSON goes to stdout only\n", o.json_path.c_str());
-        else fputs(h.c_str(), json);
+        if (!json)
+          fprintf(stderr, "gshmem-perf: cannot open --json %s; JSON goes to stdout only\n", o.json_path.c_str());
+        else
+          fputs(h.c_str(), json);
       }
     }
     bool ok = true;

@@ -54,9 +54,11 @@ Api g_api;
 bool g_loaded = false;
 
 std::string wheel_library() {
-  FILE* p = popen("python3 -c \"import nvidia.nccl as m, os; "
-                  "print(os.path.dirname(m.__file__) if getattr(m, '__file__', None) else list(m.__path__)[0])\" "
-                  "2>/dev/null", "r");
+  FILE* p = popen(
+      "python3 -c \"import nvidia.nccl as m, os; "
+      "print(os.path.dirname(m.__file__) if getattr(m, '__file__', None) else list(m.__path__)[0])\" "
+      "2>/dev/null",
+      "r");
   if (!p) return "";
   char buf[1024] = "";
   if (!fgets(buf, sizeof(buf), p)) buf[0] = '\0';
@@ -135,12 +137,18 @@ bool load(std::string* why) {
 
 int dtype(DType t) {
   switch (t) {
-    case DType::int32: return kInt32;
-    case DType::int64: return kInt64;
-    case DType::uint32: return kUint32;
-    case DType::uint64: return kUint64;
-    case DType::float32: return kFloat32;
-    case DType::float64: return kFloat64;
+    case DType::int32:
+      return kInt32;
+    case DType::int64:
+      return kInt64;
+    case DType::uint32:
+      return kUint32;
+    case DType::uint64:
+      return kUint64;
+    case DType::float32:
+      return kFloat32;
+    case DType::float64:
+      return kFloat64;
   }
   return kInt32;
 }
@@ -167,8 +175,10 @@ std::string version() {
   if (!g_loaded) return "";
   const int v = g_api.version;
   char buf[32];
-  if (v >= 10000) snprintf(buf, sizeof(buf), "%d.%d.%d", v / 10000, (v % 10000) / 100, v % 100);
-  else snprintf(buf, sizeof(buf), "%d.%d.%d", v / 1000, (v % 1000) / 100, v % 100);
+  if (v >= 10000)
+    snprintf(buf, sizeof(buf), "%d.%d.%d", v / 10000, (v % 10000) / 100, v % 100);
+  else
+    snprintf(buf, sizeof(buf), "%d.%d.%d", v / 1000, (v % 1000) / 100, v % 100);
   return buf;
 }
 
@@ -177,9 +187,7 @@ std::string library() { return g_loaded ? g_api.path : ""; }
 bool supports(const std::string& op) { return op == "sum" || op == "prod" || op == "min" || op == "max"; }
 bool supports(DType) { return true; }
 
-const char* alltoall_method() {
-  return g_loaded && g_api.AlltoAll ? "ncclAlltoAll" : "grouped ncclSend/ncclRecv";
-}
+const char* alltoall_method() { return g_loaded && g_api.AlltoAll ? "ncclAlltoAll" : "grouped ncclSend/ncclRecv"; }
 
 Comm* create(Ctx& ctx, std::string* why) {
   std::string my_why;

@@ -37,8 +37,10 @@ std::string shell_quote(const char* a) {
     return a;
   std::string q = "'";
   for (const char* p = a; *p; ++p) {
-    if (*p == '\'') q += "'\\''";
-    else q += *p;
+    if (*p == '\'')
+      q += "'\\''";
+    else
+      q += *p;
   }
   return q + "'";
 }
@@ -53,11 +55,25 @@ bool parse_size(const char* text, size_t* out) {
   if (errno || end == text) return false;
   unsigned shift = 0;
   switch (*end) {
-    case '\0': break;
-    case 'k': case 'K': shift = 10; ++end; break;
-    case 'm': case 'M': shift = 20; ++end; break;
-    case 'g': case 'G': shift = 30; ++end; break;
-    default: return false;
+    case '\0':
+      break;
+    case 'k':
+    case 'K':
+      shift = 10;
+      ++end;
+      break;
+    case 'm':
+    case 'M':
+      shift = 20;
+      ++end;
+      break;
+    case 'g':
+    case 'G':
+      shift = 30;
+      ++end;
+      break;
+    default:
+      return false;
   }
   if (*end == 'B' || *end == 'b') ++end;
   if (*end) return false;
@@ -68,10 +84,14 @@ bool parse_size(const char* text, size_t* out) {
 
 std::string format_size(size_t b) {
   char buf[32];
-  if (b >= (1ull << 30) && b % (1ull << 30) == 0) snprintf(buf, sizeof(buf), "%zuG", b >> 30);
-  else if (b >= (1ull << 20) && b % (1ull << 20) == 0) snprintf(buf, sizeof(buf), "%zuM", b >> 20);
-  else if (b >= (1ull << 10) && b % (1ull << 10) == 0) snprintf(buf, sizeof(buf), "%zuK", b >> 10);
-  else snprintf(buf, sizeof(buf), "%zu", b);
+  if (b >= (1ull << 30) && b % (1ull << 30) == 0)
+    snprintf(buf, sizeof(buf), "%zuG", b >> 30);
+  else if (b >= (1ull << 20) && b % (1ull << 20) == 0)
+    snprintf(buf, sizeof(buf), "%zuM", b >> 20);
+  else if (b >= (1ull << 10) && b % (1ull << 10) == 0)
+    snprintf(buf, sizeof(buf), "%zuK", b >> 10);
+  else
+    snprintf(buf, sizeof(buf), "%zu", b);
   return buf;
 }
 
@@ -123,8 +143,8 @@ bool parse_options(int argc, char** argv, Options* o, std::string* error) {
       return false;
     };
     const char* v = nullptr;
-    const bool is_switch = a == "-h" || a == "--help" || a == "--list" || a == "--bidir" || a == "--graph" ||
-                           a == "--no-nccl";
+    const bool is_switch =
+        a == "-h" || a == "--help" || a == "--list" || a == "--bidir" || a == "--graph" || a == "--no-nccl";
     if (is_switch && has_val) {
       *error = a + " takes no value";
       return false;

@@ -34,8 +34,8 @@ struct Options {
   std::vector<std::string> benches;
   size_t min_bytes = 0, max_bytes = 0;  // 0: benchmark default
   double factor = 2.0;
-  int iters = 0, warmup = -1, reps = 0;  // 0 / -1: benchmark default
-  int ctas = 0, threads = 0;             // 0: benchmark default
+  int iters = 0, warmup = -1, reps = 0;          // 0 / -1: benchmark default
+  int ctas = 0, threads = 0;                     // 0: benchmark default
   std::vector<std::string> scopes, dtypes, ops;  // empty: benchmark default; {"all"}: all
   int root = 0;
   bool bidir = false, graph = false, no_nccl = false, list = false, help = false;

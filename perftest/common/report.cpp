@@ -32,9 +32,15 @@ class Json {
     key(k);
     s_ += '"';
     for (char c : v) {
-      if (c == '"' || c == '\\') { s_ += '\\'; s_ += c; }
-      else if (static_cast<unsigned char>(c) < 0x20) { char b[8]; snprintf(b, sizeof(b), "\\u%04x", c); s_ += b; }
-      else s_ += c;
+      if (c == '"' || c == '\\') {
+        s_ += '\\';
+        s_ += c;
+      } else if (static_cast<unsigned char>(c) < 0x20) {
+        char b[8];
+        snprintf(b, sizeof(b), "\\u%04x", c);
+        s_ += b;
+      } else
+        s_ += c;
     }
     s_ += '"';
     return *this;
@@ -42,9 +48,12 @@ class Json {
   Json& num(const char* k, double v) {
     key(k);
     char b[64];
-    if (!std::isfinite(v)) snprintf(b, sizeof(b), "null");
-    else if (v == std::floor(v) && std::fabs(v) < 1e15) snprintf(b, sizeof(b), "%.0f", v);
-    else snprintf(b, sizeof(b), "%.6g", v);
+    if (!std::isfinite(v))
+      snprintf(b, sizeof(b), "null");
+    else if (v == std::floor(v) && std::fabs(v) < 1e15)
+      snprintf(b, sizeof(b), "%.0f", v);
+    else
+      snprintf(b, sizeof(b), "%.6g", v);
     s_ += b;
     return *this;
   }
@@ -194,8 +203,8 @@ std::string header_json(const Ctx& ctx) {
   j.str("type", "header").str("cmd", ctx.opt.command).num("pes", ctx.npes).str("gpu", ctx.gpu_name);
   j.num("gpus_visible", ngpus).str("driver", driver_version()).num("cuda_driver", drv).num("cuda_runtime", rtv);
   j.str("lib", GSHMEM_PERF_LIB).str("lib_version", lib_version()).str("host", host).str("date", date);
-  for (const char* v : {"NCCL_LIB", "NCCL_NVLS_ENABLE", "GSHMEM_SYMMETRIC_SIZE", "GSHMEM_DISABLE_VMM",
-                        "CUDA_VISIBLE_DEVICES"}) {
+  for (const char* v :
+       {"NCCL_LIB", "NCCL_NVLS_ENABLE", "GSHMEM_SYMMETRIC_SIZE", "GSHMEM_DISABLE_VMM", "CUDA_VISIBLE_DEVICES"}) {
     const char* e = getenv(v);
     if (e) j.str(v, e);
   }
@@ -204,17 +213,16 @@ std::string header_json(const Ctx& ctx) {
 
 std::string bench_title(const Ctx& ctx, const Bench& b, const Case& c) {
   char buf[512];
-  snprintf(buf, sizeof(buf), "# %s: %s  [pes=%d ctas=%d threads=%d iters=%d warmup=%d reps=%d%s%s]\n", b.name,
-           b.what, ctx.npes, c.ctas, c.threads, c.iters, c.warmup, c.reps, c.bidir ? " bidir" : "",
-           c.graph ? " graph" : "");
+  snprintf(buf, sizeof(buf), "# %s: %s  [pes=%d ctas=%d threads=%d iters=%d warmup=%d reps=%d%s%s]\n", b.name, b.what,
+           ctx.npes, c.ctas, c.threads, c.iters, c.warmup, c.reps, c.bidir ? " bidir" : "", c.graph ? " graph" : "");
   return buf;
 }
 
 std::string table_header(const Bench&) {
   char buf[512];
-  snprintf(buf, sizeof(buf), "# %10s %-6s %-6s %-9s %11s %11s %10s %10s | %11s %10s %6s | %-18s %s\n", "size",
-           "scope", "dtype", "op", "lat_med_us", "lat_p99_us", "algbw_GBps", "busbw_GBps", "nccl_med_us",
-           "nccl_busbw", "ratio", "extra", "check");
+  snprintf(buf, sizeof(buf), "# %10s %-6s %-6s %-9s %11s %11s %10s %10s | %11s %10s %6s | %-18s %s\n", "size", "scope",
+           "dtype", "op", "lat_med_us", "lat_p99_us", "algbw_GBps", "busbw_GBps", "nccl_med_us", "nccl_busbw", "ratio",
+           "extra", "check");
   return buf;
 }
 
@@ -225,7 +233,8 @@ std::string table_row(const Bench& b, const Case& c, const Row& r) {
   if (r.has_ceiling)
     extra = "ceil " + (b.ceiling_is_latency ? fmt("%.3f", r.ceiling_us) + "us" : fmt("%.1f", r.ceiling)) + " (" +
             fmt("%.2f", r.ceiling_ratio) + ")";
-  else if (r.mops > 0) extra = fmt("%.2f Mops", r.mops);
+  else if (r.mops > 0)
+    extra = fmt("%.2f Mops", r.mops);
   std::string check;
   if (r.bad || r.nccl_bad)
     check = "FAILED (" + std::to_string(r.bad) + (r.nccl_bad ? "+nccl " + std::to_string(r.nccl_bad) : "") + " wrong)";
@@ -234,10 +243,10 @@ std::string table_row(const Bench& b, const Case& c, const Row& r) {
   char buf[640];
   snprintf(buf, sizeof(buf), "  %10s %-6s %-6s %-9s %11s %11s %10s %10s | %11s %10s %6s | %-18s %s\n",
            sized ? format_size(r.size).c_str() : "-", b.kind == Kind::host ? "-" : name_of(c.scope),
-           b.dtypes ? name_of(c.dtype) : "-",
-           c.op.empty() ? "-" : c.op.c_str(), r.has_lat ? fmt("%.3f", r.med).c_str() : "-",
-           r.has_lat ? fmt("%.3f", r.p99).c_str() : "-", r.has_lat && bw ? fmt("%.2f", r.algbw).c_str() : "-",
-           r.has_lat && bw ? fmt("%.2f", r.busbw).c_str() : "-", r.has_nccl ? fmt("%.3f", r.nccl_med).c_str() : "-",
+           b.dtypes ? name_of(c.dtype) : "-", c.op.empty() ? "-" : c.op.c_str(),
+           r.has_lat ? fmt("%.3f", r.med).c_str() : "-", r.has_lat ? fmt("%.3f", r.p99).c_str() : "-",
+           r.has_lat && bw ? fmt("%.2f", r.algbw).c_str() : "-", r.has_lat && bw ? fmt("%.2f", r.busbw).c_str() : "-",
+           r.has_nccl ? fmt("%.3f", r.nccl_med).c_str() : "-",
            r.has_nccl && bw ? fmt("%.2f", r.nccl_busbw).c_str() : "-",
            r.has_nccl && r.has_lat ? fmt("%.2f", r.ratio).c_str() : "-", extra.c_str(), check.c_str());
   return buf;
@@ -248,12 +257,18 @@ std::string result_json(const Ctx& ctx, const Bench& b, const Case& c, const Res
   j.str("type", "result").str("lib", GSHMEM_PERF_LIB).str("bench", b.name);
   j.str("kind", b.kind == Kind::device ? "device" : "host");
   j.num("pes", ctx.npes).u64("size", r.size);
-  if (b.kind == Kind::device) j.str("scope", name_of(c.scope));
-  else j.null("scope");
-  if (b.dtypes) j.str("dtype", name_of(c.dtype));
-  else j.null("dtype");
-  if (!c.op.empty()) j.str("op", c.op);
-  else j.null("op");
+  if (b.kind == Kind::device)
+    j.str("scope", name_of(c.scope));
+  else
+    j.null("scope");
+  if (b.dtypes)
+    j.str("dtype", name_of(c.dtype));
+  else
+    j.null("dtype");
+  if (!c.op.empty())
+    j.str("op", c.op);
+  else
+    j.null("op");
   j.num("ctas", c.ctas).num("threads", c.threads).num("iters", c.iters).num("warmup", c.warmup).num("reps", c.reps);
   j.boolean("bidir", c.bidir).boolean("graph", c.graph).str("timer", r0.timer);
   if (r.has_lat) {

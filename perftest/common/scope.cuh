@@ -14,17 +14,26 @@
 
 namespace perf {
 
-template <class S> constexpr bool is_thread_v = std::is_same<S, gshmem::thread_scope>::value;
-template <class S> constexpr bool is_warp_v = std::is_same<S, gshmem::warp_scope>::value;
-template <class S> constexpr bool is_block_v = std::is_same<S, gshmem::block_scope>::value;
+template <class S>
+constexpr bool is_thread_v = std::is_same<S, gshmem::thread_scope>::value;
+template <class S>
+constexpr bool is_warp_v = std::is_same<S, gshmem::warp_scope>::value;
+template <class S>
+constexpr bool is_block_v = std::is_same<S, gshmem::block_scope>::value;
 
 // f(gshmem::thread_scope{}) / warp_scope / block_scope.
 template <class F>
 void with_scope(Scope s, F&& f) {
   switch (s) {
-    case Scope::thread: f(gshmem::thread_scope{}); break;
-    case Scope::warp: f(gshmem::warp_scope{}); break;
-    case Scope::block: f(gshmem::block_scope{}); break;
+    case Scope::thread:
+      f(gshmem::thread_scope{});
+      break;
+    case Scope::warp:
+      f(gshmem::warp_scope{});
+      break;
+    case Scope::block:
+      f(gshmem::block_scope{});
+      break;
   }
 }
 
@@ -32,12 +41,24 @@ void with_scope(Scope s, F&& f) {
 template <class F>
 void with_dtype(DType t, F&& f) {
   switch (t) {
-    case DType::int32: f(int32_t{}); break;
-    case DType::int64: f(int64_t{}); break;
-    case DType::uint32: f(uint32_t{}); break;
-    case DType::uint64: f(uint64_t{}); break;
-    case DType::float32: f(float{}); break;
-    case DType::float64: f(double{}); break;
+    case DType::int32:
+      f(int32_t{});
+      break;
+    case DType::int64:
+      f(int64_t{});
+      break;
+    case DType::uint32:
+      f(uint32_t{});
+      break;
+    case DType::uint64:
+      f(uint64_t{});
+      break;
+    case DType::float32:
+      f(float{});
+      break;
+    case DType::float64:
+      f(double{});
+      break;
   }
 }
 
@@ -46,23 +67,31 @@ void with_dtype(DType t, F&& f) {
 template <class S>
 __device__ __forceinline__ bool in_first_group() {
   if (blockIdx.x != 0 || blockIdx.y != 0 || blockIdx.z != 0) return false;
-  if constexpr (is_thread_v<S>) return gshmem::detail::block_thread_rank() == 0;
-  else if constexpr (is_warp_v<S>) return gshmem::detail::block_thread_rank() < 32;
-  else return true;
+  if constexpr (is_thread_v<S>)
+    return gshmem::detail::block_thread_rank() == 0;
+  else if constexpr (is_warp_v<S>)
+    return gshmem::detail::block_thread_rank() < 32;
+  else
+    return true;
 }
 
 // Groups of scope S in the launch and this thread's group index (grid-wide).
 template <class S>
 __device__ __forceinline__ int groups_per_block() {
-  if constexpr (is_thread_v<S>) return gshmem::detail::block_thread_count();
-  else if constexpr (is_warp_v<S>) return (gshmem::detail::block_thread_count() + 31) / 32;
-  else return 1;
+  if constexpr (is_thread_v<S>)
+    return gshmem::detail::block_thread_count();
+  else if constexpr (is_warp_v<S>)
+    return (gshmem::detail::block_thread_count() + 31) / 32;
+  else
+    return 1;
 }
 template <class S>
 __device__ __forceinline__ int group_index() {
   int in_block = 0;
-  if constexpr (is_thread_v<S>) in_block = gshmem::detail::block_thread_rank();
-  else if constexpr (is_warp_v<S>) in_block = gshmem::detail::block_thread_rank() / 32;
+  if constexpr (is_thread_v<S>)
+    in_block = gshmem::detail::block_thread_rank();
+  else if constexpr (is_warp_v<S>)
+    in_block = gshmem::detail::block_thread_rank() / 32;
   return static_cast<int>(blockIdx.x) * groups_per_block<S>() + in_block;
 }
 

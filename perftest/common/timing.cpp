@@ -55,8 +55,10 @@ std::vector<double> time_batches(Ctx& ctx, int reps, int per_batch, const std::f
     ctx.cuda(cudaStreamSynchronize(ctx.stream), "cudaStreamSynchronize");
     ctx.barrier();
     ctx.cuda(cudaEventRecord(ev[0], ctx.stream), "cudaEventRecord");
-    if (exec) ctx.cuda(cudaGraphLaunch(exec, ctx.stream), "cudaGraphLaunch");
-    else batch();
+    if (exec)
+      ctx.cuda(cudaGraphLaunch(exec, ctx.stream), "cudaGraphLaunch");
+    else
+      batch();
     ctx.cuda(cudaEventRecord(ev[1], ctx.stream), "cudaEventRecord");
     ctx.cuda(cudaEventSynchronize(ev[1]), "cudaEventSynchronize (timed batch)");
     float ms = 0;

@@ -31,7 +31,9 @@ __host__ __device__ inline uint64_t mix64(uint64_t x) {
   return x;
 }
 
-__host__ __device__ inline uint64_t word_of(uint64_t seed, uint64_t w) { return mix64(seed ^ (w * 0xD1B54A32D192ED03ull)); }
+__host__ __device__ inline uint64_t word_of(uint64_t seed, uint64_t w) {
+  return mix64(seed ^ (w * 0xD1B54A32D192ED03ull));
+}
 __host__ __device__ inline unsigned char byte_of(uint64_t seed, uint64_t i) {
   return static_cast<unsigned char>(word_of(seed, i >> 3) >> (8 * (i & 7)));
 }
@@ -75,26 +77,36 @@ __global__ void k_check_bytes(const unsigned char* p, size_t bytes, uint64_t see
 // ---- typed reduction values
 template <class T>
 __host__ __device__ inline T rvalue(int opk, int pe, uint64_t i, uint64_t seed) {
-  const uint64_t h = mix64(seed ^ mix64((static_cast<uint64_t>(pe) + 1) * 0x9E3779B97F4A7C15ull) ^ (i * 0xD1B54A32D192ED03ull));
+  const uint64_t h =
+      mix64(seed ^ mix64((static_cast<uint64_t>(pe) + 1) * 0x9E3779B97F4A7C15ull) ^ (i * 0xD1B54A32D192ED03ull));
   switch (opk) {
-    case kSum: return static_cast<T>(h % 61 + 1);
-    case kProd: return static_cast<T>(1 + ((h >> 17) & 1));
-    case kMin: case kMax:
+    case kSum:
+      return static_cast<T>(h % 61 + 1);
+    case kProd:
+      return static_cast<T>(1 + ((h >> 17) & 1));
+    case kMin:
+    case kMax:
       if (std::is_signed<T>::value || std::is_floating_point<T>::value)
         return static_cast<T>(static_cast<int64_t>(h % 2001) - 1000);
       return static_cast<T>(h % 100003);
-    default: return static_cast<T>(h);  // bitwise: integer types only
+    default:
+      return static_cast<T>(h);  // bitwise: integer types only
   }
 }
 
 template <class T>
 __host__ __device__ inline T fold(int opk, T a, T b) {
   switch (opk) {
-    case kSum: return static_cast<T>(a + b);
-    case kProd: return static_cast<T>(a * b);
-    case kMin: return b < a ? b : a;
-    case kMax: return a < b ? b : a;
-    default: break;
+    case kSum:
+      return static_cast<T>(a + b);
+    case kProd:
+      return static_cast<T>(a * b);
+    case kMin:
+      return b < a ? b : a;
+    case kMax:
+      return a < b ? b : a;
+    default:
+      break;
   }
   if constexpr (std::is_integral<T>::value) {
     if (opk == kAnd) return a & b;
@@ -205,8 +217,9 @@ Mismatch finish(unsigned long long* d, cudaStream_t s, uint64_t checked, const v
   m.bad = h[0];
   if (m.bad) {
     m.first = h[1];
-    cuda_or_die(cudaMemcpy(&m.got, static_cast<const char*>(p) + m.first * elem_bytes, elem_bytes,
-                           cudaMemcpyDeviceToHost), "cudaMemcpy (first mismatch)");
+    cuda_or_die(
+        cudaMemcpy(&m.got, static_cast<const char*>(p) + m.first * elem_bytes, elem_bytes, cudaMemcpyDeviceToHost),
+        "cudaMemcpy (first mismatch)");
   }
   return m;
 }
@@ -221,12 +234,24 @@ uint64_t bits_of(T v) {
 template <class F>
 void with_dtype(DType t, F&& f) {
   switch (t) {
-    case DType::int32: f(int32_t{}); break;
-    case DType::int64: f(int64_t{}); break;
-    case DType::uint32: f(uint32_t{}); break;
-    case DType::uint64: f(uint64_t{}); break;
-    case DType::float32: f(float{}); break;
-    case DType::float64: f(double{}); break;
+    case DType::int32:
+      f(int32_t{});
+      break;
+    case DType::int64:
+      f(int64_t{});
+      break;
+    case DType::uint32:
+      f(uint32_t{});
+      break;
+    case DType::uint64:
+      f(uint64_t{});
+      break;
+    case DType::float32:
+      f(float{});
+      break;
+    case DType::float64:
+      f(double{});
+      break;
   }
 }
 
@@ -249,7 +274,8 @@ void fill_bytes(void* p, size_t bytes, uint64_t seed, cudaStream_t s) {
 
 Mismatch check_bytes(const void* p, size_t bytes, uint64_t seed, cudaStream_t s) {
   unsigned long long* d = counters(s);
-  if (bytes) k_check_bytes<<<grid_for((bytes + 7) / 8), 256, 0, s>>>(static_cast<const unsigned char*>(p), bytes, seed, d);
+  if (bytes)
+    k_check_bytes<<<grid_for((bytes + 7) / 8), 256, 0, s>>>(static_cast<const unsigned char*>(p), bytes, seed, d);
   Mismatch m = finish(d, s, bytes, p, 1);
   if (m.bad) m.expected = byte_of(seed, m.first);
   return m;
@@ -270,8 +296,8 @@ void fill_reduce(DType t, const std::string& op, void* p, size_t n, int pe, uint
   cuda_or_die(cudaGetLastError(), "fill kernel launch");
 }
 
-Mismatch check_reduce(DType t, const std::string& op, const void* p, size_t n, int npes, uint64_t seed,
-                      size_t index0, cudaStream_t s) {
+Mismatch check_reduce(DType t, const std::string& op, const void* p, size_t n, int npes, uint64_t seed, size_t index0,
+                      cudaStream_t s) {
   const int k = op_kind(op);
   unsigned long long* d = counters(s);
   Mismatch m;
@@ -286,15 +312,18 @@ Mismatch check_reduce(DType t, const std::string& op, const void* p, size_t n, i
 
 void fill_const(void* p, size_t n, size_t elem_bytes, uint64_t v, cudaStream_t s) {
   if (!n) return;
-  if (elem_bytes == 4) k_fill_const<uint32_t><<<grid_for(n), 256, 0, s>>>(static_cast<uint32_t*>(p), n, static_cast<uint32_t>(v));
-  else k_fill_const<uint64_t><<<grid_for(n), 256, 0, s>>>(static_cast<uint64_t*>(p), n, v);
+  if (elem_bytes == 4)
+    k_fill_const<uint32_t><<<grid_for(n), 256, 0, s>>>(static_cast<uint32_t*>(p), n, static_cast<uint32_t>(v));
+  else
+    k_fill_const<uint64_t><<<grid_for(n), 256, 0, s>>>(static_cast<uint64_t*>(p), n, v);
   cuda_or_die(cudaGetLastError(), "fill kernel launch");
 }
 
 Mismatch check_const(const void* p, size_t n, size_t elem_bytes, uint64_t v, cudaStream_t s) {
   unsigned long long* d = counters(s);
   if (n && elem_bytes == 4)
-    k_check_const<uint32_t><<<grid_for(n), 256, 0, s>>>(static_cast<const uint32_t*>(p), n, static_cast<uint32_t>(v), d);
+    k_check_const<uint32_t>
+        <<<grid_for(n), 256, 0, s>>>(static_cast<const uint32_t*>(p), n, static_cast<uint32_t>(v), d);
   else if (n)
     k_check_const<uint64_t><<<grid_for(n), 256, 0, s>>>(static_cast<const uint64_t*>(p), n, v, d);
   Mismatch m = finish(d, s, n, p, elem_bytes);
@@ -306,7 +335,8 @@ Mismatch compare_words(const uint64_t* got, const uint64_t* want, size_t n, cuda
   unsigned long long* d = counters(s);
   if (n) k_compare_words<<<grid_for(n), 256, 0, s>>>(got, want, n, d);
   Mismatch m = finish(d, s, n, got, 8);
-  if (m.bad) cuda_or_die(cudaMemcpy(&m.expected, want + m.first, 8, cudaMemcpyDeviceToHost), "cudaMemcpy (first mismatch)");
+  if (m.bad)
+    cuda_or_die(cudaMemcpy(&m.expected, want + m.first, 8, cudaMemcpyDeviceToHost), "cudaMemcpy (first mismatch)");
   return m;
 }
 
@@ -318,8 +348,8 @@ void record_check(Ctx& ctx, Result& r, const Case& c, const char* what, const Mi
   char line[768];
   snprintf(line, sizeof(line),
            "gshmem-perf: PE %d: VERIFY FAILED %s (%s): %" PRIu64 " of %" PRIu64
-           " elements wrong at size %zu, scope %s, dtype %s%s%s; first at index %" PRIu64
-           ": expected 0x%" PRIx64 ", got 0x%" PRIx64 "\n",
+           " elements wrong at size %zu, scope %s, dtype %s%s%s; first at index %" PRIu64 ": expected 0x%" PRIx64
+           ", got 0x%" PRIx64 "\n",
            ctx.me, ctx.bench_name.c_str(), what, m.bad, m.checked, c.size, name_of(c.scope), name_of(c.dtype),
            c.op.empty() ? "" : ", op ", c.op.c_str(), m.first, m.expected, m.got);
   ctx.emit(stderr, line);

@@ -19,9 +19,9 @@ namespace perf {
 constexpr unsigned char kPoison = 0xA5;
 
 struct Mismatch {
-  uint64_t checked = 0;  // elements (bytes for the byte pattern) checked
-  uint64_t bad = 0;      // elements wrong
-  uint64_t first = 0;    // index of the first wrong one
+  uint64_t checked = 0;            // elements (bytes for the byte pattern) checked
+  uint64_t bad = 0;                // elements wrong
+  uint64_t first = 0;              // index of the first wrong one
   uint64_t expected = 0, got = 0;  // its expected / actual bits
 };
 
@@ -39,8 +39,8 @@ void poison(void* p, size_t bytes, cudaStream_t s);
 void fill_reduce(DType t, const std::string& op, void* p, size_t n, int pe, uint64_t seed, size_t index0,
                  cudaStream_t s);
 // dest[i] == op over PEs 0..npes-1 of their element index0 + i.
-Mismatch check_reduce(DType t, const std::string& op, const void* p, size_t n, int npes, uint64_t seed,
-                      size_t index0, cudaStream_t s);
+Mismatch check_reduce(DType t, const std::string& op, const void* p, size_t n, int npes, uint64_t seed, size_t index0,
+                      cudaStream_t s);
 
 // Every element of a 4- or 8-byte array = v.
 void fill_const(void* p, size_t n, size_t elem_bytes, uint64_t v, cudaStream_t s);

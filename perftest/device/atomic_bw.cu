@@ -48,8 +48,8 @@ void run(Ctx& ctx, const Case& c, Result& r) {
       with_amo_dtype(c.dtype, [&](auto t) {
         using T = decltype(t);
         with_amo(op, [&](auto k) {
-          k_amo_bw<decltype(k)::value, T><<<c.ctas, c.threads, 0, ctx.stream>>>(reinterpret_cast<T*>(arr), n, 1,
-                                                                                   next_k, iters);
+          k_amo_bw<decltype(k)::value, T>
+              <<<c.ctas, c.threads, 0, ctx.stream>>>(reinterpret_cast<T*>(arr), n, 1, next_k, iters);
         });
       });
       ctx.cuda(cudaGetLastError(), "atomic_bw kernel launch");
@@ -57,7 +57,8 @@ void run(Ctx& ctx, const Case& c, Result& r) {
     next_k += static_cast<uint64_t>(iters);
   };
   if (c.warmup) launch(c.warmup);
-  r.us = time_batches(ctx, c.reps, c.iters, [&] { launch(c.iters); }, false, nullptr);
+  r.us = time_batches(
+      ctx, c.reps, c.iters, [&] { launch(c.iters); }, false, nullptr);
   r.timed = ctx.me == 0;
   r.ops_per_iter = static_cast<double>(n);
   ctx.barrier();

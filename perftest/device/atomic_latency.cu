@@ -58,8 +58,8 @@ void run(Ctx& ctx, const Case& c, Result& r) {
     with_amo_dtype(c.dtype, [&](auto t) {
       using T = decltype(t);
       with_amo(op, [&](auto k) {
-        k_amo_latency<decltype(k)::value, T><<<1, 32, 0, ctx.stream>>>(reinterpret_cast<T*>(elem),
-                                                                        reinterpret_cast<T*>(fetched), 1, a);
+        k_amo_latency<decltype(k)::value, T>
+            <<<1, 32, 0, ctx.stream>>>(reinterpret_cast<T*>(elem), reinterpret_cast<T*>(fetched), 1, a);
       });
     });
     ctx.cuda(cudaGetLastError(), "atomic_latency kernel launch");

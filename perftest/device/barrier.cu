@@ -7,12 +7,22 @@ namespace perf {
 namespace {
 
 struct BarrierAll {
-  template <class S> static __device__ void op() { gshmem::barrier_all<S>(); }
-  template <class S> static __device__ void order() { gshmem::barrier_all<S>(); }
+  template <class S>
+  static __device__ void op() {
+    gshmem::barrier_all<S>();
+  }
+  template <class S>
+  static __device__ void order() {
+    gshmem::barrier_all<S>();
+  }
 };
 struct SyncAll {
-  template <class S> static __device__ void op() { gshmem::sync_all<S>(); }
-  template <class S> static __device__ void order() {
+  template <class S>
+  static __device__ void op() {
+    gshmem::sync_all<S>();
+  }
+  template <class S>
+  static __device__ void order() {
     gshmem::quiet<S>();
     gshmem::sync_all<S>();
   }

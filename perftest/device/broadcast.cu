@@ -25,8 +25,8 @@ void run(Ctx& ctx, const Case& c, Result& r) {
 }
 
 Bench describe() {
-  Bench b = device_coll_bench("broadcast", "device broadcast<scope> on TEAM_WORLD (size = bytes broadcast)",
-                              Bus::broadcast);
+  Bench b =
+      device_coll_bench("broadcast", "device broadcast<scope> on TEAM_WORLD (size = bytes broadcast)", Bus::broadcast);
   b.bytes = coll_bytes;
   b.valid = [](const Case& c, int npes) { return c.root < npes; };
   b.run = run;

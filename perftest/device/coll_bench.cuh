@@ -50,24 +50,39 @@ __global__ void __launch_bounds__(kMaxThreads) k_coll(CollArgs p, ClockArgs a) {
 template <class F>
 void with_coll_dtype(DType t, F&& f) {
   switch (t) {
-    case DType::int64: f(int64_t{}); break;
-    case DType::float32: f(float{}); break;
-    case DType::float64: f(double{}); break;
-    default: f(int32_t{}); break;
+    case DType::int64:
+      f(int64_t{});
+      break;
+    case DType::float32:
+      f(float{});
+      break;
+    case DType::float64:
+      f(double{});
+      break;
+    default:
+      f(int32_t{});
+      break;
   }
 }
 
 // f(gshmem::op::X{}) for the reduction operation; bitwise ones only for integer T.
 template <class T, class F>
 void with_reduce_op(const std::string& op, F&& f) {
-  if (op == "prod") f(gshmem::op::prod{});
-  else if (op == "min") f(gshmem::op::min{});
-  else if (op == "max") f(gshmem::op::max{});
+  if (op == "prod")
+    f(gshmem::op::prod{});
+  else if (op == "min")
+    f(gshmem::op::min{});
+  else if (op == "max")
+    f(gshmem::op::max{});
   else if constexpr (std::is_integral<T>::value) {
-    if (op == "and") f(gshmem::op::and_{});
-    else if (op == "or") f(gshmem::op::or_{});
-    else if (op == "xor") f(gshmem::op::xor_{});
-    else f(gshmem::op::sum{});
+    if (op == "and")
+      f(gshmem::op::and_{});
+    else if (op == "or")
+      f(gshmem::op::or_{});
+    else if (op == "xor")
+      f(gshmem::op::xor_{});
+    else
+      f(gshmem::op::sum{});
   } else {
     f(gshmem::op::sum{});
   }

@@ -51,7 +51,8 @@ void run(Ctx& ctx, const Case& c, Result& r) {
   ctx.barrier();
   if (ctx.me == 1) poison(sym, r.size, ctx.stream);
   ctx.cuda(cudaStreamSynchronize(ctx.stream), "poison");
-  r.us = time_batches(ctx, c.reps, c.iters, [&] { launch(c.iters); }, false, nullptr);
+  r.us = time_batches(
+      ctx, c.reps, c.iters, [&] { launch(c.iters); }, false, nullptr);
   r.timed = ctx.me == 0;
   r.ops_per_iter = static_cast<double>(n);
   ctx.barrier();

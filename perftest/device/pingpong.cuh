@@ -76,9 +76,8 @@ void run_pingpong(Ctx& ctx, const Case& c, Result& r, const char* name, bool car
     DevClock clk(ctx);
     const ClockArgs a = clk.args(c.warmup, c.iters);
     const PingArgs p{flag, data, src, n, peer};
-    with_scope(c.scope, [&](auto s) {
-      k_pingpong<decltype(s), Proto><<<c.ctas, c.threads, 0, ctx.stream>>>(p, ctx.me, a);
-    });
+    with_scope(c.scope,
+               [&](auto s) { k_pingpong<decltype(s), Proto><<<c.ctas, c.threads, 0, ctx.stream>>>(p, ctx.me, a); });
     ctx.cuda(cudaGetLastError(), "ping-pong kernel launch");
     std::vector<double> us = clk.samples_us();
     if (ctx.me == 0) {

@@ -20,8 +20,8 @@ struct ProtoAtomic {
 void run(Ctx& ctx, const Case& c, Result& r) { run_pingpong<ProtoAtomic>(ctx, c, r, "pingpong_atomic", false); }
 
 Bench describe() {
-  Bench b = pingpong_bench("pingpong_atomic", "one-way latency (RTT/2) of atomic_add + wait_until ping-pong, PE 0 <-> PE 1",
-                           false);
+  Bench b = pingpong_bench("pingpong_atomic",
+                           "one-way latency (RTT/2) of atomic_add + wait_until ping-pong, PE 0 <-> PE 1", false);
   b.run = run;
   return b;
 }

@@ -13,8 +13,10 @@ struct ReduceCall {
   static __device__ int op(const CollArgs& p) {
     T* dst = static_cast<T*>(p.dst);
     const T* src = static_cast<const T*>(p.src);
-    if constexpr (K == ReduceKind::reduce) return gshmem::reduce<Op, S>(GSHMEM_TEAM_WORLD, dst, src, p.count);
-    else return gshmem::reducescatter<Op, S>(GSHMEM_TEAM_WORLD, dst, src, p.count);
+    if constexpr (K == ReduceKind::reduce)
+      return gshmem::reduce<Op, S>(GSHMEM_TEAM_WORLD, dst, src, p.count);
+    else
+      return gshmem::reducescatter<Op, S>(GSHMEM_TEAM_WORLD, dst, src, p.count);
   }
 };
 
@@ -30,10 +32,8 @@ void launch_reduce(Ctx& ctx, const Case& c, const CollArgs& p, const ClockArgs& 
 }  // namespace perf
 
 // Both collectives' kernels for datatype T.
-#define PERF_REDUCE_KERNELS(T)                                                                        \
-  template void perf::launch_reduce<perf::ReduceKind::reduce, T>(perf::Ctx&, const perf::Case&,       \
-                                                                 const perf::CollArgs&,               \
-                                                                 const perf::ClockArgs&);             \
-  template void perf::launch_reduce<perf::ReduceKind::reducescatter, T>(perf::Ctx&, const perf::Case&, \
-                                                                        const perf::CollArgs&,        \
-                                                                        const perf::ClockArgs&);
+#define PERF_REDUCE_KERNELS(T)                                                                                         \
+  template void perf::launch_reduce<perf::ReduceKind::reduce, T>(perf::Ctx&, const perf::Case&, const perf::CollArgs&, \
+                                                                 const perf::ClockArgs&);                              \
+  template void perf::launch_reduce<perf::ReduceKind::reducescatter, T>(                                               \
+      perf::Ctx&, const perf::Case&, const perf::CollArgs&, const perf::ClockArgs&);

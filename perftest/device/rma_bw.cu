@@ -27,8 +27,10 @@ __global__ void __launch_bounds__(kMaxThreads) k_rma_bw(char* dst, const char* s
   const size_t len = off < bytes ? (bytes - off < chunk ? bytes - off : chunk) : 0;
   for (int i = 0; i < iters; ++i) {
     if (len == 0) break;
-    if constexpr (kGet) gshmem::getmem_nbi<S>(dst + off, src + off, len, peer);
-    else gshmem::putmem_nbi<S>(dst + off, src + off, len, peer);
+    if constexpr (kGet)
+      gshmem::getmem_nbi<S>(dst + off, src + off, len, peer);
+    else
+      gshmem::putmem_nbi<S>(dst + off, src + off, len, peer);
   }
   gshmem::quiet<S>();
 }
@@ -48,20 +50,25 @@ void run(Ctx& ctx, const Case& c, Result& r) {
 
   // Ceiling: copy-engine peer copy between the same buffers.
   char* remote = active ? static_cast<char*>(gshmem_ptr(sym, peer)) : nullptr;
-  r.ceiling_us = time_batches(ctx, c.reps, c.iters, [&] {
-    if (!active || !remote) return;
-    for (int i = 0; i < c.iters; ++i)
-      ctx.cuda(cudaMemcpyAsync(kGet ? loc : remote, kGet ? remote : loc, n, cudaMemcpyDefault, ctx.stream),
-               "cudaMemcpyAsync (peer copy)");
-  }, false, nullptr);
+  r.ceiling_us = time_batches(
+      ctx, c.reps, c.iters,
+      [&] {
+        if (!active || !remote) return;
+        for (int i = 0; i < c.iters; ++i)
+          ctx.cuda(cudaMemcpyAsync(kGet ? loc : remote, kGet ? remote : loc, n, cudaMemcpyDefault, ctx.stream),
+                   "cudaMemcpyAsync (peer copy)");
+      },
+      false, nullptr);
   r.ceiling_timed = active && remote;
 
   auto launch = [&](int iters) {
     if (!active) return;
     with_scope(c.scope, [&](auto s) {
       using S = decltype(s);
-      if (kGet) k_rma_bw<S, true><<<c.ctas, c.threads, 0, ctx.stream>>>(loc, sym, n, peer, iters);
-      else k_rma_bw<S, false><<<c.ctas, c.threads, 0, ctx.stream>>>(sym, loc, n, peer, iters);
+      if (kGet)
+        k_rma_bw<S, true><<<c.ctas, c.threads, 0, ctx.stream>>>(loc, sym, n, peer, iters);
+      else
+        k_rma_bw<S, false><<<c.ctas, c.threads, 0, ctx.stream>>>(sym, loc, n, peer, iters);
     });
     ctx.cuda(cudaGetLastError(), kGet ? "get_bw kernel launch" : "put_bw kernel launch");
   };
@@ -74,7 +81,8 @@ void run(Ctx& ctx, const Case& c, Result& r) {
   const bool receives = kGet ? active : (ctx.me == 1 || (c.bidir && ctx.me == 0));
   if (receives) poison(dst_here, n, ctx.stream);
   ctx.cuda(cudaStreamSynchronize(ctx.stream), "poison");
-  r.us = time_batches(ctx, c.reps, c.iters, [&] { launch(c.iters); }, false, nullptr);
+  r.us = time_batches(
+      ctx, c.reps, c.iters, [&] { launch(c.iters); }, false, nullptr);
   r.timed = active;
   r.timer = "events";
   ctx.barrier();

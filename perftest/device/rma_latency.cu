@@ -43,8 +43,8 @@ Slots slots_for(Op k, size_t bytes) {
 }
 
 template <Op K, class S, class T>
-__global__ void __launch_bounds__(kMaxThreads) k_latency(char* sym, char* loc, size_t bytes, int peer, Slots sl,
-                                                         ClockArgs a) {
+__global__ void __launch_bounds__(kMaxThreads)
+    k_latency(char* sym, char* loc, size_t bytes, int peer, Slots sl, ClockArgs a) {
   if (!in_first_group<S>()) return;
   const bool rec = S::rank() == 0;
   const T value = *reinterpret_cast<const T*>(loc);  // p: PE 0's pattern element
@@ -76,10 +76,14 @@ __global__ void __launch_bounds__(kMaxThreads) k_latency(char* sym, char* loc, s
 
 const char* bench_name(Op k) {
   switch (k) {
-    case Op::put: return "put_latency";
-    case Op::get: return "get_latency";
-    case Op::p: return "p_latency";
-    case Op::g: return "g_latency";
+    case Op::put:
+      return "put_latency";
+    case Op::get:
+      return "get_latency";
+    case Op::p:
+      return "p_latency";
+    case Op::g:
+      return "g_latency";
   }
   return "?";
 }

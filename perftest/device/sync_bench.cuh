@@ -48,7 +48,8 @@ void run_sync(Ctx& ctx, const Case& c, Result& r, const char* name) {
   ctx.barrier();
   DevClock clk(ctx);
   const ClockArgs a = clk.args(c.warmup, c.iters);
-  with_scope(c.scope, [&](auto s) { collective_launch(ctx, k_sync<decltype(s), Call>, c.ctas, c.threads, a, slots, tag); });
+  with_scope(c.scope,
+             [&](auto s) { collective_launch(ctx, k_sync<decltype(s), Call>, c.ctas, c.threads, a, slots, tag); });
   r.us = clk.samples_us();
   r.timed = true;
   r.timer = "clock64";

@@ -7,12 +7,22 @@ namespace perf {
 namespace {
 
 struct TeamBarrier {
-  template <class S> static __device__ void op() { gshmem::barrier<S>(GSHMEM_TEAM_WORLD); }
-  template <class S> static __device__ void order() { gshmem::barrier<S>(GSHMEM_TEAM_WORLD); }
+  template <class S>
+  static __device__ void op() {
+    gshmem::barrier<S>(GSHMEM_TEAM_WORLD);
+  }
+  template <class S>
+  static __device__ void order() {
+    gshmem::barrier<S>(GSHMEM_TEAM_WORLD);
+  }
 };
 struct TeamSync {
-  template <class S> static __device__ void op() { gshmem::team_sync<S>(GSHMEM_TEAM_WORLD); }
-  template <class S> static __device__ void order() {
+  template <class S>
+  static __device__ void op() {
+    gshmem::team_sync<S>(GSHMEM_TEAM_WORLD);
+  }
+  template <class S>
+  static __device__ void order() {
     gshmem::quiet<S>();
     gshmem::team_sync<S>(GSHMEM_TEAM_WORLD);
   }

@@ -12,10 +12,14 @@ namespace {
 int gshmem_call(DType t, void* d, const void* s, size_t n, cudaStream_t st) {
   const gshmem_team_t w = GSHMEM_TEAM_WORLD;
   switch (t) {
-    case DType::int64: return gshmemx_int64_alltoall_on_stream(w, (int64_t*)d, (const int64_t*)s, n, st);
-    case DType::float32: return gshmemx_float_alltoall_on_stream(w, (float*)d, (const float*)s, n, st);
-    case DType::float64: return gshmemx_double_alltoall_on_stream(w, (double*)d, (const double*)s, n, st);
-    default: return gshmemx_int32_alltoall_on_stream(w, (int32_t*)d, (const int32_t*)s, n, st);
+    case DType::int64:
+      return gshmemx_int64_alltoall_on_stream(w, (int64_t*)d, (const int64_t*)s, n, st);
+    case DType::float32:
+      return gshmemx_float_alltoall_on_stream(w, (float*)d, (const float*)s, n, st);
+    case DType::float64:
+      return gshmemx_double_alltoall_on_stream(w, (double*)d, (const double*)s, n, st);
+    default:
+      return gshmemx_int32_alltoall_on_stream(w, (int32_t*)d, (const int32_t*)s, n, st);
   }
 }
 
@@ -29,9 +33,9 @@ void run(Ctx& ctx, const Case& c, Result& r) {
 }
 
 Bench describe() {
-  Bench b = stream_coll_bench("alltoall_on_stream",
-                              "gshmemx_TYPE_alltoall_on_stream vs NCCL all-to-all (size = one PE's buffer)",
-                              Bus::alltoall);
+  Bench b =
+      stream_coll_bench("alltoall_on_stream",
+                        "gshmemx_TYPE_alltoall_on_stream vs NCCL all-to-all (size = one PE's buffer)", Bus::alltoall);
   b.default_dtype = DType::int32;
   b.run = run;
   return b;

@@ -11,10 +11,14 @@ namespace {
 int gshmem_call(DType t, void* d, const void* s, size_t n, int root, cudaStream_t st) {
   const gshmem_team_t w = GSHMEM_TEAM_WORLD;
   switch (t) {
-    case DType::int64: return gshmemx_int64_broadcast_on_stream(w, (int64_t*)d, (const int64_t*)s, n, root, st);
-    case DType::float32: return gshmemx_float_broadcast_on_stream(w, (float*)d, (const float*)s, n, root, st);
-    case DType::float64: return gshmemx_double_broadcast_on_stream(w, (double*)d, (const double*)s, n, root, st);
-    default: return gshmemx_int32_broadcast_on_stream(w, (int32_t*)d, (const int32_t*)s, n, root, st);
+    case DType::int64:
+      return gshmemx_int64_broadcast_on_stream(w, (int64_t*)d, (const int64_t*)s, n, root, st);
+    case DType::float32:
+      return gshmemx_float_broadcast_on_stream(w, (float*)d, (const float*)s, n, root, st);
+    case DType::float64:
+      return gshmemx_double_broadcast_on_stream(w, (double*)d, (const double*)s, n, root, st);
+    default:
+      return gshmemx_int32_broadcast_on_stream(w, (int32_t*)d, (const int32_t*)s, n, root, st);
   }
 }
 

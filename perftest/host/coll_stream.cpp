@@ -20,9 +20,12 @@ void measure(Ctx& ctx, const Case& c, Result& r, Coll k, const CollLayout& l, vo
   ctx.barrier();
   coll_poison(ctx, l, dst);  // the timed operations alone must produce the result
   std::string note;
-  *samples = time_batches(ctx, c.reps, c.iters, [&] {
-    for (int i = 0; i < c.iters && rc == 0; ++i) rc = one(&err);
-  }, c.graph, &note);
+  *samples = time_batches(
+      ctx, c.reps, c.iters,
+      [&] {
+        for (int i = 0; i < c.iters && rc == 0; ++i) rc = one(&err);
+      },
+      c.graph, &note);
   *timed = !samples->empty();
   if (rc) {
     r.note = (nccl ? "NCCL error: " : "gshmem error: ") + (err.empty() ? "code " + std::to_string(rc) : err);
@@ -51,8 +54,9 @@ void run_stream_coll(Ctx& ctx, const Case& c, Result& r, Coll k, const char* ben
   coll_prepare(ctx, k, c, l, src, dst, bench);
   ctx.barrier();
   r.timer = c.graph ? "events+graph" : "events";
-  measure(ctx, c, r, k, l, dst, bench, false, [&](std::string*) { return gshmem(dst, src, l.count, ctx.stream); },
-          &r.us, &r.timed);
+  measure(
+      ctx, c, r, k, l, dst, bench, false, [&](std::string*) { return gshmem(dst, src, l.count, ctx.stream); }, &r.us,
+      &r.timed);
 
   nccl::Comm* comm = ctx.nccl();
   if (!comm) {
@@ -63,9 +67,9 @@ void run_stream_coll(Ctx& ctx, const Case& c, Result& r, Coll k, const char* ben
     if (r.note.empty() && why_no_nccl) r.note = why_no_nccl;
     return;
   }
-  measure(ctx, c, r, k, l, dst, bench, true,
-          [&](std::string* err) { return nccl_call(comm, dst, src, l.count, ctx.stream, err); }, &r.nccl_us,
-          &r.nccl_timed);
+  measure(
+      ctx, c, r, k, l, dst, bench, true,
+      [&](std::string* err) { return nccl_call(comm, dst, src, l.count, ctx.stream, err); }, &r.nccl_us, &r.nccl_timed);
 }
 
 Bench stream_coll_bench(const char* name, const char* what, Bus bus) {

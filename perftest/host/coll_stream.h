@@ -21,8 +21,8 @@ struct Ctx;
 
 // Enqueue one operation; return 0 or an error code (gshmem) / 0 or -1 with *err (NCCL).
 using GshmemCall = std::function<int(void* dst, const void* src, size_t count, cudaStream_t s)>;
-using NcclCall = std::function<int(nccl::Comm* comm, void* dst, const void* src, size_t count, cudaStream_t s,
-                                   std::string* err)>;
+using NcclCall =
+    std::function<int(nccl::Comm* comm, void* dst, const void* src, size_t count, cudaStream_t s, std::string* err)>;
 
 // `nccl` may be empty (no NCCL counterpart for this case; `why_no_nccl` says why).
 void run_stream_coll(Ctx& ctx, const Case& c, Result& r, Coll k, const char* bench, const GshmemCall& gshmem,

@@ -11,10 +11,14 @@ namespace {
 int gshmem_call(DType t, void* d, const void* s, size_t n, cudaStream_t st) {
   const gshmem_team_t w = GSHMEM_TEAM_WORLD;
   switch (t) {
-    case DType::int64: return gshmemx_int64_fcollect_on_stream(w, (int64_t*)d, (const int64_t*)s, n, st);
-    case DType::float32: return gshmemx_float_fcollect_on_stream(w, (float*)d, (const float*)s, n, st);
-    case DType::float64: return gshmemx_double_fcollect_on_stream(w, (double*)d, (const double*)s, n, st);
-    default: return gshmemx_int32_fcollect_on_stream(w, (int32_t*)d, (const int32_t*)s, n, st);
+    case DType::int64:
+      return gshmemx_int64_fcollect_on_stream(w, (int64_t*)d, (const int64_t*)s, n, st);
+    case DType::float32:
+      return gshmemx_float_fcollect_on_stream(w, (float*)d, (const float*)s, n, st);
+    case DType::float64:
+      return gshmemx_double_fcollect_on_stream(w, (double*)d, (const double*)s, n, st);
+    default:
+      return gshmemx_int32_fcollect_on_stream(w, (int32_t*)d, (const int32_t*)s, n, st);
   }
 }
 
@@ -28,8 +32,8 @@ void run(Ctx& ctx, const Case& c, Result& r) {
 }
 
 Bench describe() {
-  Bench b = stream_coll_bench("fcollect_on_stream",
-                              "gshmemx_TYPE_fcollect_on_stream vs ncclAllGather (size = gathered bytes)", Bus::allgather);
+  Bench b = stream_coll_bench(
+      "fcollect_on_stream", "gshmemx_TYPE_fcollect_on_stream vs ncclAllGather (size = gathered bytes)", Bus::allgather);
   b.default_dtype = DType::int32;
   b.run = run;
   return b;

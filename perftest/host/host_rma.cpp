@@ -26,10 +26,14 @@ enum class H { put_bw, get_bw, put_latency, get_latency };
 
 const char* bench_name(H h) {
   switch (h) {
-    case H::put_bw: return "host_put_bw";
-    case H::get_bw: return "host_get_bw";
-    case H::put_latency: return "host_put_latency";
-    case H::get_latency: return "host_get_latency";
+    case H::put_bw:
+      return "host_put_bw";
+    case H::get_bw:
+      return "host_get_bw";
+    case H::put_latency:
+      return "host_put_latency";
+    case H::get_latency:
+      return "host_get_latency";
   }
   return "?";
 }
@@ -48,8 +52,10 @@ void run(Ctx& ctx, const Case& c, Result& r) {
   ctx.cuda(cudaStreamSynchronize(ctx.stream), "fill");
   ctx.barrier();
   auto one = [&](bool nbi) {
-    if (get) nbi ? gshmem_getmem_nbi(loc, sym, n, peer) : gshmem_getmem(loc, sym, n, peer);
-    else nbi ? gshmem_putmem_nbi(sym, loc, n, peer) : gshmem_putmem(sym, loc, n, peer);
+    if (get)
+      nbi ? gshmem_getmem_nbi(loc, sym, n, peer) : gshmem_getmem(loc, sym, n, peer);
+    else
+      nbi ? gshmem_putmem_nbi(sym, loc, n, peer) : gshmem_putmem(sym, loc, n, peer);
   };
   // The ceiling: the same bytes between the same buffers as one copy-engine copy.
   char* remote = active ? static_cast<char*>(gshmem_ptr(sym, peer)) : nullptr;
@@ -59,9 +65,12 @@ void run(Ctx& ctx, const Case& c, Result& r) {
              "cudaMemcpyAsync (peer copy)");
   };
   if (bw) {
-    r.ceiling_us = time_batches(ctx, c.reps, c.iters, [&] {
-      for (int i = 0; remote && i < c.iters; ++i) bare_copy();
-    }, false, nullptr);
+    r.ceiling_us = time_batches(
+        ctx, c.reps, c.iters,
+        [&] {
+          for (int i = 0; remote && i < c.iters; ++i) bare_copy();
+        },
+        false, nullptr);
   }
   if (active) {
     for (int i = 0; i < c.warmup; ++i) one(bw);

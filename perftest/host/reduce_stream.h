@@ -26,25 +26,33 @@ struct ReduceTable {
   ReduceOps<double> f64;
 };
 
-#define PERF_REDUCE_OPS_(T, KIND)                                                                          \
-  {gshmemx_##T##_sum_##KIND##_on_stream, gshmemx_##T##_prod_##KIND##_on_stream,                            \
-   gshmemx_##T##_min_##KIND##_on_stream, gshmemx_##T##_max_##KIND##_on_stream,                             \
-   gshmemx_##T##_and_##KIND##_on_stream, gshmemx_##T##_or_##KIND##_on_stream,                              \
-   gshmemx_##T##_xor_##KIND##_on_stream}
-#define PERF_REDUCE_FOPS_(T, KIND)                                                                         \
-  {gshmemx_##T##_sum_##KIND##_on_stream, gshmemx_##T##_prod_##KIND##_on_stream,                            \
-   gshmemx_##T##_min_##KIND##_on_stream, gshmemx_##T##_max_##KIND##_on_stream, nullptr, nullptr, nullptr}
+#define PERF_REDUCE_OPS_(T, KIND)                                                                                      \
+  {                                                                                                                    \
+    gshmemx_##T##_sum_##KIND##_on_stream, gshmemx_##T##_prod_##KIND##_on_stream, gshmemx_##T##_min_##KIND##_on_stream, \
+        gshmemx_##T##_max_##KIND##_on_stream, gshmemx_##T##_and_##KIND##_on_stream,                                    \
+        gshmemx_##T##_or_##KIND##_on_stream, gshmemx_##T##_xor_##KIND##_on_stream                                      \
+  }
+#define PERF_REDUCE_FOPS_(T, KIND)                                                                                     \
+  {                                                                                                                    \
+    gshmemx_##T##_sum_##KIND##_on_stream, gshmemx_##T##_prod_##KIND##_on_stream, gshmemx_##T##_min_##KIND##_on_stream, \
+        gshmemx_##T##_max_##KIND##_on_stream, nullptr, nullptr, nullptr                                                \
+  }
 // gshmemx_<type>_<op>_<KIND>_on_stream for the benchmarks' datatypes (KIND: reduce, reducescatter).
-#define PERF_REDUCE_TABLE(KIND)                                                                            \
-  ::perf::ReduceTable {                                                                                    \
-    PERF_REDUCE_OPS_(int32, KIND), PERF_REDUCE_OPS_(int64, KIND), PERF_REDUCE_FOPS_(float, KIND),          \
-        PERF_REDUCE_FOPS_(double, KIND)                                                                    \
+#define PERF_REDUCE_TABLE(KIND)                                                                   \
+  ::perf::ReduceTable {                                                                           \
+    PERF_REDUCE_OPS_(int32, KIND), PERF_REDUCE_OPS_(int64, KIND), PERF_REDUCE_FOPS_(float, KIND), \
+        PERF_REDUCE_FOPS_(double, KIND)                                                           \
   }
 
 template <class T>
 int reduce_call(const ReduceOps<T>& o, const std::string& op, void* d, const void* s, size_t n, cudaStream_t st) {
-  ReduceFn<T> f = op == "prod" ? o.prod : op == "min" ? o.min : op == "max" ? o.max : op == "and" ? o.band
-                : op == "or" ? o.bor : op == "xor" ? o.bxor : o.sum;
+  ReduceFn<T> f = op == "prod"  ? o.prod
+                  : op == "min" ? o.min
+                  : op == "max" ? o.max
+                  : op == "and" ? o.band
+                  : op == "or"  ? o.bor
+                  : op == "xor" ? o.bxor
+                                : o.sum;
   return f ? f(GSHMEM_TEAM_WORLD, static_cast<T*>(d), static_cast<const T*>(s), n, st) : -1;
 }
 
@@ -52,10 +60,14 @@ int reduce_call(const ReduceOps<T>& o, const std::string& op, void* d, const voi
 inline int reduce_call(const ReduceTable& t, DType dt, const std::string& op, void* d, const void* s, size_t n,
                        cudaStream_t st) {
   switch (dt) {
-    case DType::int64: return reduce_call(t.i64, op, d, s, n, st);
-    case DType::float32: return reduce_call(t.f32, op, d, s, n, st);
-    case DType::float64: return reduce_call(t.f64, op, d, s, n, st);
-    default: return reduce_call(t.i32, op, d, s, n, st);
+    case DType::int64:
+      return reduce_call(t.i64, op, d, s, n, st);
+    case DType::float32:
+      return reduce_call(t.f32, op, d, s, n, st);
+    case DType::float64:
+      return reduce_call(t.f64, op, d, s, n, st);
+    default:
+      return reduce_call(t.i32, op, d, s, n, st);
   }
 }
 

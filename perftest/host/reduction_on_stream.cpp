@@ -21,7 +21,9 @@ void run(Ctx& ctx, const Case& c, Result& r) {
     };
   run_stream_coll(
       ctx, c, r, Coll::reduce, "reduction_on_stream",
-      [&](void* d, const void* s, size_t n, cudaStream_t st) { return reduce_call(kTable, c.dtype, c.op, d, s, n, st); },
+      [&](void* d, const void* s, size_t n, cudaStream_t st) {
+        return reduce_call(kTable, c.dtype, c.op, d, s, n, st);
+      },
       nccl_call, "NCCL has no bitwise reduction: gshmem only");
 }
 

@@ -29,9 +29,12 @@ inline void run_sync_stream(Ctx& ctx, const Case& c, Result& r, const char* name
   for (int i = 0; i < c.warmup; ++i) op(ctx.stream);
   ctx.cuda(cudaStreamSynchronize(ctx.stream), "warm-up");
   std::string note;
-  r.us = time_batches(ctx, c.reps, c.iters, [&] {
-    for (int i = 0; i < c.iters; ++i) op(ctx.stream);
-  }, c.graph, &note);
+  r.us = time_batches(
+      ctx, c.reps, c.iters,
+      [&] {
+        for (int i = 0; i < c.iters; ++i) op(ctx.stream);
+      },
+      c.graph, &note);
   r.timed = !r.us.empty();
   r.timer = c.graph ? "events+graph" : "events";
   r.note = note;

@@ -7,12 +7,14 @@ namespace perf {
 namespace {
 
 void run_barrier(Ctx& ctx, const Case& c, Result& r) {
-  run_sync_stream(ctx, c, r, "barrier_team_on_stream",
-                  [&](cudaStream_t s) { if (gshmemx_barrier_on_stream(GSHMEM_TEAM_WORLD, s)) ctx.failed = true; });
+  run_sync_stream(ctx, c, r, "barrier_team_on_stream", [&](cudaStream_t s) {
+    if (gshmemx_barrier_on_stream(GSHMEM_TEAM_WORLD, s)) ctx.failed = true;
+  });
 }
 void run_sync(Ctx& ctx, const Case& c, Result& r) {
-  run_sync_stream(ctx, c, r, "sync_team_on_stream",
-                  [&](cudaStream_t s) { if (gshmemx_team_sync_on_stream(GSHMEM_TEAM_WORLD, s)) ctx.failed = true; });
+  run_sync_stream(ctx, c, r, "sync_team_on_stream", [&](cudaStream_t s) {
+    if (gshmemx_team_sync_on_stream(GSHMEM_TEAM_WORLD, s)) ctx.failed = true;
+  });
 }
 
 Bench describe_barrier() {

@@ -34,9 +34,11 @@ int env_int(std::initializer_list<const char*> names, int dflt) {
 std::string uid_path() {
   const char* dir = getenv("TMPDIR");
   std::string job;
-  if (const char* u = getenv("GSHMEM_UNIQUEID")) job = u;
-  else job = std::to_string(env_int({"GSHMEM_SIZE", "OMPI_COMM_WORLD_SIZE", "WORLD_SIZE"}, 1)) + "-" +
-             std::to_string(getppid());
+  if (const char* u = getenv("GSHMEM_UNIQUEID"))
+    job = u;
+  else
+    job = std::to_string(env_int({"GSHMEM_SIZE", "OMPI_COMM_WORLD_SIZE", "WORLD_SIZE"}, 1)) + "-" +
+          std::to_string(getppid());
   char name[64];
   snprintf(name, sizeof(name), "/gshmem-perf-nvshmem-%zx.uid", std::hash<std::string>{}(job));
   return std::string(dir && *dir ? dir : "/tmp") + name;

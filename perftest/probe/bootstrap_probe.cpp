@@ -98,8 +98,8 @@ int main(int argc, char** argv) {
     fds.push_back(p[0]);
   }
   gshmem::bootstrap::release_uniqueid_listener(id);
-  printf("# %d ranks on loopback, %d timed calls each (after %d), us; the slowest rank's median and p90\n", n,
-         kIters, kWarmup);
+  printf("# %d ranks on loopback, %d timed calls each (after %d), us; the slowest rank's median and p90\n", n, kIters,
+         kWarmup);
   printf("%8s %16s %12s %16s %12s\n", "spin_us", "allgather 16 B", "p90", "barrier", "p90");
   bool ok = true;
   for (int spin : spins) {

@@ -54,14 +54,22 @@ __global__ void __launch_bounds__(1024) k_calls(int op, size_t nbytes, void* d, 
   for (int i = 0; i < kWarm + kIters; ++i) {
     if (i == kWarm) asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
     switch (op) {
-      case kAlltoall: gshmem::alltoallmem<S>(GSHMEM_TEAM_WORLD, d, s, nbytes); break;
-      case kFcollect: gshmem::fcollectmem<S>(GSHMEM_TEAM_WORLD, d, s, nbytes); break;
-      case kBroadcast: gshmem::broadcastmem<S>(GSHMEM_TEAM_WORLD, d, s, nbytes, 0); break;
+      case kAlltoall:
+        gshmem::alltoallmem<S>(GSHMEM_TEAM_WORLD, d, s, nbytes);
+        break;
+      case kFcollect:
+        gshmem::fcollectmem<S>(GSHMEM_TEAM_WORLD, d, s, nbytes);
+        break;
+      case kBroadcast:
+        gshmem::broadcastmem<S>(GSHMEM_TEAM_WORLD, d, s, nbytes, 0);
+        break;
       case kReduce:
         gshmem::reduce<gshmem::op::sum, S>(GSHMEM_TEAM_WORLD, static_cast<float*>(d), static_cast<const float*>(s),
                                            nbytes / 4);
         break;
-      default: gshmem::barrier_all<S>(); break;
+      default:
+        gshmem::barrier_all<S>();
+        break;
     }
   }
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
@@ -75,10 +83,14 @@ int main(int argc, char** argv) {
   std::vector<size_t> sizes;
   std::string scopes = "thread,warp,blk128", ops = "alltoall,fcollect,broadcast,reduce,barrier";
   for (int i = 1; i < argc; ++i) {
-    if (strcmp(argv[i], "--scopes") == 0 && i + 1 < argc) scopes = argv[++i];
-    else if (strcmp(argv[i], "--ops") == 0 && i + 1 < argc) ops = argv[++i];
-    else if (i == 1) label = argv[i];
-    else sizes.push_back(strtoull(argv[i], nullptr, 10));
+    if (strcmp(argv[i], "--scopes") == 0 && i + 1 < argc)
+      scopes = argv[++i];
+    else if (strcmp(argv[i], "--ops") == 0 && i + 1 < argc)
+      ops = argv[++i];
+    else if (i == 1)
+      label = argv[i];
+    else
+      sizes.push_back(strtoull(argv[i], nullptr, 10));
   }
   if (sizes.empty()) sizes = {4, 16, 64};
   gshmem_init();
@@ -98,9 +110,12 @@ int main(int argc, char** argv) {
         std::vector<double> us;
         for (int r = 0; r < kReps; ++r) {
           gshmem_barrier_all();
-          if (f.threads == 1) k_calls<gshmem::thread_scope><<<1, 1>>>(op, nb, d, s, d_ns);
-          else if (f.threads == 32) k_calls<gshmem::warp_scope><<<1, 32>>>(op, nb, d, s, d_ns);
-          else k_calls<gshmem::block_scope><<<1, f.threads>>>(op, nb, d, s, d_ns);
+          if (f.threads == 1)
+            k_calls<gshmem::thread_scope><<<1, 1>>>(op, nb, d, s, d_ns);
+          else if (f.threads == 32)
+            k_calls<gshmem::warp_scope><<<1, 32>>>(op, nb, d, s, d_ns);
+          else
+            k_calls<gshmem::block_scope><<<1, f.threads>>>(op, nb, d, s, d_ns);
           PROBE_CHECK(cudaDeviceSynchronize());
           unsigned long long ns = 0;
           PROBE_CHECK(cudaMemcpy(&ns, d_ns, sizeof(ns), cudaMemcpyDeviceToHost));

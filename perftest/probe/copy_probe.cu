@@ -74,13 +74,20 @@ __global__ void k_st_v4_split(uint4* dst, const uint4* src, size_t n, int stream
   asm volatile(OP " [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory")
 template <int K>
 __device__ __forceinline__ void store_v4(uint4* p, uint4 v) {
-  if constexpr (K == 0) *p = v;
-  else if constexpr (K == 1) PROBE_ST_V4("st.global.v4.u32");
-  else if constexpr (K == 2) PROBE_ST_V4("st.global.cg.v4.u32");
-  else if constexpr (K == 3) PROBE_ST_V4("st.global.cs.v4.u32");
-  else if constexpr (K == 4) PROBE_ST_V4("st.global.wt.v4.u32");
-  else if constexpr (K == 5) PROBE_ST_V4("st.relaxed.sys.global.v4.u32");
-  else PROBE_ST_V4("st.global.L1::no_allocate.v4.u32");
+  if constexpr (K == 0)
+    *p = v;
+  else if constexpr (K == 1)
+    PROBE_ST_V4("st.global.v4.u32");
+  else if constexpr (K == 2)
+    PROBE_ST_V4("st.global.cg.v4.u32");
+  else if constexpr (K == 3)
+    PROBE_ST_V4("st.global.cs.v4.u32");
+  else if constexpr (K == 4)
+    PROBE_ST_V4("st.global.wt.v4.u32");
+  else if constexpr (K == 5)
+    PROBE_ST_V4("st.relaxed.sys.global.v4.u32");
+  else
+    PROBE_ST_V4("st.global.L1::no_allocate.v4.u32");
 }
 #undef PROBE_ST_V4
 template <int U, int K, bool CONTIG>
@@ -107,8 +114,7 @@ __global__ void k_tma(char* __restrict__ dst, const char* __restrict__ src, size
   extern __shared__ __align__(128) char smem[];
   __shared__ __align__(8) uint64_t bar[8];
   if (threadIdx.x != 0) return;
-  for (int s = 0; s < stages; ++s)
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(&bar[s])));
+  for (int s = 0; s < stages; ++s) asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(&bar[s])));
   asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   const size_t nchunks = bytes / chunk;
   // This CTA's chunks: blockIdx.x, + gridDim.x, ...
@@ -304,13 +310,18 @@ int main(int argc, char** argv) {
   }
   PROBE_CHECK(cudaFuncSetAttribute(k_tma, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
   double med, best;
-  auto poison = [&](char* p) { PROBE_CHECK(cudaMemset(p, 0xA5, bytes)); PROBE_CHECK(cudaDeviceSynchronize()); };
+  auto poison = [&](char* p) {
+    PROBE_CHECK(cudaMemset(p, 0xA5, bytes));
+    PROBE_CHECK(cudaDeviceSynchronize());
+  };
 
   poison(rem);
-  best = best_gbps(bytes, [&] { PROBE_CHECK(cudaMemcpyPeerAsync(rem, 1, loc, 0, bytes)); }, &med);
+  best = best_gbps(
+      bytes, [&] { PROBE_CHECK(cudaMemcpyPeerAsync(rem, 1, loc, 0, bytes)); }, &med);
   report("put", "ce", best, med, check(rem, loc, bytes));
   poison(loc2);
-  best = best_gbps(bytes, [&] { PROBE_CHECK(cudaMemcpyPeerAsync(loc2, 0, rem, 1, bytes)); }, &med);
+  best = best_gbps(
+      bytes, [&] { PROBE_CHECK(cudaMemcpyPeerAsync(loc2, 0, rem, 1, bytes)); }, &med);
   report("get", "ce", best, med, check(loc2, rem, bytes));
 
   const size_t n4 = bytes / 16;
@@ -319,10 +330,12 @@ int main(int argc, char** argv) {
       char what[64];
       snprintf(what, sizeof what, "st.v4 %d x %d", c, t);
       poison(rem);
-      best = best_gbps(bytes, [&] { k_st_v4<<<c, t>>>((uint4*)rem, (const uint4*)loc, n4); }, &med);
+      best = best_gbps(
+          bytes, [&] { k_st_v4<<<c, t>>>((uint4*)rem, (const uint4*)loc, n4); }, &med);
       report("put", what, best, med, check(rem, loc, bytes));
       poison(loc2);
-      best = best_gbps(bytes, [&] { k_st_v4<<<c, t>>>((uint4*)loc2, (const uint4*)rem, n4); }, &med);
+      best = best_gbps(
+          bytes, [&] { k_st_v4<<<c, t>>>((uint4*)loc2, (const uint4*)rem, n4); }, &med);
       report("get", what, best, med, check(loc2, rem, bytes));
     }
   }
@@ -330,7 +343,8 @@ int main(int argc, char** argv) {
     char what[64];
     snprintf(what, sizeof what, "st.v4 chunked %d x 1024", c);
     poison(rem);
-    best = best_gbps(bytes, [&] { k_st_v4_chunked<<<c, 1024>>>((uint4*)rem, (const uint4*)loc, n4); }, &med);
+    best = best_gbps(
+        bytes, [&] { k_st_v4_chunked<<<c, 1024>>>((uint4*)rem, (const uint4*)loc, n4); }, &med);
     report("put", what, best, med, check(rem, loc, bytes));
   }
   // The put bandwidth target's shape (32 CTAs x 1024, one part a CTA) with the CTA's part
@@ -340,10 +354,12 @@ int main(int argc, char** argv) {
       char what[64];
       snprintf(what, sizeof what, "st.v4 split %d x 1024 x %d", c, st);
       poison(rem);
-      best = best_gbps(bytes, [&] { k_st_v4_split<<<c, 1024>>>((uint4*)rem, (const uint4*)loc, n4, st); }, &med);
+      best = best_gbps(
+          bytes, [&] { k_st_v4_split<<<c, 1024>>>((uint4*)rem, (const uint4*)loc, n4, st); }, &med);
       report("put", what, best, med, check(rem, loc, bytes));
       poison(loc2);
-      best = best_gbps(bytes, [&] { k_st_v4_split<<<c, 1024>>>((uint4*)loc2, (const uint4*)rem, n4, st); }, &med);
+      best = best_gbps(
+          bytes, [&] { k_st_v4_split<<<c, 1024>>>((uint4*)loc2, (const uint4*)rem, n4, st); }, &med);
       report("get", what, best, med, check(loc2, rem, bytes));
     }
   }
@@ -351,7 +367,8 @@ int main(int argc, char** argv) {
   {
     auto put_variant = [&](const char* what, void (*k)(uint4*, const uint4*, size_t)) {
       poison(rem);
-      best = best_gbps(bytes, [&] { k<<<32, 1024>>>((uint4*)rem, (const uint4*)loc, n4); }, &med);
+      best = best_gbps(
+          bytes, [&] { k<<<32, 1024>>>((uint4*)rem, (const uint4*)loc, n4); }, &med);
       report("put", what, best, med, check(rem, loc, bytes));
     };
     put_variant("var U4 plain", k_put_variant<4, 0, false>);
@@ -371,12 +388,11 @@ int main(int argc, char** argv) {
     put_variant("var U8 st.cs", k_put_variant<8, 3, false>);
     put_variant("var U8 st.wt", k_put_variant<8, 4, false>);
     // 120 KiB of (unused) shared memory a CTA: one CTA an SM, whatever the registers allow.
-    PROBE_CHECK(cudaFuncSetAttribute(k_put_variant<4, 0, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     120 * 1024));
+    PROBE_CHECK(
+        cudaFuncSetAttribute(k_put_variant<4, 0, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, 120 * 1024));
     poison(rem);
     best = best_gbps(
-        bytes, [&] { k_put_variant<4, 0, false><<<32, 1024, 120 * 1024>>>((uint4*)rem, (const uint4*)loc, n4); },
-        &med);
+        bytes, [&] { k_put_variant<4, 0, false><<<32, 1024, 120 * 1024>>>((uint4*)rem, (const uint4*)loc, n4); }, &med);
     report("put", "var U4 plain 1 CTA/SM", best, med, check(rem, loc, bytes));
   }
   // The destination allocated through the VMM API with its virtual range aligned to 2 MiB,
@@ -391,26 +407,39 @@ int main(int argc, char** argv) {
     for (int c : {32, 64}) {  // k_st_v4_chunked needs a CTA count that divides the units
       snprintf(what, sizeof what, "vmm %zuM st.v4 chunked %d", align >> 20, c);
       poison(v);
-      best = best_gbps(bytes, [&] { k_st_v4_chunked<<<c, 1024>>>((uint4*)v, (const uint4*)loc, n4); }, &med);
+      best = best_gbps(
+          bytes, [&] { k_st_v4_chunked<<<c, 1024>>>((uint4*)v, (const uint4*)loc, n4); }, &med);
       report("put", what, best, med, check(v, loc, bytes));
       PROBE_CHECK(cudaMemcpy(v, loc, bytes, cudaMemcpyDefault));
       poison(loc2);
-      best = best_gbps(bytes, [&] { k_st_v4_chunked<<<c, 1024>>>((uint4*)loc2, (const uint4*)v, n4); }, &med);
+      best = best_gbps(
+          bytes, [&] { k_st_v4_chunked<<<c, 1024>>>((uint4*)loc2, (const uint4*)v, n4); }, &med);
       report("get", what, best, med, check(loc2, v, bytes));
     }
   }
-  struct Tma { int c, s, b; };
-  for (Tma v : std::vector<Tma>{{32, 4, 32768}, {32, 6, 32768}, {64, 4, 32768}, {64, 3, 65536},
-                                {132, 4, 32768}, {132, 6, 32768}, {132, 3, 65536}, {132, 8, 16384},
-                                {264, 4, 16384}, {264, 6, 16384}}) {
+  struct Tma {
+    int c, s, b;
+  };
+  for (Tma v : std::vector<Tma>{{32, 4, 32768},
+                                {32, 6, 32768},
+                                {64, 4, 32768},
+                                {64, 3, 65536},
+                                {132, 4, 32768},
+                                {132, 6, 32768},
+                                {132, 3, 65536},
+                                {132, 8, 16384},
+                                {264, 4, 16384},
+                                {264, 6, 16384}}) {
     char what[64];
     snprintf(what, sizeof what, "tma %d x S%d x %dK", v.c, v.s, v.b / 1024);
     const size_t sm = static_cast<size_t>(v.s) * v.b;
     poison(rem);
-    best = best_gbps(bytes, [&] { k_tma<<<v.c, 32, sm>>>(rem, loc, bytes, v.s, v.b); }, &med);
+    best = best_gbps(
+        bytes, [&] { k_tma<<<v.c, 32, sm>>>(rem, loc, bytes, v.s, v.b); }, &med);
     report("put", what, best, med, check(rem, loc, bytes));
     poison(loc2);
-    best = best_gbps(bytes, [&] { k_tma<<<v.c, 32, sm>>>(loc2, rem, bytes, v.s, v.b); }, &med);
+    best = best_gbps(
+        bytes, [&] { k_tma<<<v.c, 32, sm>>>(loc2, rem, bytes, v.s, v.b); }, &med);
     report("get", what, best, med, check(loc2, rem, bytes));
   }
   // One CTA, in-kernel timing.

@@ -37,23 +37,22 @@ constexpr size_t kSizes[] = {8, 256, 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 <
 enum Variant { v_lib, v_ce, v_ce2, v_ce4, v_sm_auto, v_sm_all, v_count };
 const char* const kNames[v_count] = {"lib", "ce", "ce x2", "ce x4", "sm auto", "sm all"};
 
-#define PROBE_CU(x)                                                                  \
-  do {                                                                               \
-    CUresult r_ = (x);                                                               \
-    if (r_ != CUDA_SUCCESS) {                                                        \
-      const char* s_ = nullptr;                                                      \
-      cuGetErrorString(r_, &s_);                                                     \
+#define PROBE_CU(x)                                                                     \
+  do {                                                                                  \
+    CUresult r_ = (x);                                                                  \
+    if (r_ != CUDA_SUCCESS) {                                                           \
+      const char* s_ = nullptr;                                                         \
+      cuGetErrorString(r_, &s_);                                                        \
       fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #x, s_ ? s_ : "?"); \
-      exit(1);                                                                       \
-    }                                                                                \
+      exit(1);                                                                          \
+    }                                                                                   \
   } while (0)
 
 // 16-byte units grid-stride (both pointers 16-byte aligned), the last bytes one by one.
 __global__ void __launch_bounds__(kThreads) k_copy(char* dst, const char* src, size_t bytes) {
   const size_t n = bytes / 16, stride = static_cast<size_t>(gridDim.x) * blockDim.x;
   const size_t me = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  for (size_t i = me; i < n; i += stride)
-    reinterpret_cast<uint4*>(dst)[i] = reinterpret_cast<const uint4*>(src)[i];
+  for (size_t i = me; i < n; i += stride) reinterpret_cast<uint4*>(dst)[i] = reinterpret_cast<const uint4*>(src)[i];
   for (size_t i = n * 16 + me; i < bytes; i += stride) dst[i] = src[i];
 }
 
@@ -100,13 +99,26 @@ struct Probe {
     char* dst = put ? remote : local;
     const char* src = put ? local : remote;
     switch (v) {
-      case v_lib: put ? gshmem_putmem(sym, local, bytes, 1) : gshmem_getmem(local, sym, bytes, 1); break;
-      case v_ce: ce(dst, src, bytes, 1); break;
-      case v_ce2: ce(dst, src, bytes, 2); break;
-      case v_ce4: ce(dst, src, bytes, 4); break;
-      case v_sm_auto: sm(dst, src, bytes, false); break;
-      case v_sm_all: sm(dst, src, bytes, true); break;
-      default: break;
+      case v_lib:
+        put ? gshmem_putmem(sym, local, bytes, 1) : gshmem_getmem(local, sym, bytes, 1);
+        break;
+      case v_ce:
+        ce(dst, src, bytes, 1);
+        break;
+      case v_ce2:
+        ce(dst, src, bytes, 2);
+        break;
+      case v_ce4:
+        ce(dst, src, bytes, 4);
+        break;
+      case v_sm_auto:
+        sm(dst, src, bytes, false);
+        break;
+      case v_sm_all:
+        sm(dst, src, bytes, true);
+        break;
+      default:
+        break;
     }
   }
 };

@@ -63,7 +63,8 @@ int main() {
   const struct {
     const void* f;
     const char* name;
-  } kernels[] = {{reinterpret_cast<const void*>(k_empty), "empty"}, {reinterpret_cast<const void*>(k_sync4), "4 barriers"}};
+  } kernels[] = {{reinterpret_cast<const void*>(k_empty), "empty"},
+                 {reinterpret_cast<const void*>(k_sync4), "4 barriers"}};
   unsigned long long expected = 0;
   printf("%-11s %7s %4s %-16s %-6s %s\n", "kernel", "threads", "ctas", "launch", "where", "us per launch");
   for (const auto& k : kernels)
@@ -86,7 +87,8 @@ int main() {
             for (int r = 0; r < kWarmReps + kReps; ++r) {
               PROBE_CHECK(cudaStreamSynchronize(s));
               PROBE_CHECK(cudaEventRecord(e0, s));
-              if (graph) PROBE_CHECK(cudaGraphLaunch(exec, s));
+              if (graph)
+                PROBE_CHECK(cudaGraphLaunch(exec, s));
               else
                 for (int i = 0; i < kLaunches; ++i) PROBE_CHECK(launch(k.f, Form(f), ctas, threads, count, s));
               PROBE_CHECK(cudaEventRecord(e1, s));

@@ -40,9 +40,15 @@ __device__ __forceinline__ uint64_t now_ns() {
 }
 __device__ __forceinline__ void store(int s, uint64_t* p, uint64_t v) {
   switch (s) {
-    case st_volatile: *reinterpret_cast<volatile uint64_t*>(p) = v; break;
-    case st_relaxed_sys: asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory"); break;
-    case st_release_sys: asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory"); break;
+    case st_volatile:
+      *reinterpret_cast<volatile uint64_t*>(p) = v;
+      break;
+    case st_relaxed_sys:
+      asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+      break;
+    case st_release_sys:
+      asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+      break;
     default:
       asm volatile("fence.acq_rel.sys;" ::: "memory");
       asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
@@ -61,18 +67,27 @@ __device__ __forceinline__ uint64_t ld_rlx(const uint64_t* p) {
 }
 __device__ __forceinline__ void wait_ge(int w, const uint64_t* p, uint64_t k) {
   switch (w) {
-    case ld_volatile_nofence: while (ld_vol(p) < k) {} break;
+    case ld_volatile_nofence:
+      while (ld_vol(p) < k) {
+      }
+      break;
     case ld_volatile_fence:
-      while (ld_vol(p) < k) {}
+      while (ld_vol(p) < k) {
+      }
       asm volatile("fence.acq_rel.sys;" ::: "memory");
       break;
-    case ld_acquire_spin: while (ld_acq(p) < k) {} break;
+    case ld_acquire_spin:
+      while (ld_acq(p) < k) {
+      }
+      break;
     case ld_volatile_then_acquire:
-      while (ld_vol(p) < k) {}
+      while (ld_vol(p) < k) {
+      }
       (void)ld_acq(p);
       break;
     default:
-      while (ld_rlx(p) < k) {}
+      while (ld_rlx(p) < k) {
+      }
       asm volatile("fence.acq_rel.sys;" ::: "memory");
   }
 }
@@ -106,8 +121,12 @@ __global__ void k_fences(Peers peers, const uint64_t* local, int me, int variant
   for (int i = 0; i < kWarmup + kIters; ++i) {
     if (i == kWarmup) t0 = now_ns();
     switch (variant) {
-      case 0: asm volatile("fence.acq_rel.sys;" ::: "memory"); break;
-      case 1: asm volatile("fence.sc.sys;" ::: "memory"); break;
+      case 0:
+        asm volatile("fence.acq_rel.sys;" ::: "memory");
+        break;
+      case 1:
+        asm volatile("fence.sc.sys;" ::: "memory");
+        break;
       case 2:
         *reinterpret_cast<volatile uint64_t*>(remote) = i;
         asm volatile("fence.acq_rel.sys;" ::: "memory");
@@ -120,7 +139,8 @@ __global__ void k_fences(Peers peers, const uint64_t* local, int me, int variant
         *reinterpret_cast<volatile uint64_t*>(remote) = local[i & 7];
         asm volatile("fence.sc.sys;" ::: "memory");
         break;
-      default: asm volatile("fence.acq_rel.gpu;" ::: "memory");
+      default:
+        asm volatile("fence.acq_rel.gpu;" ::: "memory");
     }
   }
   *ns = now_ns() - t0;
@@ -188,8 +208,10 @@ __global__ void k_barrier(Peers peers, uint64_t* mine, int me, int npes, int var
       if (i < npes && i != me) {
         uint64_t* to = variant == 8 ? peers.flag[i] + slot * kMaxPes + me : table[i];
         asm volatile("fence.sc.sys;" ::: "memory");
-        if (variant == 6) asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(to), "l"(e) : "memory");
-        else asm volatile("red.relaxed.sys.global.add.u64 [%0], %1;" ::"l"(to), "l"(1ull) : "memory");
+        if (variant == 6)
+          asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(to), "l"(e) : "memory");
+        else
+          asm volatile("red.relaxed.sys.global.add.u64 [%0], %1;" ::"l"(to), "l"(1ull) : "memory");
         wait_ge(ld_acquire_spin, mine + slot * kMaxPes + i, e);
       }
       if (i == 0) *reinterpret_cast<volatile uint64_t*>(epoch) = e;
@@ -264,8 +286,11 @@ int main() {
         printf("pingpong one-way  %-26s / %-40s %7.3f us\n", store_names[c[0]], wait_names[c[1]], probe_median(us));
       ++v;
     }
-    static const char* fence_names[] = {"fence.acq_rel.sys", "fence.sc.sys", "remote st + fence.acq_rel.sys",
-                                        "remote st + fence.sc.sys (put 8 B + quiet)", "fence.acq_rel.gpu",
+    static const char* fence_names[] = {"fence.acq_rel.sys",
+                                        "fence.sc.sys",
+                                        "remote st + fence.acq_rel.sys",
+                                        "remote st + fence.sc.sys (put 8 B + quiet)",
+                                        "fence.acq_rel.gpu",
                                         "local ld, remote st + fence.sc.sys (put 8 B from memory + quiet)"};
     for (int f = 0; f < 6; ++f) {
       std::vector<double> us;
@@ -277,20 +302,19 @@ int main() {
     }
   }
   gshmem_barrier_all();
-  static const char* barrier_names[] = {
-      "st.release.sys / ld.acquire.sys polling",
-      "fence+st.relaxed / ld.volatile polling + fence.acq_rel",
-      "fence+st.relaxed / ld.volatile polling + ld.acquire",
-      "no ordering (floor)",
-      "fence.sc.sys + variant 0 (barrier_all)",
-      "fence.sc.sys + variant 2",
-      "epoch + addresses loaded, fence.sc, st.relaxed / ld.acquire",
-      "epoch + addresses loaded, fence.sc, red.add / ld.acquire",
-      "epoch loaded, fence.sc, red.add / ld.acquire",
-      "gshmem::barrier_all<block_scope>",
-      "counting: addresses from parameters, fence.sc, red.add / ld.acquire",
-      "counting: addresses loaded, fence.sc, red.add / ld.acquire",
-      "counting: 10 with atom.add (result unused) for red.add"};
+  static const char* barrier_names[] = {"st.release.sys / ld.acquire.sys polling",
+                                        "fence+st.relaxed / ld.volatile polling + fence.acq_rel",
+                                        "fence+st.relaxed / ld.volatile polling + ld.acquire",
+                                        "no ordering (floor)",
+                                        "fence.sc.sys + variant 0 (barrier_all)",
+                                        "fence.sc.sys + variant 2",
+                                        "epoch + addresses loaded, fence.sc, st.relaxed / ld.acquire",
+                                        "epoch + addresses loaded, fence.sc, red.add / ld.acquire",
+                                        "epoch loaded, fence.sc, red.add / ld.acquire",
+                                        "gshmem::barrier_all<block_scope>",
+                                        "counting: addresses from parameters, fence.sc, red.add / ld.acquire",
+                                        "counting: addresses loaded, fence.sc, red.add / ld.acquire",
+                                        "counting: 10 with atom.add (result unused) for red.add"};
   // Variants 6-8 and 11: each its own epoch counter, address table and flag slot,
   // all starting at 0 (table v serves variant kTabled[v]).
   constexpr int kTabled[] = {6, 7, 8, 11}, kTables = 4, kBarriers = 13;

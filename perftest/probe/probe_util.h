@@ -10,13 +10,13 @@
 #include <cstdlib>
 #include <vector>
 
-#define PROBE_CHECK(x)                                                                                \
-  do {                                                                                                \
-    cudaError_t e_ = (x);                                                                             \
-    if (e_ != cudaSuccess) {                                                                          \
-      fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));       \
-      exit(1);                                                                                        \
-    }                                                                                                 \
+#define PROBE_CHECK(x)                                                                           \
+  do {                                                                                           \
+    cudaError_t e_ = (x);                                                                        \
+    if (e_ != cudaSuccess) {                                                                     \
+      fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+      exit(1);                                                                                   \
+    }                                                                                            \
   } while (0)
 
 // The median (upper middle element) of repeated measurements.

@@ -27,20 +27,20 @@ namespace {
 constexpr int kThreads = 1024, kIters = 20000, kWarmup = 1000, kReps = 5;
 
 enum Variant {
-  v_alone,        // thread 0 alone: load, remote store, fence.sc.sys (8 B only)
-  v_nbi_raw,      // hand-written copy; sync; thread 0 fence.sc.sys; sync (putmem_nbi + quiet)
-  v_block_raw,    // sync; hand-written copy; sync; sync; fence; sync (putmem + quiet)
-  v_raw_generic,  // v_nbi_raw with the pointers laundered: generic LD/ST instead of LDG/STG
-  v_peer_select,  // v_raw_generic to the peer address worked out as a select (the library's
-                  // form before 2026-11-22: the table's load predicated, not skipped)
-  v_peer_lib,     // v_raw_generic to detail::peer_address(sym, 1)
-  v_copy_param,   // detail::scoped_copy<block_scope> to the kernel parameter, sync, fence, sync
-  v_copy_generic, // the same with the laundered pointers
-  v_copy_pred,    // an alternative copy loop: one loop predicated on the count, as raw_copy's
-  v_nbi_lib,      // gshmem::putmem_nbi<block_scope> + gshmem::quiet<block_scope>
-  v_block_lib,    // gshmem::putmem<block_scope> + gshmem::quiet<block_scope>
-  v_nbi_prefetch, // v_nbi_lib after prefetch.global.L1 of each thread's first 16 source bytes
-                  // (rejected: slower, 1.35 against 1.29 us at 8 B)
+  v_alone,         // thread 0 alone: load, remote store, fence.sc.sys (8 B only)
+  v_nbi_raw,       // hand-written copy; sync; thread 0 fence.sc.sys; sync (putmem_nbi + quiet)
+  v_block_raw,     // sync; hand-written copy; sync; sync; fence; sync (putmem + quiet)
+  v_raw_generic,   // v_nbi_raw with the pointers laundered: generic LD/ST instead of LDG/STG
+  v_peer_select,   // v_raw_generic to the peer address worked out as a select (the library's
+                   // form before 2026-11-22: the table's load predicated, not skipped)
+  v_peer_lib,      // v_raw_generic to detail::peer_address(sym, 1)
+  v_copy_param,    // detail::scoped_copy<block_scope> to the kernel parameter, sync, fence, sync
+  v_copy_generic,  // the same with the laundered pointers
+  v_copy_pred,     // an alternative copy loop: one loop predicated on the count, as raw_copy's
+  v_nbi_lib,       // gshmem::putmem_nbi<block_scope> + gshmem::quiet<block_scope>
+  v_block_lib,     // gshmem::putmem<block_scope> + gshmem::quiet<block_scope>
+  v_nbi_prefetch,  // v_nbi_lib after prefetch.global.L1 of each thread's first 16 source bytes
+                   // (rejected: slower, 1.35 against 1.29 us at 8 B)
   // quiet<block> with one barrier instead of two, the fence by every thread or by every
   // warp's lane 0 (rejected: 1.62-1.65 against 1.08 us at 8 B, 7.37-7.42 against 7.24 at
   // 256 KiB, on 2 x H200)
@@ -49,21 +49,15 @@ enum Variant {
   v_quiet_warp,     // raw copy; syncwarp; lane 0 fence.sc.sys; sync
   v_count
 };
-const char* const kNames[v_count] = {"thread 0 alone: ld, st, fence.sc.sys",
-                                     "raw copy, sync, fence, sync (nbi + quiet)",
-                                     "sync, raw copy, sync, sync, fence, sync",
-                                     "raw copy, generic pointers",
-                                     "raw copy to a select-form peer address",
-                                     "raw copy to detail::peer_address",
-                                     "library copy loop, kernel-param pointers",
-                                     "library copy loop, generic pointers",
-                                     "predicated copy loop, generic pointers",
-                                     "library putmem_nbi<block> + quiet<block>",
-                                     "library putmem<block> + quiet<block>",
-                                     "L1 prefetch, putmem_nbi<block> + quiet<block>",
-                                     "raw copy, every thread fence.sc.sys, sync",
-                                     "raw copy, every thread fence.acq_rel.sys, sync",
-                                     "raw copy, syncwarp, lane 0 fence.sc.sys, sync"};
+const char* const kNames[v_count] = {
+    "thread 0 alone: ld, st, fence.sc.sys",         "raw copy, sync, fence, sync (nbi + quiet)",
+    "sync, raw copy, sync, sync, fence, sync",      "raw copy, generic pointers",
+    "raw copy to a select-form peer address",       "raw copy to detail::peer_address",
+    "library copy loop, kernel-param pointers",     "library copy loop, generic pointers",
+    "predicated copy loop, generic pointers",       "library putmem_nbi<block> + quiet<block>",
+    "library putmem<block> + quiet<block>",         "L1 prefetch, putmem_nbi<block> + quiet<block>",
+    "raw copy, every thread fence.sc.sys, sync",    "raw copy, every thread fence.acq_rel.sys, sync",
+    "raw copy, syncwarp, lane 0 fence.sc.sys, sync"};
 
 __device__ __forceinline__ void fence_sc_sys() { asm volatile("fence.sc.sys;" ::: "memory"); }
 
@@ -118,9 +112,12 @@ __device__ __forceinline__ void copy_units_pred(char* d, const char* s, size_t n
 template <class Scope>
 __device__ __forceinline__ void pred_copy(char* d, const char* s, size_t bytes) {
   const uintptr_t al = reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s) | bytes;
-  if ((al & 15) == 0) copy_units_pred<Scope, uint4>(d, s, bytes >> 4);
-  else if ((al & 7) == 0) copy_units_pred<Scope, uint64_t>(d, s, bytes >> 3);
-  else gshmem::detail::scoped_copy<Scope>(d, s, bytes);
+  if ((al & 15) == 0)
+    copy_units_pred<Scope, uint4>(d, s, bytes >> 4);
+  else if ((al & 7) == 0)
+    copy_units_pred<Scope, uint64_t>(d, s, bytes >> 3);
+  else
+    gshmem::detail::scoped_copy<Scope>(d, s, bytes);
 }
 
 // The peer address as the library worked it out before: one expression selecting between
@@ -138,14 +135,17 @@ __device__ __forceinline__ T* peer_select(T* sym, int pe) {
 template <Variant V>
 __device__ __forceinline__ void nbi_copy(char* sym, char* peer_sym, const char* src, size_t bytes) {
   using gshmem::block_scope;
-  char* d = V == v_peer_select ? peer_select(sym, 1)
-            : V == v_peer_lib  ? gshmem::detail::peer_address(sym, 1)
+  char* d = V == v_peer_select                    ? peer_select(sym, 1)
+            : V == v_peer_lib                     ? gshmem::detail::peer_address(sym, 1)
             : V == v_nbi_raw || V == v_copy_param ? peer_sym
                                                   : launder(peer_sym);
   const char* s = V == v_nbi_raw || V == v_copy_param ? src : launder(src);
-  if constexpr (V == v_copy_param || V == v_copy_generic) gshmem::detail::scoped_copy<block_scope>(d, s, bytes);
-  else if constexpr (V == v_copy_pred) pred_copy<block_scope>(d, s, bytes);
-  else raw_copy(d, s, bytes);
+  if constexpr (V == v_copy_param || V == v_copy_generic)
+    gshmem::detail::scoped_copy<block_scope>(d, s, bytes);
+  else if constexpr (V == v_copy_pred)
+    pred_copy<block_scope>(d, s, bytes);
+  else
+    raw_copy(d, s, bytes);
 }
 
 template <Variant V>

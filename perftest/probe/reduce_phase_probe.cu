@@ -89,8 +89,8 @@ enum Case { kLibReduce, kStamped, kAlltoall, kBroadcast, kCases };
 const char* const kCaseNames[kCases] = {"reduce (library)", "reduce (stamped)", "alltoall", "broadcast"};
 
 template <class S>
-__global__ void __launch_bounds__(1024) k_calls(int which, size_t nbytes, void* d, const void* s,
-                                                unsigned long long* out) {
+__global__ void __launch_bounds__(1024)
+    k_calls(int which, size_t nbytes, void* d, const void* s, unsigned long long* out) {
   unsigned long long acc[kStages] = {};
   unsigned long long t0 = 0;
   for (int i = 0; i < kWarm + kIters; ++i) {
@@ -103,9 +103,15 @@ __global__ void __launch_bounds__(1024) k_calls(int which, size_t nbytes, void* 
         gshmem::reduce<gshmem::op::sum, S>(GSHMEM_TEAM_WORLD, static_cast<float*>(d), static_cast<const float*>(s),
                                            nbytes / 4);
         break;
-      case kStamped: push_reduce_stamped<S>(static_cast<float*>(d), static_cast<const float*>(s), nbytes / 4, acc); break;
-      case kAlltoall: gshmem::alltoallmem<S>(GSHMEM_TEAM_WORLD, d, s, nbytes); break;
-      default: gshmem::broadcastmem<S>(GSHMEM_TEAM_WORLD, d, s, nbytes, 0); break;
+      case kStamped:
+        push_reduce_stamped<S>(static_cast<float*>(d), static_cast<const float*>(s), nbytes / 4, acc);
+        break;
+      case kAlltoall:
+        gshmem::alltoallmem<S>(GSHMEM_TEAM_WORLD, d, s, nbytes);
+        break;
+      default:
+        gshmem::broadcastmem<S>(GSHMEM_TEAM_WORLD, d, s, nbytes, 0);
+        break;
     }
   }
   const unsigned long long t1 = now_ns();
@@ -134,9 +140,12 @@ int main() {
         std::vector<double> tot, st[kStages];
         for (int r = 0; r < kReps; ++r) {
           gshmem_barrier_all();
-          if (sc == 0) k_calls<gshmem::thread_scope><<<1, 1>>>(which, nb, d, s, d_out);
-          else if (sc == 1) k_calls<gshmem::warp_scope><<<1, 32>>>(which, nb, d, s, d_out);
-          else k_calls<gshmem::block_scope><<<1, 256>>>(which, nb, d, s, d_out);
+          if (sc == 0)
+            k_calls<gshmem::thread_scope><<<1, 1>>>(which, nb, d, s, d_out);
+          else if (sc == 1)
+            k_calls<gshmem::warp_scope><<<1, 32>>>(which, nb, d, s, d_out);
+          else
+            k_calls<gshmem::block_scope><<<1, 256>>>(which, nb, d, s, d_out);
           PROBE_CHECK(cudaDeviceSynchronize());
           unsigned long long h[kStages + 1];
           PROBE_CHECK(cudaMemcpy(h, d_out, sizeof(h), cudaMemcpyDeviceToHost));
@@ -145,7 +154,10 @@ int main() {
         }
         if (me != 0) continue;
         printf("%d PEs %-17s %5zu B %-6s %7.3f us", npes, kCaseNames[which], nb,
-               sc == 0 ? "thread" : sc == 1 ? "warp" : "block", probe_median(tot));
+               sc == 0   ? "thread"
+               : sc == 1 ? "warp"
+                         : "block",
+               probe_median(tot));
         if (which == kStamped)
           for (int k = 0; k < kStages; ++k) printf("  %s %.3f", kStageNames[k], probe_median(st[k]));
         printf("\n");

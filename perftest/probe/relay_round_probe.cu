@@ -141,8 +141,10 @@ int main(int argc, char** argv) {
           for (int r = 0; r < kReps; ++r) {
             gshmem_barrier_all();
             PROBE_CHECK(cudaEventRecord(e0));
-            if (me == 0) kRoot[v]<<<g, kThreads>>>(peer_dst, src, size, chunks, peer_flags, r);
-            else kRecv[v]<<<g, kThreads>>>(chunks, flags, r);
+            if (me == 0)
+              kRoot[v]<<<g, kThreads>>>(peer_dst, src, size, chunks, peer_flags, r);
+            else
+              kRecv[v]<<<g, kThreads>>>(chunks, flags, r);
             PROBE_CHECK(cudaGetLastError());
             PROBE_CHECK(cudaEventRecord(e1));
             PROBE_CHECK(cudaEventSynchronize(e1));

@@ -114,8 +114,10 @@ int main() {
           PROBE_CHECK(cudaStreamSynchronize(s));
           gshmem_barrier_all();
           PROBE_CHECK(cudaEventRecord(e0, s));
-          if (exec) PROBE_CHECK(cudaGraphLaunch(exec, s));
-          else enqueue(static_cast<Mode>(m), after_user, s);
+          if (exec)
+            PROBE_CHECK(cudaGraphLaunch(exec, s));
+          else
+            enqueue(static_cast<Mode>(m), after_user, s);
           PROBE_CHECK(cudaEventRecord(e1, s));
           PROBE_CHECK(cudaStreamSynchronize(s));
           float ms = 0;
@@ -123,8 +125,8 @@ int main() {
           if (rep) v.push_back(ms * 1000.0 / kCalls);
         }
         if (me == 0)
-          printf("%d PEs  %-6s  %-13s  %-22s %7.3f us per barrier\n", npes, graph ? "graph" : "stream",
-                 kModeNames[m], after_user ? "after an empty kernel" : "back to back", probe_median(v));
+          printf("%d PEs  %-6s  %-13s  %-22s %7.3f us per barrier\n", npes, graph ? "graph" : "stream", kModeNames[m],
+                 after_user ? "after an empty kernel" : "back to back", probe_median(v));
         if (exec) PROBE_CHECK(cudaGraphExecDestroy(exec));
       }
   cudaStream_t idle;
@@ -133,10 +135,11 @@ int main() {
     const char* what;
     double us;
   } host[] = {
-      {"cudaStreamIsCapturing", host_us(s, [&] {
-         cudaStreamCaptureStatus c;
-         PROBE_CHECK(cudaStreamIsCapturing(s, &c));
-       })},
+      {"cudaStreamIsCapturing", host_us(s,
+                                        [&] {
+                                          cudaStreamCaptureStatus c;
+                                          PROBE_CHECK(cudaStreamIsCapturing(s, &c));
+                                        })},
       {"cudaStreamQuery (idle stream)", host_us(s, [&] { (void)cudaStreamQuery(idle); })},
       {"<<<>>> of the barrier kernel", host_us(s, [&] { launch_barrier(kPlain, s); })},
       {"cudaLaunchKernelEx, early", host_us(s, [&] { launch_barrier(kEarly, s); })},

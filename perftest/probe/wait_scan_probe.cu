@@ -27,27 +27,36 @@ constexpr size_t kMaxN = 512;
 constexpr int kReps = 5;
 
 enum Variant {
-  raw_acquire,         // test_all by acquire loads, one after another
-  raw_batch4,          // test_all by relaxed loads, 4 in flight, then a fence
-  raw_batch8,          //   8 in flight
-  raw_batch16,         //   16 in flight
-  raw_any_fence,       // _any whose first element is met: a batch of 8, then a fence
-  raw_any_reacquire,   //   a batch of 8, then the hit re-read by an acquire load
-  api_test_all,        // gshmem::test_all, all met
-  api_test_any_none,   // gshmem::test_any, none met (a whole scan that fails)
-  api_test_some,       // gshmem::test_some, all met
-  api_wait_all,        // gshmem::wait_until_all, all met
-  api_wait_all_vector, // gshmem::wait_until_all_vector, odd elements masked out
-  api_wait_any,        // gshmem::wait_until_any, all met (the scan's first element hits)
-  api_test_all_rt,     // test_all with the comparison read from memory (as a caller's kernel
-  api_wait_all_rt,     //   may have it: known at run time only), and
-                       //   wait_until_all with a status mask (odd elements out) the same way
+  raw_acquire,          // test_all by acquire loads, one after another
+  raw_batch4,           // test_all by relaxed loads, 4 in flight, then a fence
+  raw_batch8,           //   8 in flight
+  raw_batch16,          //   16 in flight
+  raw_any_fence,        // _any whose first element is met: a batch of 8, then a fence
+  raw_any_reacquire,    //   a batch of 8, then the hit re-read by an acquire load
+  api_test_all,         // gshmem::test_all, all met
+  api_test_any_none,    // gshmem::test_any, none met (a whole scan that fails)
+  api_test_some,        // gshmem::test_some, all met
+  api_wait_all,         // gshmem::wait_until_all, all met
+  api_wait_all_vector,  // gshmem::wait_until_all_vector, odd elements masked out
+  api_wait_any,         // gshmem::wait_until_any, all met (the scan's first element hits)
+  api_test_all_rt,      // test_all with the comparison read from memory (as a caller's kernel
+  api_wait_all_rt,      //   may have it: known at run time only), and
+                        //   wait_until_all with a status mask (odd elements out) the same way
   kVariants
 };
-const char* const kNames[kVariants] = {"raw acquire loads", "raw relaxed x4 + fence", "raw relaxed x8 + fence",
-                                       "raw relaxed x16 + fence", "raw any: x8 + fence", "raw any: x8 + acquire",
-                                       "test_all", "test_any (none met)", "test_some", "wait_until_all",
-                                       "wait_until_all_vector", "wait_until_any", "test_all (cmp read)",
+const char* const kNames[kVariants] = {"raw acquire loads",
+                                       "raw relaxed x4 + fence",
+                                       "raw relaxed x8 + fence",
+                                       "raw relaxed x16 + fence",
+                                       "raw any: x8 + fence",
+                                       "raw any: x8 + acquire",
+                                       "test_all",
+                                       "test_any (none met)",
+                                       "test_some",
+                                       "wait_until_all",
+                                       "wait_until_all_vector",
+                                       "wait_until_any",
+                                       "test_all (cmp read)",
                                        "wait_until_all (cmp read)"};
 
 __device__ int g_cmp_ge = static_cast<int>(gshmem::cmp::ge);  // a comparison unknown when compiling
@@ -111,21 +120,34 @@ __device__ __forceinline__ bool one_call(uint64_t* iv, size_t n, size_t* idx, co
         if (ld_acq(iv + i) != 1) return false;
       return true;
     }
-    case raw_batch4: return batched_all<4>(iv, n, 1);
-    case raw_batch8: return batched_all<8>(iv, n, 1);
-    case raw_batch16: return batched_all<16>(iv, n, 1);
-    case raw_any_fence: return batched_any(iv, n, 1, false) == 0;
-    case raw_any_reacquire: return batched_any(iv, n, 1, true) == 0;
-    case api_test_all: return gshmem::test_all(iv, n, nullptr, gshmem::cmp::eq, uint64_t{1});
-    case api_test_any_none: return gshmem::test_any(iv, n, nullptr, gshmem::cmp::eq, uint64_t{2}) == SIZE_MAX;
+    case raw_batch4:
+      return batched_all<4>(iv, n, 1);
+    case raw_batch8:
+      return batched_all<8>(iv, n, 1);
+    case raw_batch16:
+      return batched_all<16>(iv, n, 1);
+    case raw_any_fence:
+      return batched_any(iv, n, 1, false) == 0;
+    case raw_any_reacquire:
+      return batched_any(iv, n, 1, true) == 0;
+    case api_test_all:
+      return gshmem::test_all(iv, n, nullptr, gshmem::cmp::eq, uint64_t{1});
+    case api_test_any_none:
+      return gshmem::test_any(iv, n, nullptr, gshmem::cmp::eq, uint64_t{2}) == SIZE_MAX;
     case api_test_some: {
       if (gshmem::test_some(iv, n, idx, nullptr, gshmem::cmp::eq, uint64_t{1}) != n) return false;
       return idx[n - 1] == n - 1;
     }
-    case api_wait_all: gshmem::wait_until_all(iv, n, nullptr, gshmem::cmp::eq, uint64_t{1}); return true;
-    case api_wait_all_vector: gshmem::wait_until_all_vector(iv, n, odd_out, gshmem::cmp::eq, ones); return true;
-    case api_wait_any: return gshmem::wait_until_any(iv, n, nullptr, gshmem::cmp::eq, uint64_t{1}) < n;
-    case api_test_all_rt: return gshmem::test_all(iv, n, nullptr, static_cast<gshmem::cmp>(g_cmp_ge), uint64_t{1});
+    case api_wait_all:
+      gshmem::wait_until_all(iv, n, nullptr, gshmem::cmp::eq, uint64_t{1});
+      return true;
+    case api_wait_all_vector:
+      gshmem::wait_until_all_vector(iv, n, odd_out, gshmem::cmp::eq, ones);
+      return true;
+    case api_wait_any:
+      return gshmem::wait_until_any(iv, n, nullptr, gshmem::cmp::eq, uint64_t{1}) < n;
+    case api_test_all_rt:
+      return gshmem::test_all(iv, n, nullptr, static_cast<gshmem::cmp>(g_cmp_ge), uint64_t{1});
     default:
       gshmem::wait_until_all(iv, n, odd_out, static_cast<gshmem::cmp>(g_cmp_ge), uint64_t{1});
       return true;

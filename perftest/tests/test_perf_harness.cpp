@@ -25,9 +25,20 @@ bool parse(std::vector<std::string> args, Options* o, std::string* err) {
 TEST(PerfOptions, UniformFlags) {
   Options o;
   std::string err;
-  ASSERT_TRUE(parse({"put_bw", "-b", "8", "-e", "64M", "-f", "4", "-n", "7", "-w", "0", "-r", "3", "-c", "32",
-                     "-t", "1024", "-s", "warp,block", "-d", "float", "-o", "sum,max", "--bidir", "--graph",
-                     "--json=out.jsonl", "--root", "1"},
+  ASSERT_TRUE(parse({"put_bw",     "-b",
+                     "8",          "-e",
+                     "64M",        "-f",
+                     "4",          "-n",
+                     "7",          "-w",
+                     "0",          "-r",
+                     "3",          "-c",
+                     "32",         "-t",
+                     "1024",       "-s",
+                     "warp,block", "-d",
+                     "float",      "-o",
+                     "sum,max",    "--bidir",
+                     "--graph",    "--json=out.jsonl",
+                     "--root",     "1"},
                     &o, &err))
       << err;
   EXPECT_EQ(std::vector<std::string>{"put_bw"}, o.benches);

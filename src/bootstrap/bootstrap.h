@@ -29,13 +29,13 @@ namespace gshmem::bootstrap {
 
 // Contents of gshmemx_uniqueid_t (fits in GSHMEMX_UNIQUEID_BYTES).
 struct UniqueIdData {
-  uint32_t magic;       // kUniqueIdMagic
-  uint32_t version;     // 1
-  uint64_t secret;      // random job secret; peers presenting another are rejected
-  uint64_t job_key;     // random job id (names Unix sockets etc.)
-  uint16_t family;      // AF_INET or AF_INET6
-  uint16_t port;        // host byte order
-  uint8_t addr[16];     // IPv4 in the first 4 bytes, or IPv6
+  uint32_t magic;    // kUniqueIdMagic
+  uint32_t version;  // 1
+  uint64_t secret;   // random job secret; peers presenting another are rejected
+  uint64_t job_key;  // random job id (names Unix sockets etc.)
+  uint16_t family;   // AF_INET or AF_INET6
+  uint16_t port;     // host byte order
+  uint8_t addr[16];  // IPv4 in the first 4 bytes, or IPv6
 };
 static_assert(sizeof(UniqueIdData) <= GSHMEMX_UNIQUEID_BYTES, "unique id too large");
 constexpr uint32_t kUniqueIdMagic = 0x67736831;  // "gsh1"
@@ -66,8 +66,7 @@ Status create_uniqueid(gshmemx_uniqueid_t* out);
 // getaddrinfo, IPv4 preferred) and port, WITHOUT listening: used by env-based
 // init, where every rank derives the same id independently; rank 0's connect()
 // then binds the port itself.
-Status make_uniqueid(const char* host, uint16_t port, uint64_t secret, uint64_t job_key,
-                     gshmemx_uniqueid_t* out);
+Status make_uniqueid(const char* host, uint16_t port, uint64_t secret, uint64_t job_key, gshmemx_uniqueid_t* out);
 
 // The listening socket create_uniqueid() opened for `id` in this process, or
 // -1. The registry keeps ownership (it is close-on-exec): a launcher that wants

@@ -57,13 +57,11 @@ Status int_var(Getenv g, const char* name, long long lo, long long hi, int* out)
   const char* text = get(g, name);
   long long v = 0;
   if (!config::parse_int(text, &v)) {
-    GSHMEM_LOG_ERROR("bootstrap: environment variable %s=\"%s\" is not an integer", name,
-                     text ? text : "");
+    GSHMEM_LOG_ERROR("bootstrap: environment variable %s=\"%s\" is not an integer", name, text ? text : "");
     return GSHMEM_ERROR_INVALID_VALUE;
   }
   if (v < lo || v > hi) {
-    GSHMEM_LOG_ERROR("bootstrap: environment variable %s=%lld is out of range (must be %lld..%lld)",
-                     name, v, lo, hi);
+    GSHMEM_LOG_ERROR("bootstrap: environment variable %s=%lld is out of range (must be %lld..%lld)", name, v, lo, hi);
     return GSHMEM_ERROR_INVALID_VALUE;
   }
   *out = static_cast<int>(v);
@@ -81,12 +79,14 @@ struct Launcher {
 
 const std::vector<Launcher>& launchers() {
   static const std::vector<Launcher> l = {
-      {"gshmrun", "GSHMEM_RANK", "GSHMEM_SIZE", "GSHMEM_LOCAL_RANK", "GSHMEM_LOCAL_SIZE",
-       {"GSHMEM_UNIQUEID"}},
-      {"torchrun", "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE",
-       {"MASTER_ADDR", "MASTER_PORT"}},
-      {"openmpi", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
-       "OMPI_COMM_WORLD_LOCAL_SIZE", {}},
+      {"gshmrun", "GSHMEM_RANK", "GSHMEM_SIZE", "GSHMEM_LOCAL_RANK", "GSHMEM_LOCAL_SIZE", {"GSHMEM_UNIQUEID"}},
+      {"torchrun", "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", {"MASTER_ADDR", "MASTER_PORT"}},
+      {"openmpi",
+       "OMPI_COMM_WORLD_RANK",
+       "OMPI_COMM_WORLD_SIZE",
+       "OMPI_COMM_WORLD_LOCAL_RANK",
+       "OMPI_COMM_WORLD_LOCAL_SIZE",
+       {}},
       {"slurm", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", nullptr, {"SLURM_JOB_ID"}},
   };
   return l;
@@ -141,8 +141,8 @@ int uniform_tasks_per_node(const char* t, int size) {
 void slurm_local_size(Getenv g, int size, int* out) {
   *out = -1;
   auto unfit = [&](const char* name) {
-    GSHMEM_LOG_INFO("bootstrap: ignoring %s=\"%s\": it does not fit this Slurm step of %d tasks",
-                    name, get(g, name), size);
+    GSHMEM_LOG_INFO("bootstrap: ignoring %s=\"%s\": it does not fit this Slurm step of %d tasks", name, get(g, name),
+                    size);
   };
   // The step's variables.
   if (get(g, "SLURM_STEP_NUM_TASKS") && positive_var(g, "SLURM_STEP_NUM_TASKS") != size) {
@@ -203,20 +203,21 @@ Status torchrun_id(Getenv g, EnvInfo* out) {
   GSHMEM_TRY(port_override(g, &port));
   if (port == 0) {
     if (master_port == 65535) {
-      GSHMEM_LOG_ERROR("bootstrap: MASTER_PORT=65535 leaves no room for the gshmem rendezvous on "
-                       "MASTER_PORT+1; set GSHMEM_BOOTSTRAP_PORT to a free port");
+      GSHMEM_LOG_ERROR(
+          "bootstrap: MASTER_PORT=65535 leaves no room for the gshmem rendezvous on "
+          "MASTER_PORT+1; set GSHMEM_BOOTSTRAP_PORT to a free port");
       return GSHMEM_ERROR_INVALID_VALUE;
     }
     port = master_port + 1;
   }
   const char* run = get(g, "TORCHELASTIC_RUN_ID");
-  std::string job = std::string("torchrun|") + (run ? run : "") + "|" + addr + "|" +
-                    std::to_string(master_port);
-  Status st = make_uniqueid(addr, static_cast<uint16_t>(port), hash64("secret|" + job),
-                            hash64("job|" + job), &out->id);
+  std::string job = std::string("torchrun|") + (run ? run : "") + "|" + addr + "|" + std::to_string(master_port);
+  Status st = make_uniqueid(addr, static_cast<uint16_t>(port), hash64("secret|" + job), hash64("job|" + job), &out->id);
   if (st != GSHMEM_SUCCESS)
-    GSHMEM_LOG_ERROR("bootstrap: MASTER_ADDR=\"%s\" cannot be used as the rendezvous address "
-                     "(see the previous message)", addr);
+    GSHMEM_LOG_ERROR(
+        "bootstrap: MASTER_ADDR=\"%s\" cannot be used as the rendezvous address "
+        "(see the previous message)",
+        addr);
   return st;
 }
 
@@ -228,11 +229,13 @@ Status jobid_id(Getenv g, const char* launcher, const std::string& jobid, const 
   const char* addr = get(g, addr_var);
   if (!addr) {
     if (out->local_size != out->size) {
-      GSHMEM_LOG_ERROR("bootstrap: %s job with %d PEs %s: set GSHMEM_BOOTSTRAP_ADDR (or MASTER_ADDR) "
-                       "to the address of rank 0's host", launcher, out->size,
-                       out->local_size < 0 ? (std::string("and no ") + local_size_var +
-                                              ": cannot tell whether it runs on one node").c_str()
-                                           : "spans several nodes");
+      GSHMEM_LOG_ERROR(
+          "bootstrap: %s job with %d PEs %s: set GSHMEM_BOOTSTRAP_ADDR (or MASTER_ADDR) "
+          "to the address of rank 0's host",
+          launcher, out->size,
+          out->local_size < 0
+              ? (std::string("and no ") + local_size_var + ": cannot tell whether it runs on one node").c_str()
+              : "spans several nodes");
       return GSHMEM_ERROR_INVALID_VALUE;
     }
     addr = "127.0.0.1";
@@ -241,8 +244,10 @@ Status jobid_id(Getenv g, const char* launcher, const std::string& jobid, const 
   int port = 0;
   GSHMEM_TRY(port_override(g, &port));
   if (jobid.empty() && port == 0) {
-    GSHMEM_LOG_ERROR("bootstrap: %s job id not found (%s unset): set GSHMEM_BOOTSTRAP_PORT to a "
-                     "free port so every PE finds the rendezvous", launcher, jobid_vars);
+    GSHMEM_LOG_ERROR(
+        "bootstrap: %s job id not found (%s unset): set GSHMEM_BOOTSTRAP_PORT to a "
+        "free port so every PE finds the rendezvous",
+        launcher, jobid_vars);
     return GSHMEM_ERROR_INVALID_VALUE;
   }
   std::string job = std::string(launcher) + "|" + jobid;
@@ -253,11 +258,12 @@ Status jobid_id(Getenv g, const char* launcher, const std::string& jobid, const 
   // a PE retrying before rank 0 listens cannot connect to itself).
   if (port == 0) port = kDerivedPortLo + static_cast<int>(hash64("port|" + job) % kDerivedPorts);
   if (jobid.empty()) job += "|" + std::string(addr) + "|" + std::to_string(port);
-  Status st = make_uniqueid(addr, static_cast<uint16_t>(port), hash64("secret|" + job),
-                            hash64("job|" + job), &out->id);
+  Status st = make_uniqueid(addr, static_cast<uint16_t>(port), hash64("secret|" + job), hash64("job|" + job), &out->id);
   if (st != GSHMEM_SUCCESS && addr_var)
-    GSHMEM_LOG_ERROR("bootstrap: %s=\"%s\" cannot be used as the rendezvous address (see the "
-                     "previous message)", addr_var, addr);
+    GSHMEM_LOG_ERROR(
+        "bootstrap: %s=\"%s\" cannot be used as the rendezvous address (see the "
+        "previous message)",
+        addr_var, addr);
   return st;
 }
 
@@ -274,8 +280,8 @@ Status fill(const Launcher& l, Getenv g, EnvInfo* out) {
     return GSHMEM_ERROR_INVALID_VALUE;
   }
   if (rank < 0 || rank >= out->size) {
-    GSHMEM_LOG_ERROR("bootstrap: %s=%lld is not a valid rank for %s=%d (must be 0..%d)", l.rank_var,
-                     rank, size_name, out->size, out->size - 1);
+    GSHMEM_LOG_ERROR("bootstrap: %s=%lld is not a valid rank for %s=%d (must be 0..%d)", l.rank_var, rank, size_name,
+                     out->size, out->size - 1);
     return GSHMEM_ERROR_INVALID_VALUE;
   }
   out->rank = static_cast<int>(rank);
@@ -291,8 +297,9 @@ Status fill(const Launcher& l, Getenv g, EnvInfo* out) {
   if (!strcmp(l.name, "gshmrun")) {
     Status st = decode_uniqueid(get(g, "GSHMEM_UNIQUEID"), &out->id);
     if (st != GSHMEM_SUCCESS)
-      GSHMEM_LOG_ERROR("bootstrap: GSHMEM_UNIQUEID is malformed (see the previous message); it is "
-                       "set by gshmrun: unset it unless launching with gshmrun");
+      GSHMEM_LOG_ERROR(
+          "bootstrap: GSHMEM_UNIQUEID is malformed (see the previous message); it is "
+          "set by gshmrun: unset it unless launching with gshmrun");
     return st;
   }
   if (!strcmp(l.name, "torchrun")) return torchrun_id(g, out);
@@ -301,12 +308,10 @@ Status fill(const Launcher& l, Getenv g, EnvInfo* out) {
     if (!jobid) jobid = get(g, "OMPI_MCA_orte_hnp_uri");
     if (!jobid) jobid = get(g, "PMIX_NAMESPACE");
     return jobid_id(g, "Open MPI", jobid ? jobid : "",
-                    "OMPI_MCA_ess_base_jobid, OMPI_MCA_orte_hnp_uri and PMIX_NAMESPACE",
-                    l.local_size_var, out);
+                    "OMPI_MCA_ess_base_jobid, OMPI_MCA_orte_hnp_uri and PMIX_NAMESPACE", l.local_size_var, out);
   }
   std::string jobid = std::string(slurm_get(g, "SLURM_JOB_ID")) + "." + slurm_get(g, "SLURM_STEP_ID");
-  return jobid_id(g, "Slurm", jobid, "SLURM_JOB_ID",
-                  "usable SLURM_STEP_NUM_NODES / SLURM_STEP_TASKS_PER_NODE", out);
+  return jobid_id(g, "Slurm", jobid, "SLURM_JOB_ID", "usable SLURM_STEP_NUM_NODES / SLURM_STEP_TASKS_PER_NODE", out);
 }
 
 // Launchers gshmem does not read: MPICH / Intel MPI hydra (PMI_*, MPI_LOCAL*),
@@ -319,10 +324,9 @@ Status check_foreign_launcher(Getenv g) {
   static const struct {
     const char* name;
     bool is_size;  // else a rank: several processes when > 0
-  } kVars[] = {{"PMI_SIZE", true},            {"PMI_RANK", false},
-               {"PMIX_SIZE", true},           {"PMIX_RANK", false},
-               {"MV2_COMM_WORLD_SIZE", true}, {"MV2_COMM_WORLD_RANK", false},
-               {"MPI_LOCALNRANKS", true},     {"MPI_LOCALRANKID", false}};
+  } kVars[] = {{"PMI_SIZE", true},        {"PMI_RANK", false},           {"PMIX_SIZE", true},
+               {"PMIX_RANK", false},      {"MV2_COMM_WORLD_SIZE", true}, {"MV2_COMM_WORLD_RANK", false},
+               {"MPI_LOCALNRANKS", true}, {"MPI_LOCALRANKID", false}};
   std::string found;
   bool several = false;
   for (const auto& v : kVars) {
@@ -333,13 +337,15 @@ Status check_foreign_launcher(Getenv g) {
     if (config::parse_int(text, &n) && n > (v.is_size ? 1 : 0)) several = true;
   }
   if (!several) return GSHMEM_SUCCESS;
-  GSHMEM_LOG_ERROR("bootstrap: %s: this process is one of several started by a launcher gshmem does "
-                   "not read (MPICH or Intel MPI hydra, MVAPICH2, a PMIx launcher), and would run as "
-                   "a job of its own with 1 PE. Launch with gshmrun, torchrun, srun, or Open MPI's "
-                   "mpirun; or initialise with a unique id (gshmemx_get_uniqueid on one process, "
-                   "sent to the others e.g. with MPI_Bcast, then gshmemx_init_attr with "
-                   "GSHMEMX_INIT_WITH_UNIQUEID). To run each process as a separate 1-PE job, unset "
-                   "these variables", found.c_str());
+  GSHMEM_LOG_ERROR(
+      "bootstrap: %s: this process is one of several started by a launcher gshmem does "
+      "not read (MPICH or Intel MPI hydra, MVAPICH2, a PMIx launcher), and would run as "
+      "a job of its own with 1 PE. Launch with gshmrun, torchrun, srun, or Open MPI's "
+      "mpirun; or initialise with a unique id (gshmemx_get_uniqueid on one process, "
+      "sent to the others e.g. with MPI_Bcast, then gshmemx_init_attr with "
+      "GSHMEMX_INIT_WITH_UNIQUEID). To run each process as a separate 1-PE job, unset "
+      "these variables",
+      found.c_str());
   return GSHMEM_ERROR_INVALID_VALUE;
 }
 
@@ -363,8 +369,9 @@ Status detect_from_env(EnvInfo* out, const char* (*getenv_fn)(const char*)) {
     if (!present) continue;
     if (slurm && !slurm_get(g, "SLURM_STEP_ID")) {
       // A batch script (SLURM_PROCID=0, SLURM_NTASKS=n) is not a task of an srun step.
-      GSHMEM_LOG_INFO("bootstrap: Slurm variables without SLURM_STEP_ID (not started by srun?): "
-                      "not using them");
+      GSHMEM_LOG_INFO(
+          "bootstrap: Slurm variables without SLURM_STEP_ID (not started by srun?): "
+          "not using them");
       continue;
     }
     std::string set, missing;
@@ -374,17 +381,16 @@ Status detect_from_env(EnvInfo* out, const char* (*getenv_fn)(const char*)) {
     }
     if (!missing.empty()) {
       if (incomplete.empty())
-        incomplete = "bootstrap: " + set + (set.find(',') == std::string::npos ? " is" : " are") +
-                     " set but " + missing + (missing.find(',') == std::string::npos ? " is" : " are") +
-                     " not: " + l.name + " variables must come together (set them all or unset them)";
+        incomplete = "bootstrap: " + set + (set.find(',') == std::string::npos ? " is" : " are") + " set but " +
+                     missing + (missing.find(',') == std::string::npos ? " is" : " are") + " not: " + l.name +
+                     " variables must come together (set them all or unset them)";
       continue;
     }
-    if (!incomplete.empty())
-      GSHMEM_LOG_WARN("%s; using the %s variables instead", incomplete.c_str(), l.name);
+    if (!incomplete.empty()) GSHMEM_LOG_WARN("%s; using the %s variables instead", incomplete.c_str(), l.name);
     Status st = fill(l, g, out);
     if (st == GSHMEM_SUCCESS)
-      GSHMEM_LOG_INFO("bootstrap: %s: PE %d of %d (local %d of %d)", l.name, out->rank, out->size,
-                      out->local_rank, out->local_size);
+      GSHMEM_LOG_INFO("bootstrap: %s: PE %d of %d (local %d of %d)", l.name, out->rank, out->size, out->local_rank,
+                      out->local_size);
     return st;
   }
   if (!incomplete.empty()) {

@@ -52,7 +52,7 @@
 namespace gshmem::bootstrap {
 
 struct EnvInfo {
-  std::string launcher;   // "gshmrun", "torchrun", "openmpi", "slurm", "singleton"
+  std::string launcher;  // "gshmrun", "torchrun", "openmpi", "slurm", "singleton"
   int rank = 0;
   int size = 1;
   int local_rank = 0;     // -1 if the launcher does not say

@@ -110,15 +110,11 @@ CG cg_signal_wait_until(uint64_t* sig, cmp c, uint64_t v, uint64_t* out) {
 // ---- waits and tests (a set of 4: acquire loads; of 8: relaxed scan; _rt: n at run time) ----
 CG cg_wait_until(int* ivar, cmp c, int v) { gshmem::wait_until(ivar, c, v); }
 CG cg_test(int* ivar, cmp c, int v, bool* out) { *out = gshmem::test(ivar, c, v); }
-CG cg_wait_until_all_4(int* ivars, const int* status, cmp c, int v) {
-  gshmem::wait_until_all(ivars, 4, status, c, v);
-}
+CG cg_wait_until_all_4(int* ivars, const int* status, cmp c, int v) { gshmem::wait_until_all(ivars, 4, status, c, v); }
 CG cg_wait_until_any_4(int* ivars, const int* status, cmp c, int v, size_t* out) {
   *out = gshmem::wait_until_any(ivars, 4, status, c, v);
 }
-CG cg_wait_until_all_8(int* ivars, const int* status, cmp c, int v) {
-  gshmem::wait_until_all(ivars, 8, status, c, v);
-}
+CG cg_wait_until_all_8(int* ivars, const int* status, cmp c, int v) { gshmem::wait_until_all(ivars, 8, status, c, v); }
 CG cg_wait_until_all_vector_8(int* ivars, const int* status, cmp c, const int* vals) {
   gshmem::wait_until_all_vector(ivars, 8, status, c, vals);
 }

@@ -48,8 +48,8 @@ static inline int compat_lacks_gpus(const char* name) {
   const int count = compat_gpu_count();
   const int needed = compat_local_size();
   if (count > 0 && (count >= needed || compat_share_gpus())) return 0;
-  printf("SKIP: %s needs %d GPUs on this node, found %d (GT_SHARE_GPUS=1 lets processes share them)\n", name,
-         needed, count);
+  printf("SKIP: %s needs %d GPUs on this node, found %d (GT_SHARE_GPUS=1 lets processes share them)\n", name, needed,
+         count);
   fflush(stdout);
   return 1;
 }
@@ -58,26 +58,26 @@ static inline void compat_skip_without_gpus(const char* name) {
   if (compat_lacks_gpus(name)) exit(77);
 }
 
-#define COMPAT_CHECK(cond, ...)                                                   \
-  do {                                                                            \
-    ++compat_checks;                                                              \
-    if (!(cond)) {                                                                \
-      if (++compat_failures <= 20) {                                              \
+#define COMPAT_CHECK(cond, ...)                                                           \
+  do {                                                                                    \
+    ++compat_checks;                                                                      \
+    if (!(cond)) {                                                                        \
+      if (++compat_failures <= 20) {                                                      \
         fprintf(stderr, "PE %d: FAIL %s:%d: %s: ", compat_pe, __FILE__, __LINE__, #cond); \
-        fprintf(stderr, __VA_ARGS__);                                             \
-        fputc('\n', stderr);                                                      \
-      }                                                                           \
-    }                                                                             \
+        fprintf(stderr, __VA_ARGS__);                                                     \
+        fputc('\n', stderr);                                                              \
+      }                                                                                   \
+    }                                                                                     \
   } while (0)
 
-#define COMPAT_CUDA(call)                                                          \
-  do {                                                                             \
-    cudaError_t compat_e_ = (call);                                                \
-    if (compat_e_ != cudaSuccess) {                                                \
+#define COMPAT_CUDA(call)                                                                  \
+  do {                                                                                     \
+    cudaError_t compat_e_ = (call);                                                        \
+    if (compat_e_ != cudaSuccess) {                                                        \
       fprintf(stderr, "PE %d: FAIL %s:%d: %s: %s\n", compat_pe, __FILE__, __LINE__, #call, \
-              cudaGetErrorString(compat_e_));                                      \
-      exit(1);                                                                     \
-    }                                                                              \
+              cudaGetErrorString(compat_e_));                                              \
+      exit(1);                                                                             \
+    }                                                                                      \
   } while (0)
 
 static inline int compat_summary(const char* name) {

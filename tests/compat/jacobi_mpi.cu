@@ -34,10 +34,10 @@ constexpr int kIters = 60;
 constexpr int kThreads = 1024;
 
 __host__ __device__ inline double initial(int y, int x) {
-  if (y == 0) return 1.0 + 0.001 * x;                 // top boundary
-  if (y == kNY - 1) return -0.5 + 0.002 * x;          // bottom boundary
-  if (x == 0) return 0.75;                            // left boundary
-  if (x == kNX - 1) return 0.25 + 0.0003 * y;         // right boundary
+  if (y == 0) return 1.0 + 0.001 * x;                                // top boundary
+  if (y == kNY - 1) return -0.5 + 0.002 * x;                         // bottom boundary
+  if (x == 0) return 0.75;                                           // left boundary
+  if (x == kNX - 1) return 0.25 + 0.0003 * y;                        // right boundary
   return (double)(((y * 7919 + x * 104729) % 1000) - 500) / 1000.0;  // interior start
 }
 
@@ -64,8 +64,7 @@ __global__ void __launch_bounds__(kThreads) jacobi(double* buf0, double* buf1, u
   for (int it = 1; it <= kIters; ++it) {
     double* src = (it % 2) ? buf0 : buf1;  // buf[(it-1)%2]
     double* dst = (it % 2) ? buf1 : buf0;  // buf[it%2]
-    if (it > 1 && threadIdx.x == 0)
-      nvshmem_uint64_wait_until_all(sig, 2, status, NVSHMEM_CMP_GE, (uint64_t)(it - 1));
+    if (it > 1 && threadIdx.x == 0) nvshmem_uint64_wait_until_all(sig, 2, status, NVSHMEM_CMP_GE, (uint64_t)(it - 1));
     __syncthreads();
     for (int e = threadIdx.x; e < mine.rows * (kNX - 2); e += blockDim.x) {
       const int ly = 1 + e / (kNX - 2), x = 1 + e % (kNX - 2);
@@ -122,7 +121,8 @@ int main(int argc, char** argv) {
   int lacking = devices < 1 || (devices < local_size && !compat_share_gpus()) ? 1 : 0, any_lacking = 0;
   MPI_Allreduce(&lacking, &any_lacking, 1, MPI_INT, MPI_MAX, comm);
   if (any_lacking) {
-    if (rank == 0) printf("SKIP: compat jacobi needs one GPU per rank (%d ranks on a node, %d GPUs)\n", local_size, devices);
+    if (rank == 0)
+      printf("SKIP: compat jacobi needs one GPU per rank (%d ranks on a node, %d GPUs)\n", local_size, devices);
     MPI_Comm_free(&local);
     MPI_Comm_free(&comm);
     MPI_Finalize();

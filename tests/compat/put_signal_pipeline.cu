@@ -48,14 +48,14 @@ __global__ void pipeline(unsigned char* slots, uint64_t* data_sig, uint64_t* ack
         nvshmem_putmem_signal_nbi(slot_buf, src + k * kChunkBytes, kChunkBytes, &data_sig[slot], (uint64_t)k + 1,
                                   NVSHMEM_SIGNAL_SET, next);
     } else {
-      nvshmemx_putmem_signal_nbi_block(slot_buf, src + k * kChunkBytes, kChunkBytes, &data_sig[slot],
-                                       (uint64_t)k + 1, NVSHMEM_SIGNAL_SET, next);
+      nvshmemx_putmem_signal_nbi_block(slot_buf, src + k * kChunkBytes, kChunkBytes, &data_sig[slot], (uint64_t)k + 1,
+                                       NVSHMEM_SIGNAL_SET, next);
     }
     // Receive chunk k from the previous PE.
     if (threadIdx.x == 0) {
       const uint64_t v = nvshmem_signal_wait_until(&data_sig[slot], NVSHMEM_CMP_EQ, (uint64_t)k + 1);
-      if (v != (uint64_t)k + 1) printf("PE %d: signal_wait_until returned %llu, expected %d\n", me,
-                                       (unsigned long long)v, k + 1);
+      if (v != (uint64_t)k + 1)
+        printf("PE %d: signal_wait_until returned %llu, expected %d\n", me, (unsigned long long)v, k + 1);
     }
     __syncthreads();
     for (size_t j = threadIdx.x; j < kChunkBytes; j += blockDim.x) out[k * kChunkBytes + j] = slot_buf[j];
@@ -102,9 +102,11 @@ int main() {
       size_t bad = 0, first = 0;
       for (size_t j = 0; j < kChunkBytes; ++j)
         if (host[k * kChunkBytes + j] != chunk_byte(prev, k, j, pass) && bad++ == 0) first = j;
-      COMPAT_CHECK(bad == 0, "pass %d (%s) chunk %d from PE %d: %zu of %zu bytes wrong, first at %zu (got 0x%02x, "
-                   "expected 0x%02x)", pass, pass ? "block" : "thread", k, prev, bad, kChunkBytes, first,
-                   host[k * kChunkBytes + first], chunk_byte(prev, k, first, pass));
+      COMPAT_CHECK(bad == 0,
+                   "pass %d (%s) chunk %d from PE %d: %zu of %zu bytes wrong, first at %zu (got 0x%02x, "
+                   "expected 0x%02x)",
+                   pass, pass ? "block" : "thread", k, prev, bad, kChunkBytes, first, host[k * kChunkBytes + first],
+                   chunk_byte(prev, k, first, pass));
     }
     // Final signal values: the last chunk of each slot, and every chunk acknowledged.
     uint64_t sig[kSlots], ack[kSlots];

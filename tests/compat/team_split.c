@@ -123,17 +123,17 @@ int main(void) {
   for (int salt = 1; salt <= 3 && box && xteam != SHMEM_TEAM_INVALID; ++salt) {
     const int poison = -1;
     shmem_int_p(box, poison, me);
-    shmem_team_sync(xteam);  /* every member poisoned its box */
+    shmem_team_sync(xteam); /* every member poisoned its box */
     const int n = shmem_team_n_pes(xteam), succ = (shmem_team_my_pe(xteam) + 1) % n;
     const int pred = (shmem_team_my_pe(xteam) + n - 1) % n;
     shmem_int_p(box, value_for(me, salt), shmem_team_translate_pe(xteam, succ, SHMEM_TEAM_WORLD));
     shmem_quiet();
-    shmem_team_sync(xteam);  /* every member's put is complete */
+    shmem_team_sync(xteam); /* every member's put is complete */
     const int from = shmem_team_translate_pe(xteam, pred, SHMEM_TEAM_WORLD);
     const int got = shmem_int_g(box, me);
     COMPAT_CHECK(got == value_for(from, salt), "salt %d: box holds %d, expected %d from world PE %d", salt, got,
                  value_for(from, salt), from);
-    shmem_team_sync(xteam);  /* nobody overwrites a box before its owner read it */
+    shmem_team_sync(xteam); /* nobody overwrites a box before its owner read it */
   }
   shmem_barrier_all();
 

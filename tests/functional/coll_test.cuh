@@ -79,17 +79,28 @@ constexpr Form kCForms[] = {Form::thread_c, Form::warp_c, Form::block_c, Form::h
 
 inline const char* form_name(Form f) {
   switch (f) {
-    case Form::thread_c: return "device thread (C)";
-    case Form::warp_c: return "device warp (C)";
-    case Form::block_c: return "device block of 256 (C)";
-    case Form::thread_cpp: return "device thread (C++)";
-    case Form::warp_cpp: return "device warp (C++)";
-    case Form::block_cpp: return "device block of 256 (C++)";
-    case Form::warp20: return "device warp of 20 threads (C)";
-    case Form::block1000: return "device block of 1000 (C)";
-    case Form::host: return "host";
-    case Form::stream: return "on-stream";
-    case Form::mixed: return "on-stream (even PEs) with device block (odd PEs)";
+    case Form::thread_c:
+      return "device thread (C)";
+    case Form::warp_c:
+      return "device warp (C)";
+    case Form::block_c:
+      return "device block of 256 (C)";
+    case Form::thread_cpp:
+      return "device thread (C++)";
+    case Form::warp_cpp:
+      return "device warp (C++)";
+    case Form::block_cpp:
+      return "device block of 256 (C++)";
+    case Form::warp20:
+      return "device warp of 20 threads (C)";
+    case Form::block1000:
+      return "device block of 1000 (C)";
+    case Form::host:
+      return "host";
+    case Form::stream:
+      return "on-stream";
+    case Form::mixed:
+      return "on-stream (even PEs) with device block (odd PEs)";
   }
   return "?";
 }
@@ -119,15 +130,24 @@ inline cudaStream_t test_stream() {
 template <class Dev, class Host, class Stream>
 inline int run_form(Form f, Dev dev, Host host, Stream on_stream) {
   switch (f) {
-    case Form::thread_c: return dev(gshmem::thread_scope{}, 1, 0);
-    case Form::warp_c: return dev(gshmem::warp_scope{}, 32, 0);
-    case Form::block_c: return dev(gshmem::block_scope{}, 256, 0);
-    case Form::thread_cpp: return dev(gshmem::thread_scope{}, 1, 1);
-    case Form::warp_cpp: return dev(gshmem::warp_scope{}, 32, 1);
-    case Form::block_cpp: return dev(gshmem::block_scope{}, 256, 1);
-    case Form::warp20: return dev(gshmem::warp_scope{}, 20, 0);
-    case Form::block1000: return dev(gshmem::block_scope{}, 1000, 0);
-    case Form::host: return host();
+    case Form::thread_c:
+      return dev(gshmem::thread_scope{}, 1, 0);
+    case Form::warp_c:
+      return dev(gshmem::warp_scope{}, 32, 0);
+    case Form::block_c:
+      return dev(gshmem::block_scope{}, 256, 0);
+    case Form::thread_cpp:
+      return dev(gshmem::thread_scope{}, 1, 1);
+    case Form::warp_cpp:
+      return dev(gshmem::warp_scope{}, 32, 1);
+    case Form::block_cpp:
+      return dev(gshmem::block_scope{}, 256, 1);
+    case Form::warp20:
+      return dev(gshmem::warp_scope{}, 20, 0);
+    case Form::block1000:
+      return dev(gshmem::block_scope{}, 1000, 0);
+    case Form::host:
+      return host();
     case Form::stream: {
       const int r = on_stream(test_stream());
       CUDA_CHECK(cudaStreamSynchronize(test_stream()));
@@ -146,74 +166,82 @@ inline int run_form(Form f, Dev dev, Host host, Stream on_stream) {
 }
 
 // C name of a scope's device form (for messages).
-template <class S> inline const char* scope_suffix() { return is_thread_v<S> ? "" : is_warp_v<S> ? "_warp" : "_block"; }
+template <class S>
+inline const char* scope_suffix() {
+  return is_thread_v<S> ? "" : is_warp_v<S> ? "_warp" : "_block";
+}
 
 // Calls the C name of scope S: plain (thread), _warp or _block.
-#define GT_BY_SCOPE(S, thread_fn, warp_fn, block_fn, ...)                    \
-  (::gt::is_thread_v<S> ? thread_fn(__VA_ARGS__)                              \
-                        : ::gt::is_warp_v<S> ? warp_fn(__VA_ARGS__) : block_fn(__VA_ARGS__))
+#define GT_BY_SCOPE(S, thread_fn, warp_fn, block_fn, ...) \
+  (::gt::is_thread_v<S> ? thread_fn(__VA_ARGS__) : ::gt::is_warp_v<S> ? warp_fn(__VA_ARGS__) : block_fn(__VA_ARGS__))
 
 // ---------------------------------------------------------------- typed C names
 // cty_NAME::OP<S>(...) calls gshmem_NAME_OP / gshmemx_NAME_OP_warp / _block for
 // scope S; host_OP(...) the host form, stream_OP(..., stream) the on-stream form.
-#define GT_COLL_TY_HOST(NAME, TYPE)                                                                              \
-  using T = TYPE;                                                                                                \
-  static constexpr const char* name = #NAME;                                                                     \
-  static int host_broadcast(gshmem_team_t tm, T* d, const T* s, size_t n, int r) {                               \
-    return gshmem_##NAME##_broadcast(tm, d, s, n, r);                                                            \
-  }                                                                                                              \
-  static int stream_broadcast(gshmem_team_t tm, T* d, const T* s, size_t n, int r, cudaStream_t st) {            \
-    return gshmemx_##NAME##_broadcast_on_stream(tm, d, s, n, r, st);                                             \
-  }                                                                                                              \
-  static int host_fcollect(gshmem_team_t tm, T* d, const T* s, size_t n) { return gshmem_##NAME##_fcollect(tm, d, s, n); } \
-  static int stream_fcollect(gshmem_team_t tm, T* d, const T* s, size_t n, cudaStream_t st) {                    \
-    return gshmemx_##NAME##_fcollect_on_stream(tm, d, s, n, st);                                                 \
-  }                                                                                                              \
-  static int host_collect(gshmem_team_t tm, T* d, const T* s, size_t n) { return gshmem_##NAME##_collect(tm, d, s, n); } \
-  static int stream_collect(gshmem_team_t tm, T* d, const T* s, size_t n, cudaStream_t st) {                     \
-    return gshmemx_##NAME##_collect_on_stream(tm, d, s, n, st);                                                  \
-  }                                                                                                              \
-  static int host_alltoall(gshmem_team_t tm, T* d, const T* s, size_t n) { return gshmem_##NAME##_alltoall(tm, d, s, n); } \
-  static int stream_alltoall(gshmem_team_t tm, T* d, const T* s, size_t n, cudaStream_t st) {                    \
-    return gshmemx_##NAME##_alltoall_on_stream(tm, d, s, n, st);                                                 \
-  }                                                                                                              \
-  static int host_alltoalls(gshmem_team_t tm, T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n) {          \
-    return gshmem_##NAME##_alltoalls(tm, d, s, ds, ss, n);                                                       \
-  }                                                                                                              \
-  static int stream_alltoalls(gshmem_team_t tm, T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n,          \
-                              cudaStream_t st) {                                                                 \
-    return gshmemx_##NAME##_alltoalls_on_stream(tm, d, s, ds, ss, n, st);                                        \
+#define GT_COLL_TY_HOST(NAME, TYPE)                                                                     \
+  using T = TYPE;                                                                                       \
+  static constexpr const char* name = #NAME;                                                            \
+  static int host_broadcast(gshmem_team_t tm, T* d, const T* s, size_t n, int r) {                      \
+    return gshmem_##NAME##_broadcast(tm, d, s, n, r);                                                   \
+  }                                                                                                     \
+  static int stream_broadcast(gshmem_team_t tm, T* d, const T* s, size_t n, int r, cudaStream_t st) {   \
+    return gshmemx_##NAME##_broadcast_on_stream(tm, d, s, n, r, st);                                    \
+  }                                                                                                     \
+  static int host_fcollect(gshmem_team_t tm, T* d, const T* s, size_t n) {                              \
+    return gshmem_##NAME##_fcollect(tm, d, s, n);                                                       \
+  }                                                                                                     \
+  static int stream_fcollect(gshmem_team_t tm, T* d, const T* s, size_t n, cudaStream_t st) {           \
+    return gshmemx_##NAME##_fcollect_on_stream(tm, d, s, n, st);                                        \
+  }                                                                                                     \
+  static int host_collect(gshmem_team_t tm, T* d, const T* s, size_t n) {                               \
+    return gshmem_##NAME##_collect(tm, d, s, n);                                                        \
+  }                                                                                                     \
+  static int stream_collect(gshmem_team_t tm, T* d, const T* s, size_t n, cudaStream_t st) {            \
+    return gshmemx_##NAME##_collect_on_stream(tm, d, s, n, st);                                         \
+  }                                                                                                     \
+  static int host_alltoall(gshmem_team_t tm, T* d, const T* s, size_t n) {                              \
+    return gshmem_##NAME##_alltoall(tm, d, s, n);                                                       \
+  }                                                                                                     \
+  static int stream_alltoall(gshmem_team_t tm, T* d, const T* s, size_t n, cudaStream_t st) {           \
+    return gshmemx_##NAME##_alltoall_on_stream(tm, d, s, n, st);                                        \
+  }                                                                                                     \
+  static int host_alltoalls(gshmem_team_t tm, T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n) { \
+    return gshmem_##NAME##_alltoalls(tm, d, s, ds, ss, n);                                              \
+  }                                                                                                     \
+  static int stream_alltoalls(gshmem_team_t tm, T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n, \
+                              cudaStream_t st) {                                                        \
+    return gshmemx_##NAME##_alltoalls_on_stream(tm, d, s, ds, ss, n, st);                               \
   }
 
-#define GT_COLL_TY(NAME, TYPE)                                                                                   \
-  struct cty_##NAME {                                                                                            \
-    GT_COLL_TY_HOST(NAME, TYPE)                                                                                  \
-    static constexpr bool device = true;                                                                         \
-    template <class S>                                                                                           \
-    static __device__ int broadcast(gshmem_team_t tm, T* d, const T* s, size_t n, int r) {                       \
-      return GT_BY_SCOPE(S, gshmem_##NAME##_broadcast, gshmemx_##NAME##_broadcast_warp,                          \
-                         gshmemx_##NAME##_broadcast_block, tm, d, s, n, r);                                      \
-    }                                                                                                            \
-    template <class S>                                                                                           \
-    static __device__ int fcollect(gshmem_team_t tm, T* d, const T* s, size_t n) {                               \
-      return GT_BY_SCOPE(S, gshmem_##NAME##_fcollect, gshmemx_##NAME##_fcollect_warp,                            \
-                         gshmemx_##NAME##_fcollect_block, tm, d, s, n);                                          \
-    }                                                                                                            \
-    template <class S>                                                                                           \
-    static __device__ int collect(gshmem_team_t tm, T* d, const T* s, size_t n) {                                \
-      return GT_BY_SCOPE(S, gshmem_##NAME##_collect, gshmemx_##NAME##_collect_warp,                              \
-                         gshmemx_##NAME##_collect_block, tm, d, s, n);                                           \
-    }                                                                                                            \
-    template <class S>                                                                                           \
-    static __device__ int alltoall(gshmem_team_t tm, T* d, const T* s, size_t n) {                               \
-      return GT_BY_SCOPE(S, gshmem_##NAME##_alltoall, gshmemx_##NAME##_alltoall_warp,                            \
-                         gshmemx_##NAME##_alltoall_block, tm, d, s, n);                                          \
-    }                                                                                                            \
-    template <class S>                                                                                           \
-    static __device__ int alltoalls(gshmem_team_t tm, T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n) {  \
-      return GT_BY_SCOPE(S, gshmem_##NAME##_alltoalls, gshmemx_##NAME##_alltoalls_warp,                          \
-                         gshmemx_##NAME##_alltoalls_block, tm, d, s, ds, ss, n);                                 \
-    }                                                                                                            \
+#define GT_COLL_TY(NAME, TYPE)                                                                                         \
+  struct cty_##NAME {                                                                                                  \
+    GT_COLL_TY_HOST(NAME, TYPE)                                                                                        \
+    static constexpr bool device = true;                                                                               \
+    template <class S>                                                                                                 \
+    static __device__ int broadcast(gshmem_team_t tm, T* d, const T* s, size_t n, int r) {                             \
+      return GT_BY_SCOPE(S, gshmem_##NAME##_broadcast, gshmemx_##NAME##_broadcast_warp,                                \
+                         gshmemx_##NAME##_broadcast_block, tm, d, s, n, r);                                            \
+    }                                                                                                                  \
+    template <class S>                                                                                                 \
+    static __device__ int fcollect(gshmem_team_t tm, T* d, const T* s, size_t n) {                                     \
+      return GT_BY_SCOPE(S, gshmem_##NAME##_fcollect, gshmemx_##NAME##_fcollect_warp, gshmemx_##NAME##_fcollect_block, \
+                         tm, d, s, n);                                                                                 \
+    }                                                                                                                  \
+    template <class S>                                                                                                 \
+    static __device__ int collect(gshmem_team_t tm, T* d, const T* s, size_t n) {                                      \
+      return GT_BY_SCOPE(S, gshmem_##NAME##_collect, gshmemx_##NAME##_collect_warp, gshmemx_##NAME##_collect_block,    \
+                         tm, d, s, n);                                                                                 \
+    }                                                                                                                  \
+    template <class S>                                                                                                 \
+    static __device__ int alltoall(gshmem_team_t tm, T* d, const T* s, size_t n) {                                     \
+      return GT_BY_SCOPE(S, gshmem_##NAME##_alltoall, gshmemx_##NAME##_alltoall_warp, gshmemx_##NAME##_alltoall_block, \
+                         tm, d, s, n);                                                                                 \
+    }                                                                                                                  \
+    template <class S>                                                                                                 \
+    static __device__ int alltoalls(gshmem_team_t tm, T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n) {        \
+      return GT_BY_SCOPE(S, gshmem_##NAME##_alltoalls, gshmemx_##NAME##_alltoalls_warp,                                \
+                         gshmemx_##NAME##_alltoalls_block, tm, d, s, ds, ss, n);                                       \
+    }                                                                                                                  \
   }
 
 GT_COLL_TY(char, char);
@@ -262,8 +290,7 @@ constexpr int kNoCppForm = -998;
 // test_coll_collect.cu and test_coll_bcast.cu.
 // The collectives' own paths run at every scope in the *mem sweeps.
 template <class Ty>
-constexpr bool kEveryScope =
-    kCppTyped<Ty> || std::is_same_v<Ty, cty_uchar> || std::is_same_v<Ty, cty_short>;
+constexpr bool kEveryScope = kCppTyped<Ty> || std::is_same_v<Ty, cty_uchar> || std::is_same_v<Ty, cty_short>;
 template <class Ty, class S>
 constexpr bool kTypedDevice = Ty::device && (is_thread_v<S> || kEveryScope<Ty>);
 
@@ -272,9 +299,12 @@ template <class Ty>
 bool typed_form(Form f) {
   switch (f) {
     case Form::host:
-    case Form::stream: return true;
-    case Form::thread_c: return Ty::device;
-    default: return Ty::device && kEveryScope<Ty>;
+    case Form::stream:
+      return true;
+    case Form::thread_c:
+      return Ty::device;
+    default:
+      return Ty::device && kEveryScope<Ty>;
   }
 }
 

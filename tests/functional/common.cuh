@@ -20,9 +20,12 @@
 namespace gt {
 
 // ---------------------------------------------------------------- scopes
-template <class S> constexpr bool is_thread_v = std::is_same<S, gshmem::thread_scope>::value;
-template <class S> constexpr bool is_warp_v = std::is_same<S, gshmem::warp_scope>::value;
-template <class S> inline const char* scope_name() {
+template <class S>
+constexpr bool is_thread_v = std::is_same<S, gshmem::thread_scope>::value;
+template <class S>
+constexpr bool is_warp_v = std::is_same<S, gshmem::warp_scope>::value;
+template <class S>
+inline const char* scope_name() {
   return is_thread_v<S> ? "thread" : is_warp_v<S> ? "warp" : "block";
 }
 
@@ -30,9 +33,12 @@ template <class S> inline const char* scope_name() {
 template <class S>
 __device__ inline void barrier_all_scope(int api) {
   if (api == 0) {
-    if constexpr (is_thread_v<S>) gshmem_barrier_all();
-    else if constexpr (is_warp_v<S>) gshmemx_barrier_all_warp();
-    else gshmemx_barrier_all_block();
+    if constexpr (is_thread_v<S>)
+      gshmem_barrier_all();
+    else if constexpr (is_warp_v<S>)
+      gshmemx_barrier_all_warp();
+    else
+      gshmemx_barrier_all_block();
   } else {
     gshmem::barrier_all<S>();
   }
@@ -40,9 +46,12 @@ __device__ inline void barrier_all_scope(int api) {
 template <class S>
 __device__ inline void sync_all_scope(int api) {
   if (api == 0) {
-    if constexpr (is_thread_v<S>) gshmem_sync_all();
-    else if constexpr (is_warp_v<S>) gshmemx_sync_all_warp();
-    else gshmemx_sync_all_block();
+    if constexpr (is_thread_v<S>)
+      gshmem_sync_all();
+    else if constexpr (is_warp_v<S>)
+      gshmemx_sync_all_warp();
+    else
+      gshmemx_sync_all_block();
   } else {
     gshmem::sync_all<S>();
   }
@@ -52,79 +61,100 @@ __device__ inline void sync_all_scope(int api) {
 // Ty::put<S, NBI>(dst, src, nelems, pe) etc. call the C names; the cpp_* free
 // functions below call the C++ templates for the same Ty.
 #define GT_SCOPED_CALL(S, NBI, thread_fn, thread_nbi_fn, warp_fn, warp_nbi_fn, block_fn, block_nbi_fn, ...) \
-  do {                                                                                                    \
-    if constexpr (::gt::is_thread_v<S>) {                                                                 \
-      if constexpr (NBI) thread_nbi_fn(__VA_ARGS__); else thread_fn(__VA_ARGS__);                         \
-    } else if constexpr (::gt::is_warp_v<S>) {                                                            \
-      if constexpr (NBI) warp_nbi_fn(__VA_ARGS__); else warp_fn(__VA_ARGS__);                             \
-    } else {                                                                                              \
-      if constexpr (NBI) block_nbi_fn(__VA_ARGS__); else block_fn(__VA_ARGS__);                           \
-    }                                                                                                     \
+  do {                                                                                                      \
+    if constexpr (::gt::is_thread_v<S>) {                                                                   \
+      if constexpr (NBI)                                                                                    \
+        thread_nbi_fn(__VA_ARGS__);                                                                         \
+      else                                                                                                  \
+        thread_fn(__VA_ARGS__);                                                                             \
+    } else if constexpr (::gt::is_warp_v<S>) {                                                              \
+      if constexpr (NBI)                                                                                    \
+        warp_nbi_fn(__VA_ARGS__);                                                                           \
+      else                                                                                                  \
+        warp_fn(__VA_ARGS__);                                                                               \
+    } else {                                                                                                \
+      if constexpr (NBI)                                                                                    \
+        block_nbi_fn(__VA_ARGS__);                                                                          \
+      else                                                                                                  \
+        block_fn(__VA_ARGS__);                                                                              \
+    }                                                                                                       \
   } while (0)
 
-#define GT_DEFINE_TYPED(NAME, TYPE)                                                                          \
-  struct ty_##NAME {                                                                                         \
-    using T = TYPE;                                                                                          \
-    static constexpr bool is_mem = false;                                                                    \
-    static constexpr const char* name = #NAME;                                                               \
-    static __host__ __device__ void p(T* d, T v, int pe) { gshmem_##NAME##_p(d, v, pe); }                    \
-    static __host__ __device__ T g(const T* s, int pe) { return gshmem_##NAME##_g(s, pe); }                  \
-    template <class S, bool NBI>                                                                             \
-    static __device__ void put(T* d, const T* s, size_t n, int pe) {                                         \
-      GT_SCOPED_CALL(S, NBI, gshmem_##NAME##_put, gshmem_##NAME##_put_nbi, gshmemx_##NAME##_put_warp,        \
-                     gshmemx_##NAME##_put_nbi_warp, gshmemx_##NAME##_put_block, gshmemx_##NAME##_put_nbi_block, \
-                     d, s, n, pe);                                                                           \
-    }                                                                                                        \
-    template <class S, bool NBI>                                                                             \
-    static __device__ void get(T* d, const T* s, size_t n, int pe) {                                         \
-      GT_SCOPED_CALL(S, NBI, gshmem_##NAME##_get, gshmem_##NAME##_get_nbi, gshmemx_##NAME##_get_warp,        \
-                     gshmemx_##NAME##_get_nbi_warp, gshmemx_##NAME##_get_block, gshmemx_##NAME##_get_nbi_block, \
-                     d, s, n, pe);                                                                           \
-    }                                                                                                        \
-    static void host_put(T* d, const T* s, size_t n, int pe, bool nbi) {                                     \
-      if (nbi) gshmem_##NAME##_put_nbi(d, s, n, pe); else gshmem_##NAME##_put(d, s, n, pe);                  \
-    }                                                                                                        \
-    static void host_get(T* d, const T* s, size_t n, int pe, bool nbi) {                                     \
-      if (nbi) gshmem_##NAME##_get_nbi(d, s, n, pe); else gshmem_##NAME##_get(d, s, n, pe);                  \
-    }                                                                                                        \
-    static void put_on_stream(T* d, const T* s, size_t n, int pe, cudaStream_t st) {                         \
-      gshmemx_##NAME##_put_on_stream(d, s, n, pe, st);                                                       \
-    }                                                                                                        \
-    static void get_on_stream(T* d, const T* s, size_t n, int pe, cudaStream_t st) {                         \
-      gshmemx_##NAME##_get_on_stream(d, s, n, pe, st);                                                       \
-    }                                                                                                        \
+#define GT_DEFINE_TYPED(NAME, TYPE)                                                                                   \
+  struct ty_##NAME {                                                                                                  \
+    using T = TYPE;                                                                                                   \
+    static constexpr bool is_mem = false;                                                                             \
+    static constexpr const char* name = #NAME;                                                                        \
+    static __host__ __device__ void p(T* d, T v, int pe) { gshmem_##NAME##_p(d, v, pe); }                             \
+    static __host__ __device__ T g(const T* s, int pe) { return gshmem_##NAME##_g(s, pe); }                           \
+    template <class S, bool NBI>                                                                                      \
+    static __device__ void put(T* d, const T* s, size_t n, int pe) {                                                  \
+      GT_SCOPED_CALL(S, NBI, gshmem_##NAME##_put, gshmem_##NAME##_put_nbi, gshmemx_##NAME##_put_warp,                 \
+                     gshmemx_##NAME##_put_nbi_warp, gshmemx_##NAME##_put_block, gshmemx_##NAME##_put_nbi_block, d, s, \
+                     n, pe);                                                                                          \
+    }                                                                                                                 \
+    template <class S, bool NBI>                                                                                      \
+    static __device__ void get(T* d, const T* s, size_t n, int pe) {                                                  \
+      GT_SCOPED_CALL(S, NBI, gshmem_##NAME##_get, gshmem_##NAME##_get_nbi, gshmemx_##NAME##_get_warp,                 \
+                     gshmemx_##NAME##_get_nbi_warp, gshmemx_##NAME##_get_block, gshmemx_##NAME##_get_nbi_block, d, s, \
+                     n, pe);                                                                                          \
+    }                                                                                                                 \
+    static void host_put(T* d, const T* s, size_t n, int pe, bool nbi) {                                              \
+      if (nbi)                                                                                                        \
+        gshmem_##NAME##_put_nbi(d, s, n, pe);                                                                         \
+      else                                                                                                            \
+        gshmem_##NAME##_put(d, s, n, pe);                                                                             \
+    }                                                                                                                 \
+    static void host_get(T* d, const T* s, size_t n, int pe, bool nbi) {                                              \
+      if (nbi)                                                                                                        \
+        gshmem_##NAME##_get_nbi(d, s, n, pe);                                                                         \
+      else                                                                                                            \
+        gshmem_##NAME##_get(d, s, n, pe);                                                                             \
+    }                                                                                                                 \
+    static void put_on_stream(T* d, const T* s, size_t n, int pe, cudaStream_t st) {                                  \
+      gshmemx_##NAME##_put_on_stream(d, s, n, pe, st);                                                                \
+    }                                                                                                                 \
+    static void get_on_stream(T* d, const T* s, size_t n, int pe, cudaStream_t st) {                                  \
+      gshmemx_##NAME##_get_on_stream(d, s, n, pe, st);                                                                \
+    }                                                                                                                 \
   }
 
 // Sized forms: gshmem_put<BITS>(void*, const void*, nelems, pe); element type TYPE.
-#define GT_DEFINE_BITS(BITS, TYPE)                                                                           \
-  struct ty_bits##BITS {                                                                                     \
-    using T = TYPE;                                                                                          \
-    static constexpr bool is_mem = false;                                                                    \
-    static constexpr const char* name = "bits" #BITS;                                                        \
-    template <class S, bool NBI>                                                                             \
-    static __device__ void put(T* d, const T* s, size_t n, int pe) {                                         \
-      GT_SCOPED_CALL(S, NBI, gshmem_put##BITS, gshmem_put##BITS##_nbi, gshmemx_put##BITS##_warp,             \
-                     gshmemx_put##BITS##_nbi_warp, gshmemx_put##BITS##_block, gshmemx_put##BITS##_nbi_block, \
-                     d, s, n, pe);                                                                           \
-    }                                                                                                        \
-    template <class S, bool NBI>                                                                             \
-    static __device__ void get(T* d, const T* s, size_t n, int pe) {                                         \
-      GT_SCOPED_CALL(S, NBI, gshmem_get##BITS, gshmem_get##BITS##_nbi, gshmemx_get##BITS##_warp,             \
-                     gshmemx_get##BITS##_nbi_warp, gshmemx_get##BITS##_block, gshmemx_get##BITS##_nbi_block, \
-                     d, s, n, pe);                                                                           \
-    }                                                                                                        \
-    static void host_put(T* d, const T* s, size_t n, int pe, bool nbi) {                                     \
-      if (nbi) gshmem_put##BITS##_nbi(d, s, n, pe); else gshmem_put##BITS(d, s, n, pe);                      \
-    }                                                                                                        \
-    static void host_get(T* d, const T* s, size_t n, int pe, bool nbi) {                                     \
-      if (nbi) gshmem_get##BITS##_nbi(d, s, n, pe); else gshmem_get##BITS(d, s, n, pe);                      \
-    }                                                                                                        \
-    static void put_on_stream(T* d, const T* s, size_t n, int pe, cudaStream_t st) {                         \
-      gshmemx_put##BITS##_on_stream(d, s, n, pe, st);                                                        \
-    }                                                                                                        \
-    static void get_on_stream(T* d, const T* s, size_t n, int pe, cudaStream_t st) {                         \
-      gshmemx_get##BITS##_on_stream(d, s, n, pe, st);                                                        \
-    }                                                                                                        \
+#define GT_DEFINE_BITS(BITS, TYPE)                                                                                    \
+  struct ty_bits##BITS {                                                                                              \
+    using T = TYPE;                                                                                                   \
+    static constexpr bool is_mem = false;                                                                             \
+    static constexpr const char* name = "bits" #BITS;                                                                 \
+    template <class S, bool NBI>                                                                                      \
+    static __device__ void put(T* d, const T* s, size_t n, int pe) {                                                  \
+      GT_SCOPED_CALL(S, NBI, gshmem_put##BITS, gshmem_put##BITS##_nbi, gshmemx_put##BITS##_warp,                      \
+                     gshmemx_put##BITS##_nbi_warp, gshmemx_put##BITS##_block, gshmemx_put##BITS##_nbi_block, d, s, n, \
+                     pe);                                                                                             \
+    }                                                                                                                 \
+    template <class S, bool NBI>                                                                                      \
+    static __device__ void get(T* d, const T* s, size_t n, int pe) {                                                  \
+      GT_SCOPED_CALL(S, NBI, gshmem_get##BITS, gshmem_get##BITS##_nbi, gshmemx_get##BITS##_warp,                      \
+                     gshmemx_get##BITS##_nbi_warp, gshmemx_get##BITS##_block, gshmemx_get##BITS##_nbi_block, d, s, n, \
+                     pe);                                                                                             \
+    }                                                                                                                 \
+    static void host_put(T* d, const T* s, size_t n, int pe, bool nbi) {                                              \
+      if (nbi)                                                                                                        \
+        gshmem_put##BITS##_nbi(d, s, n, pe);                                                                          \
+      else                                                                                                            \
+        gshmem_put##BITS(d, s, n, pe);                                                                                \
+    }                                                                                                                 \
+    static void host_get(T* d, const T* s, size_t n, int pe, bool nbi) {                                              \
+      if (nbi)                                                                                                        \
+        gshmem_get##BITS##_nbi(d, s, n, pe);                                                                          \
+      else                                                                                                            \
+        gshmem_get##BITS(d, s, n, pe);                                                                                \
+    }                                                                                                                 \
+    static void put_on_stream(T* d, const T* s, size_t n, int pe, cudaStream_t st) {                                  \
+      gshmemx_put##BITS##_on_stream(d, s, n, pe, st);                                                                 \
+    }                                                                                                                 \
+    static void get_on_stream(T* d, const T* s, size_t n, int pe, cudaStream_t st) {                                  \
+      gshmemx_get##BITS##_on_stream(d, s, n, pe, st);                                                                 \
+    }                                                                                                                 \
   }
 
 GT_DEFINE_TYPED(char, char);
@@ -173,10 +203,16 @@ struct ty_mem {
                    gshmemx_getmem_block, gshmemx_getmem_nbi_block, d, s, n, pe);
   }
   static void host_put(T* d, const T* s, size_t n, int pe, bool nbi) {
-    if (nbi) gshmem_putmem_nbi(d, s, n, pe); else gshmem_putmem(d, s, n, pe);
+    if (nbi)
+      gshmem_putmem_nbi(d, s, n, pe);
+    else
+      gshmem_putmem(d, s, n, pe);
   }
   static void host_get(T* d, const T* s, size_t n, int pe, bool nbi) {
-    if (nbi) gshmem_getmem_nbi(d, s, n, pe); else gshmem_getmem(d, s, n, pe);
+    if (nbi)
+      gshmem_getmem_nbi(d, s, n, pe);
+    else
+      gshmem_getmem(d, s, n, pe);
   }
   static void put_on_stream(T* d, const T* s, size_t n, int pe, cudaStream_t st) {
     gshmemx_putmem_on_stream(d, s, n, pe, st);
@@ -190,17 +226,29 @@ struct ty_mem {
 template <class Ty, class S, bool NBI>
 __device__ inline void cpp_put(typename Ty::T* d, const typename Ty::T* s, size_t n, int pe) {
   if constexpr (Ty::is_mem) {
-    if constexpr (NBI) gshmem::putmem_nbi<S>(d, s, n, pe); else gshmem::putmem<S>(d, s, n, pe);
+    if constexpr (NBI)
+      gshmem::putmem_nbi<S>(d, s, n, pe);
+    else
+      gshmem::putmem<S>(d, s, n, pe);
   } else {
-    if constexpr (NBI) gshmem::put_nbi<S>(d, s, n, pe); else gshmem::put<S>(d, s, n, pe);
+    if constexpr (NBI)
+      gshmem::put_nbi<S>(d, s, n, pe);
+    else
+      gshmem::put<S>(d, s, n, pe);
   }
 }
 template <class Ty, class S, bool NBI>
 __device__ inline void cpp_get(typename Ty::T* d, const typename Ty::T* s, size_t n, int pe) {
   if constexpr (Ty::is_mem) {
-    if constexpr (NBI) gshmem::getmem_nbi<S>(d, s, n, pe); else gshmem::getmem<S>(d, s, n, pe);
+    if constexpr (NBI)
+      gshmem::getmem_nbi<S>(d, s, n, pe);
+    else
+      gshmem::getmem<S>(d, s, n, pe);
   } else {
-    if constexpr (NBI) gshmem::get_nbi<S>(d, s, n, pe); else gshmem::get<S>(d, s, n, pe);
+    if constexpr (NBI)
+      gshmem::get_nbi<S>(d, s, n, pe);
+    else
+      gshmem::get<S>(d, s, n, pe);
   }
 }
 
@@ -252,7 +300,10 @@ struct Guarded {
   size_t bytes = 0;               // total
   bool symmetric = false;
   size_t capacity() const { return bytes - 2 * kGuard; }
-  template <class T> T* at(size_t elem_off) const { return reinterpret_cast<T*>(base + kGuard) + elem_off; }
+  template <class T>
+  T* at(size_t elem_off) const {
+    return reinterpret_cast<T*>(base + kGuard) + elem_off;
+  }
 };
 
 inline Guarded make_symmetric(size_t data_bytes) {
@@ -274,8 +325,10 @@ inline Guarded make_local(size_t data_bytes) {
 }
 inline void release(Guarded& g) {
   if (!g.base) return;
-  if (g.symmetric) gshmem_free(g.base);
-  else CUDA_CHECK(cudaFree(g.base));
+  if (g.symmetric)
+    gshmem_free(g.base);
+  else
+    CUDA_CHECK(cudaFree(g.base));
   g.base = nullptr;
 }
 
@@ -294,8 +347,7 @@ inline unsigned char* staging(size_t bytes) {
 // Reads back [0, kGuard + off*sizeof(T) + n*sizeof(T) + kGuard) of g, checks the
 // guard bytes before and after and every element against expected(i).
 template <class T, class Expected>
-inline bool verify_guarded(const Guarded& g, size_t elem_off, size_t n, Expected expected, const char* file,
-                           int line) {
+inline bool verify_guarded(const Guarded& g, size_t elem_off, size_t n, Expected expected, const char* file, int line) {
   const size_t before = kGuard + elem_off * sizeof(T);
   const size_t data = n * sizeof(T);
   const size_t total = before + data + kGuard;
@@ -305,9 +357,11 @@ inline bool verify_guarded(const Guarded& g, size_t elem_off, size_t n, Expected
   }
   unsigned char* h = staging(total);
   CUDA_CHECK(cudaMemcpy(h, g.base, total, cudaMemcpyDeviceToHost));
-  bool ok = verify_array("guard before", h, before, [](size_t) { return kPoison; }, file, line);
+  bool ok = verify_array(
+      "guard before", h, before, [](size_t) { return kPoison; }, file, line);
   ok &= verify_array("data", reinterpret_cast<const T*>(h + before), n, expected, file, line);
-  ok &= verify_array("guard after", h + before + data, kGuard, [](size_t) { return kPoison; }, file, line);
+  ok &= verify_array(
+      "guard after", h + before + data, kGuard, [](size_t) { return kPoison; }, file, line);
   return ok;
 }
 #define GT_VERIFY_GUARDED(T, g, off, n, expected_fn) \
@@ -323,9 +377,12 @@ struct HostSideBuf {
   unsigned char* base = nullptr;
   size_t bytes = 0;
   HostSideBuf(Mem k, size_t data_bytes) : kind(k), bytes(data_bytes + 2 * kGuard) {
-    if (k == Mem::pageable) base = static_cast<unsigned char*>(malloc(bytes));
-    else if (k == Mem::pinned) CUDA_CHECK(cudaMallocHost(&base, bytes));
-    else CUDA_CHECK(cudaMalloc(&base, bytes));
+    if (k == Mem::pageable)
+      base = static_cast<unsigned char*>(malloc(bytes));
+    else if (k == Mem::pinned)
+      CUDA_CHECK(cudaMallocHost(&base, bytes));
+    else
+      CUDA_CHECK(cudaMalloc(&base, bytes));
     if (!base) {
       emit(stderr, "PE %d: out of host memory\n", log_pe());
       exit(1);
@@ -334,17 +391,26 @@ struct HostSideBuf {
   HostSideBuf(const HostSideBuf&) = delete;
   HostSideBuf& operator=(const HostSideBuf&) = delete;
   ~HostSideBuf() {
-    if (kind == Mem::pageable) free(base);
-    else if (kind == Mem::pinned) cudaFreeHost(base);
-    else cudaFree(base);
+    if (kind == Mem::pageable)
+      free(base);
+    else if (kind == Mem::pinned)
+      cudaFreeHost(base);
+    else
+      cudaFree(base);
   }
-  template <class T> T* at(size_t off) const { return reinterpret_cast<T*>(base + kGuard) + off; }
+  template <class T>
+  T* at(size_t off) const {
+    return reinterpret_cast<T*>(base + kGuard) + off;
+  }
   void poison() {
-    if (kind == Mem::device) poison_device(base, bytes);
-    else memset(base, kPoison, bytes);
+    if (kind == Mem::device)
+      poison_device(base, bytes);
+    else
+      memset(base, kPoison, bytes);
   }
   // Elements off .. off + n - 1 get PE pe's pattern (hvalue).
-  template <class T> void fill(size_t off, size_t n, int pe, uint64_t salt) {
+  template <class T>
+  void fill(size_t off, size_t n, int pe, uint64_t salt) {
     if (kind == Mem::device) {
       fill_device(at<T>(off), n, pe, salt);
       return;
@@ -365,9 +431,11 @@ struct HostSideBuf {
       return;
     }
     const size_t before = kGuard + off * sizeof(T);
-    verify_array("guard before", base, before, [](size_t) { return kPoison; }, file, line);
+    verify_array(
+        "guard before", base, before, [](size_t) { return kPoison; }, file, line);
     verify_array("data", reinterpret_cast<const T*>(base + before), n, expected, file, line);
-    verify_array("guard after", base + before + n * sizeof(T), kGuard, [](size_t) { return kPoison; }, file, line);
+    verify_array(
+        "guard after", base + before + n * sizeof(T), kGuard, [](size_t) { return kPoison; }, file, line);
   }
 };
 
@@ -406,9 +474,11 @@ struct DevErrorsHost {
     if (h.count == 0) return true;
     stats().failures += static_cast<long long>(h.count);
     if (may_print_count())
-      emit(stderr, "PE %d: FAIL %s:%d [%s] %llu device-side mismatches; first at %s=%llu %s=%llu: expected %llu (0x%llx), got %llu (0x%llx)\n",
-           log_pe(), file, line, stats().context, h.count, what_a, h.first_a, what_b, h.first_b, h.expected,
-           h.expected, h.got, h.got);
+      emit(stderr,
+           "PE %d: FAIL %s:%d [%s] %llu device-side mismatches; first at %s=%llu %s=%llu: expected %llu (0x%llx), got "
+           "%llu (0x%llx)\n",
+           log_pe(), file, line, stats().context, h.count, what_a, h.first_a, what_b, h.first_b, h.expected, h.expected,
+           h.got, h.got);
     return false;
   }
 };

@@ -138,11 +138,24 @@ inline uint64_t parse_size(const char* s, uint64_t dflt) {
   unsigned long long v = strtoull(s, &end, 10);
   if (end == s) return dflt;
   switch (*end) {
-    case 'k': case 'K': v <<= 10; break;
-    case 'm': case 'M': v <<= 20; break;
-    case 'g': case 'G': v <<= 30; break;
-    case 't': case 'T': v <<= 40; break;
-    default: break;
+    case 'k':
+    case 'K':
+      v <<= 10;
+      break;
+    case 'm':
+    case 'M':
+      v <<= 20;
+      break;
+    case 'g':
+    case 'G':
+      v <<= 30;
+      break;
+    case 't':
+    case 'T':
+      v <<= 40;
+      break;
+    default:
+      break;
   }
   return v;
 }
@@ -235,8 +248,7 @@ inline bool check_eq_impl(const A& expected, const B& got, const char* e_expr, c
   const bool ok = (expected == got);
   if (!ok) {
     ++stats().failures;
-    fail_line(file, line, "%s == %s: expected %s, got %s", e_expr, g_expr, show(expected).c_str(),
-              show(got).c_str());
+    fail_line(file, line, "%s == %s: expected %s, got %s", e_expr, g_expr, show(expected).c_str(), show(got).c_str());
   }
   return ok;
 }
@@ -262,8 +274,8 @@ inline bool verify_array(const char* what, const T* got, size_t n, Expected expe
   if (bad) {
     stats().failures += static_cast<long long>(bad);
     if (static_cast<size_t>(shown) < bad && may_print_count()) {
-      emit(stderr, "PE %d: FAIL %s:%d [%s] %s: %zu of %zu elements wrong (first at index %zu)\n", log_pe(), file,
-           line, stats().context, what, bad, n, first);
+      emit(stderr, "PE %d: FAIL %s:%d [%s] %s: %zu of %zu elements wrong (first at index %zu)\n", log_pe(), file, line,
+           stats().context, what, bad, n, first);
     }
   }
   return bad == 0;
@@ -271,7 +283,8 @@ inline bool verify_array(const char* what, const T* got, size_t n, Expected expe
 
 // Every byte of p[0..n) still holds the poison byte.
 inline bool verify_poison(const char* what, const unsigned char* p, size_t n, const char* file, int line) {
-  return verify_array(what, p, n, [](size_t) { return kPoison; }, file, line);
+  return verify_array(
+      what, p, n, [](size_t) { return kPoison; }, file, line);
 }
 
 #define GT_CHECK(cond) ::gt::check_impl(static_cast<bool>(cond), #cond, __FILE__, __LINE__)
@@ -286,16 +299,16 @@ inline void cuda_fail(cudaError_t e, const char* expr, const char* file, int lin
        cudaGetErrorName(e), cudaGetErrorString(e), expr);
   exit(1);
 }
-#define CUDA_CHECK(call)                                                 \
-  do {                                                                   \
-    cudaError_t gt_err_ = (call);                                        \
+#define CUDA_CHECK(call)                                                             \
+  do {                                                                               \
+    cudaError_t gt_err_ = (call);                                                    \
     if (gt_err_ != cudaSuccess) ::gt::cuda_fail(gt_err_, #call, __FILE__, __LINE__); \
   } while (0)
 // After every kernel launch: launch errors and execution errors.
-#define KERNEL_CHECK()                         \
-  do {                                         \
-    CUDA_CHECK(cudaGetLastError());            \
-    CUDA_CHECK(cudaDeviceSynchronize());       \
+#define KERNEL_CHECK()                   \
+  do {                                   \
+    CUDA_CHECK(cudaGetLastError());      \
+    CUDA_CHECK(cudaDeviceSynchronize()); \
   } while (0)
 
 // ---------------------------------------------------------------- setup / teardown

@@ -45,6 +45,6 @@ int main() {
   int h = 0;
   cudaMemcpy(&h, done, sizeof(int), cudaMemcpyDeviceToHost);
   gt::emit(stdout, "kill_in_barrier: PE %d BARRIER RETURNED (done=%d, %s): the barrier did not wait for PE 1\n", me, h,
-         cudaGetErrorString(e));
+           cudaGetErrorString(e));
   return 4;
 }

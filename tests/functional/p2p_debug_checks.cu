@@ -21,12 +21,23 @@ namespace {
 __global__ void k_bad(int mode, long* x, uint64_t* sym_sig, uint64_t* local_sig, int* ivar) {
   const int npes = gshmem_n_pes();
   switch (mode) {
-    case 0: gshmem_long_atomic_fetch_add(x, 1, npes); break;                      // PE out of range
-    case 1: gshmem_int_wait_until(ivar, 42, 0); break;                            // invalid cmp
-    case 2: gshmem_putmem_signal(x, x + 1, 8, sym_sig, 1, 7, 0); break;           // invalid sig_op
-    case 3: gshmemx_signal_op(local_sig, 1, GSHMEM_SIGNAL_SET, 0); break;         // not symmetric
-    case 4: gshmem_int_wait_until(ivar, GSHMEM_CMP_EQ, 12345); break;             // never satisfied: timeout
-    default: break;
+    case 0:
+      gshmem_long_atomic_fetch_add(x, 1, npes);
+      break;  // PE out of range
+    case 1:
+      gshmem_int_wait_until(ivar, 42, 0);
+      break;  // invalid cmp
+    case 2:
+      gshmem_putmem_signal(x, x + 1, 8, sym_sig, 1, 7, 0);
+      break;  // invalid sig_op
+    case 3:
+      gshmemx_signal_op(local_sig, 1, GSHMEM_SIGNAL_SET, 0);
+      break;  // not symmetric
+    case 4:
+      gshmem_int_wait_until(ivar, GSHMEM_CMP_EQ, 12345);
+      break;  // never satisfied: timeout
+    default:
+      break;
   }
 }
 
@@ -41,8 +52,10 @@ int device_mode(const char* m) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    emit(stderr, "usage: %s device-pe|device-cmp|device-sigop|device-sym|device-timeout|host-pe|host-sigop|"
-                 "host-cmp|host-sym|host-timeout\n", argv[0]);
+    emit(stderr,
+         "usage: %s device-pe|device-cmp|device-sigop|device-sym|device-timeout|host-pe|host-sigop|"
+         "host-cmp|host-sym|host-timeout\n",
+         argv[0]);
     return 2;
   }
   test_main_prologue(1, 0);
@@ -70,10 +83,14 @@ int main(int argc, char** argv) {
     emit(stdout, "HOST CALL RETURNED\n");
     return 1;  // no finalize: the context is gone after a trap
   }
-  if (strcmp(mode, "host-pe") == 0) gshmem_long_atomic_fetch_add(x, 1, gshmem_n_pes() + 98);
-  else if (strcmp(mode, "host-sigop") == 0) gshmemx_signal_op(sig, 1, 5, 0);
-  else if (strcmp(mode, "host-cmp") == 0) gshmem_int_wait_until_some(ivar, 1, idx, nullptr, 9, 0);
-  else if (strcmp(mode, "host-sym") == 0) gshmem_putmem_signal(local_sig, x, 8, sig, 1, GSHMEM_SIGNAL_SET, 0);
+  if (strcmp(mode, "host-pe") == 0)
+    gshmem_long_atomic_fetch_add(x, 1, gshmem_n_pes() + 98);
+  else if (strcmp(mode, "host-sigop") == 0)
+    gshmemx_signal_op(sig, 1, 5, 0);
+  else if (strcmp(mode, "host-cmp") == 0)
+    gshmem_int_wait_until_some(ivar, 1, idx, nullptr, 9, 0);
+  else if (strcmp(mode, "host-sym") == 0)
+    gshmem_putmem_signal(local_sig, x, 8, sig, 1, GSHMEM_SIGNAL_SET, 0);
   else {
     emit(stderr, "unknown mode %s\n", mode);
     return 2;

@@ -45,12 +45,18 @@ const StreamCase kCases[] = {
 
 __host__ __device__ inline bool cmp_holds(uint64_t a, int c, uint64_t b) {
   switch (c) {
-    case GSHMEM_CMP_EQ: return a == b;
-    case GSHMEM_CMP_NE: return a != b;
-    case GSHMEM_CMP_GT: return a > b;
-    case GSHMEM_CMP_GE: return a >= b;
-    case GSHMEM_CMP_LT: return a < b;
-    case GSHMEM_CMP_LE: return a <= b;
+    case GSHMEM_CMP_EQ:
+      return a == b;
+    case GSHMEM_CMP_NE:
+      return a != b;
+    case GSHMEM_CMP_GT:
+      return a > b;
+    case GSHMEM_CMP_GE:
+      return a >= b;
+    case GSHMEM_CMP_LT:
+      return a < b;
+    case GSHMEM_CMP_LE:
+      return a <= b;
   }
   return false;
 }
@@ -107,7 +113,9 @@ void stream_comparisons() {
       case 1:
         gshmemx_putmem_signal_nbi_on_stream(data, src, bytes, sig, c.write, GSHMEM_SIGNAL_SET, next, w);
         break;
-      case 2: gshmemx_int_put_signal_on_stream(data, src, kStreamInts, sig, c.write, GSHMEM_SIGNAL_SET, next, w); break;
+      case 2:
+        gshmemx_int_put_signal_on_stream(data, src, kStreamInts, sig, c.write, GSHMEM_SIGNAL_SET, next, w);
+        break;
       default:
         gshmemx_put32_signal_on_stream(data, src, kStreamInts, sig, c.write, GSHMEM_SIGNAL_ADD, next, w);
         gshmemx_signal_op_on_stream(sig, c.write, GSHMEM_SIGNAL_ADD, next, w);
@@ -158,9 +166,12 @@ void stream_pipeline() {
     k_fill_ints<<<1, 256, 0, w>>>(src, kStreamInts, me, salt);
     CUDA_CHECK(cudaGetLastError());
     uint64_t* sig = &sigs[0];
-    if (r % 3 == 0) gshmemx_putmem_signal_on_stream(data, src, kStreamInts * sizeof(int), sig, 1, GSHMEM_SIGNAL_ADD, next, w);
-    else if (r % 3 == 1) gshmemx_int_put_signal_nbi_on_stream(data, src, kStreamInts, sig, 1, GSHMEM_SIGNAL_ADD, next, w);
-    else gshmemx_put64_signal_on_stream(data, src, kStreamInts / 2, sig, 1, GSHMEM_SIGNAL_ADD, next, w);
+    if (r % 3 == 0)
+      gshmemx_putmem_signal_on_stream(data, src, kStreamInts * sizeof(int), sig, 1, GSHMEM_SIGNAL_ADD, next, w);
+    else if (r % 3 == 1)
+      gshmemx_int_put_signal_nbi_on_stream(data, src, kStreamInts, sig, 1, GSHMEM_SIGNAL_ADD, next, w);
+    else
+      gshmemx_put64_signal_on_stream(data, src, kStreamInts / 2, sig, 1, GSHMEM_SIGNAL_ADD, next, w);
     const size_t n = r % 3 == 2 ? (kStreamInts / 2) * 2 : kStreamInts;
     gshmemx_signal_wait_until_on_stream(&sigs[0], GSHMEM_CMP_GE, static_cast<uint64_t>(r), s);
     k_stream_check<<<1, 256, 0, s>>>(&sigs[0], GSHMEM_CMP_EQ, static_cast<uint64_t>(r), data, n, prev, salt, true,

@@ -18,7 +18,9 @@ __host__ __device__ inline long long rstamp(int src, int round, int i) {
 }
 // Which elements the writer sets in each phase (both sides compute them), spread over the set.
 template <int N>
-__host__ __device__ inline int any_index(int round, int src) { return (round * 5 + src) * 97 % N; }
+__host__ __device__ inline int any_index(int round, int src) {
+  return (round * 5 + src) * 97 % N;
+}
 template <int N>
 __host__ __device__ inline int some_index(int round, int src, int k) {
   return ((round * 3 + src) * 97 % N + k * (N / 2 + 1)) % N;
@@ -29,8 +31,10 @@ template <class T>
 __device__ void publish(T* flags, long long* data, int i, T v, long long stamp, int to) {
   gshmem_longlong_p(&data[i], stamp, to);
   gshmem_fence();
-  if constexpr (sizeof(T) >= 4) gshmem::atomic_set(&flags[i], v, to);  // an AMO as the flag
-  else gshmem::p(&flags[i], v, to);                                    // (no 2-byte AMOs)
+  if constexpr (sizeof(T) >= 4)
+    gshmem::atomic_set(&flags[i], v, to);  // an AMO as the flag
+  else
+    gshmem::p(&flags[i], v, to);  // (no 2-byte AMOs)
 }
 
 // One phase's writes to PE `to` (round r, phase r % 4), with pauses between them.
@@ -44,7 +48,9 @@ __device__ void write_phase(T* flags, long long* data, int r, int me, int to) {
         publish(flags, data, i, v, rstamp(me, r, i), to);
       }
       break;
-    case 1: publish(flags, data, any_index<N>(r, me), v, rstamp(me, r, any_index<N>(r, me)), to); break;
+    case 1:
+      publish(flags, data, any_index<N>(r, me), v, rstamp(me, r, any_index<N>(r, me)), to);
+      break;
     case 2:
       for (int k = 0; k < 2; ++k) {
         __nanosleep(kPauseNs);
@@ -282,11 +288,16 @@ void stream_every_type(void* sym, cudaStream_t st, cudaStream_t st2) {
   CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
   for (int form = 0; form < 3; ++form) {
     set_context("gshmemx_%s_wait_until%s_on_stream, released by copies on another stream", Ty::name,
-                form == 0 ? "" : form == 1 ? "_all" : "_all_vector");
+                form == 0   ? ""
+                : form == 1 ? "_all"
+                            : "_all_vector");
     CUDA_CHECK(cudaMemcpy(iv, zeros, sizeof(zeros), cudaMemcpyHostToDevice));
-    if (form == 0) Ty::wait_until_on_stream(iv, GSHMEM_CMP_EQ, static_cast<T>(7), st);
-    else if (form == 1) Ty::wait_all_on_stream(iv, 3, status, GSHMEM_CMP_EQ, static_cast<T>(7), st);
-    else Ty::wait_all_vector_on_stream(iv, 3, status, GSHMEM_CMP_GE, targets, st);
+    if (form == 0)
+      Ty::wait_until_on_stream(iv, GSHMEM_CMP_EQ, static_cast<T>(7), st);
+    else if (form == 1)
+      Ty::wait_all_on_stream(iv, 3, status, GSHMEM_CMP_EQ, static_cast<T>(7), st);
+    else
+      Ty::wait_all_vector_on_stream(iv, 3, status, GSHMEM_CMP_GE, targets, st);
     CUDA_CHECK(cudaEventRecord(done, st));
     GT_CHECK(still_blocked(done));  // nobody stored the values yet
     if (form == 0) {
@@ -512,8 +523,9 @@ void arrays_read_when(uint64_t* iv, size_t n, uint64_t* gate, ArrayMem mem, cuda
 // keeps the arrays of the call (the caller overwrites them after the capture) and waits again
 // at every launch.
 void captured_wait(uint64_t* iv, size_t n, cudaStreamCaptureMode mode, cudaStream_t st, cudaStream_t st2) {
-  const char* how = mode == cudaStreamCaptureModeGlobal ? "global"
-                    : mode == cudaStreamCaptureModeThreadLocal ? "thread-local" : "relaxed";
+  const char* how = mode == cudaStreamCaptureModeGlobal        ? "global"
+                    : mode == cudaStreamCaptureModeThreadLocal ? "thread-local"
+                                                               : "relaxed";
   std::vector<int> status(n, 0);
   status[1] = 1;
   std::vector<uint64_t> cmp(n), met(n);
@@ -530,8 +542,8 @@ void captured_wait(uint64_t* iv, size_t n, cudaStreamCaptureMode mode, cudaStrea
   cudaEvent_t done;
   CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
   for (int launch = 0; launch < 2; ++launch) {
-    set_context("gshmemx_uint64_wait_until_all_vector_on_stream captured (%s mode), %zu elements, launch %d", how,
-                n, launch);
+    set_context("gshmemx_uint64_wait_until_all_vector_on_stream captured (%s mode), %zu elements, launch %d", how, n,
+                launch);
     store_all(iv, std::vector<uint64_t>(n, 0), st2);
     CUDA_CHECK(cudaGraphLaunch(ge, st));
     CUDA_CHECK(cudaEventRecord(done, st));

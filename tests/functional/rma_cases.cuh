@@ -18,10 +18,10 @@ struct RmaCase {
   size_t n;           // elements
   size_t soff, doff;  // element offsets of source and destination
   bool nbi;
-  int api;            // 0: C names, 1: C++ templates
-  bool self;          // the PE itself instead of its neighbour
-  int threads;        // 0: the scope's default (rma_threads)
-  bool sym;           // the buffer on this PE's side symmetric (put: source; get: destination), else local
+  int api;      // 0: C names, 1: C++ templates
+  bool self;    // the PE itself instead of its neighbour
+  int threads;  // 0: the scope's default (rma_threads)
+  bool sym;     // the buffer on this PE's side symmetric (put: source; get: destination), else local
 };
 
 // The threads a case of scope S runs with: `threads`, or if 0 the scope's default.
@@ -136,11 +136,17 @@ struct RmaCases {
   }
 
   template <class... Ty>
-  static void each_full(Bufs& b) { (typed_full<Ty>(b), ...); }
+  static void each_full(Bufs& b) {
+    (typed_full<Ty>(b), ...);
+  }
   template <class... Ty>
-  static void each_quick(Bufs& b) { (typed_quick<Ty>(b), ...); }
+  static void each_quick(Bufs& b) {
+    (typed_quick<Ty>(b), ...);
+  }
   template <class... Ty>
-  static void each_sized(Bufs& b) { (sized_form<Ty>(b), ...); }
+  static void each_sized(Bufs& b) {
+    (sized_form<Ty>(b), ...);
+  }
 
   // Everything above: the untyped matrix, the full typed sweep for one type of each kind
   // and size, every other C type name once per scope and form, and the sized forms.

@@ -35,52 +35,52 @@ GT_HD T wadd(T a, T b) {  // a + b with wrap-around, also for signed and floatin
 }
 
 // ------------------------------------------------------------------ type tags (C names)
-#define GT_AMO_COMMON(NAME, TYPE)                                                                          \
-  using T = TYPE;                                                                                          \
-  static constexpr const char* name = #NAME;                                                               \
-  static GT_HD T fetch(const T* s, int pe) { return gshmem_##NAME##_atomic_fetch(s, pe); }                 \
-  static GT_HD void set(T* d, T v, int pe) { gshmem_##NAME##_atomic_set(d, v, pe); }                       \
-  static GT_HD T swap(T* d, T v, int pe) { return gshmem_##NAME##_atomic_swap(d, v, pe); }                 \
-  static GT_HD void fetch_nbi(T* f, const T* s, int pe) { gshmem_##NAME##_atomic_fetch_nbi(f, s, pe); }    \
+#define GT_AMO_COMMON(NAME, TYPE)                                                                       \
+  using T = TYPE;                                                                                       \
+  static constexpr const char* name = #NAME;                                                            \
+  static GT_HD T fetch(const T* s, int pe) { return gshmem_##NAME##_atomic_fetch(s, pe); }              \
+  static GT_HD void set(T* d, T v, int pe) { gshmem_##NAME##_atomic_set(d, v, pe); }                    \
+  static GT_HD T swap(T* d, T v, int pe) { return gshmem_##NAME##_atomic_swap(d, v, pe); }              \
+  static GT_HD void fetch_nbi(T* f, const T* s, int pe) { gshmem_##NAME##_atomic_fetch_nbi(f, s, pe); } \
   static GT_HD void swap_nbi(T* f, T* d, T v, int pe) { gshmem_##NAME##_atomic_swap_nbi(f, d, v, pe); }
 
-#define GT_AMO_STANDARD(NAME)                                                                              \
+#define GT_AMO_STANDARD(NAME)                                                                                      \
   static GT_HD T compare_swap(T* d, T c, T v, int pe) { return gshmem_##NAME##_atomic_compare_swap(d, c, v, pe); } \
-  static GT_HD T fetch_inc(T* d, int pe) { return gshmem_##NAME##_atomic_fetch_inc(d, pe); }               \
-  static GT_HD void inc(T* d, int pe) { gshmem_##NAME##_atomic_inc(d, pe); }                                \
-  static GT_HD T fetch_add(T* d, T v, int pe) { return gshmem_##NAME##_atomic_fetch_add(d, v, pe); }        \
-  static GT_HD void add(T* d, T v, int pe) { gshmem_##NAME##_atomic_add(d, v, pe); }                        \
-  static GT_HD void compare_swap_nbi(T* f, T* d, T c, T v, int pe) {                                       \
-    gshmem_##NAME##_atomic_compare_swap_nbi(f, d, c, v, pe);                                                \
-  }                                                                                                        \
-  static GT_HD void fetch_inc_nbi(T* f, T* d, int pe) { gshmem_##NAME##_atomic_fetch_inc_nbi(f, d, pe); }  \
+  static GT_HD T fetch_inc(T* d, int pe) { return gshmem_##NAME##_atomic_fetch_inc(d, pe); }                       \
+  static GT_HD void inc(T* d, int pe) { gshmem_##NAME##_atomic_inc(d, pe); }                                       \
+  static GT_HD T fetch_add(T* d, T v, int pe) { return gshmem_##NAME##_atomic_fetch_add(d, v, pe); }               \
+  static GT_HD void add(T* d, T v, int pe) { gshmem_##NAME##_atomic_add(d, v, pe); }                               \
+  static GT_HD void compare_swap_nbi(T* f, T* d, T c, T v, int pe) {                                               \
+    gshmem_##NAME##_atomic_compare_swap_nbi(f, d, c, v, pe);                                                       \
+  }                                                                                                                \
+  static GT_HD void fetch_inc_nbi(T* f, T* d, int pe) { gshmem_##NAME##_atomic_fetch_inc_nbi(f, d, pe); }          \
   static GT_HD void fetch_add_nbi(T* f, T* d, T v, int pe) { gshmem_##NAME##_atomic_fetch_add_nbi(f, d, v, pe); }
 
-#define GT_AMO_BITWISE(NAME)                                                                               \
-  static GT_HD T fetch_and(T* d, T v, int pe) { return gshmem_##NAME##_atomic_fetch_and(d, v, pe); }        \
-  static GT_HD void and_(T* d, T v, int pe) { gshmem_##NAME##_atomic_and(d, v, pe); }                       \
-  static GT_HD T fetch_or(T* d, T v, int pe) { return gshmem_##NAME##_atomic_fetch_or(d, v, pe); }          \
-  static GT_HD void or_(T* d, T v, int pe) { gshmem_##NAME##_atomic_or(d, v, pe); }                         \
-  static GT_HD T fetch_xor(T* d, T v, int pe) { return gshmem_##NAME##_atomic_fetch_xor(d, v, pe); }        \
-  static GT_HD void xor_(T* d, T v, int pe) { gshmem_##NAME##_atomic_xor(d, v, pe); }                       \
+#define GT_AMO_BITWISE(NAME)                                                                                      \
+  static GT_HD T fetch_and(T* d, T v, int pe) { return gshmem_##NAME##_atomic_fetch_and(d, v, pe); }              \
+  static GT_HD void and_(T* d, T v, int pe) { gshmem_##NAME##_atomic_and(d, v, pe); }                             \
+  static GT_HD T fetch_or(T* d, T v, int pe) { return gshmem_##NAME##_atomic_fetch_or(d, v, pe); }                \
+  static GT_HD void or_(T* d, T v, int pe) { gshmem_##NAME##_atomic_or(d, v, pe); }                               \
+  static GT_HD T fetch_xor(T* d, T v, int pe) { return gshmem_##NAME##_atomic_fetch_xor(d, v, pe); }              \
+  static GT_HD void xor_(T* d, T v, int pe) { gshmem_##NAME##_atomic_xor(d, v, pe); }                             \
   static GT_HD void fetch_and_nbi(T* f, T* d, T v, int pe) { gshmem_##NAME##_atomic_fetch_and_nbi(f, d, v, pe); } \
   static GT_HD void fetch_or_nbi(T* f, T* d, T v, int pe) { gshmem_##NAME##_atomic_fetch_or_nbi(f, d, v, pe); }   \
   static GT_HD void fetch_xor_nbi(T* f, T* d, T v, int pe) { gshmem_##NAME##_atomic_fetch_xor_nbi(f, d, v, pe); }
 
-#define GT_AMO_STD_TYPE(NAME, TYPE)                                                                        \
-  struct amo_##NAME {                                                                                      \
-    static constexpr bool standard = true, bitwise = false;                                               \
-    GT_AMO_COMMON(NAME, TYPE) GT_AMO_STANDARD(NAME)                                                        \
+#define GT_AMO_STD_TYPE(NAME, TYPE)                         \
+  struct amo_##NAME {                                       \
+    static constexpr bool standard = true, bitwise = false; \
+    GT_AMO_COMMON(NAME, TYPE) GT_AMO_STANDARD(NAME)         \
   }
-#define GT_AMO_BIT_TYPE(NAME, TYPE)                                                                        \
-  struct amo_##NAME {                                                                                      \
-    static constexpr bool standard = true, bitwise = true;                                                \
-    GT_AMO_COMMON(NAME, TYPE) GT_AMO_STANDARD(NAME) GT_AMO_BITWISE(NAME)                                   \
+#define GT_AMO_BIT_TYPE(NAME, TYPE)                                      \
+  struct amo_##NAME {                                                    \
+    static constexpr bool standard = true, bitwise = true;               \
+    GT_AMO_COMMON(NAME, TYPE) GT_AMO_STANDARD(NAME) GT_AMO_BITWISE(NAME) \
   }
-#define GT_AMO_EXT_TYPE(NAME, TYPE)                                                                        \
-  struct amo_##NAME {                                                                                      \
-    static constexpr bool standard = false, bitwise = false;                                              \
-    GT_AMO_COMMON(NAME, TYPE)                                                                              \
+#define GT_AMO_EXT_TYPE(NAME, TYPE)                          \
+  struct amo_##NAME {                                        \
+    static constexpr bool standard = false, bitwise = false; \
+    GT_AMO_COMMON(NAME, TYPE)                                \
   }
 
 GT_AMO_STD_TYPE(int, int);
@@ -113,7 +113,9 @@ struct amo_cpp {
   static __device__ void inc(T* d, int pe) { gshmem::atomic_inc(d, pe); }
   static __device__ T fetch_add(T* d, T v, int pe) { return gshmem::atomic_fetch_add(d, v, pe); }
   static __device__ void add(T* d, T v, int pe) { gshmem::atomic_add(d, v, pe); }
-  static __device__ void compare_swap_nbi(T* f, T* d, T c, T v, int pe) { gshmem::atomic_compare_swap_nbi(f, d, c, v, pe); }
+  static __device__ void compare_swap_nbi(T* f, T* d, T c, T v, int pe) {
+    gshmem::atomic_compare_swap_nbi(f, d, c, v, pe);
+  }
   static __device__ void fetch_inc_nbi(T* f, T* d, int pe) { gshmem::atomic_fetch_inc_nbi(f, d, pe); }
   static __device__ void fetch_add_nbi(T* f, T* d, T v, int pe) { gshmem::atomic_fetch_add_nbi(f, d, v, pe); }
   static __device__ T fetch_and(T* d, T v, int pe) { return gshmem::atomic_fetch_and(d, v, pe); }
@@ -243,22 +245,50 @@ struct amo_model {
   static constexpr bool standard = Ty::standard, bitwise = Ty::bitwise;
   static T fetch(const T* s, int) { return *s; }
   static void set(T* d, T v, int) { *d = v; }
-  static T swap(T* d, T v, int) { T o = *d; *d = v; return o; }
+  static T swap(T* d, T v, int) {
+    T o = *d;
+    *d = v;
+    return o;
+  }
   static void fetch_nbi(T* f, const T* s, int) { *f = *s; }
   static void swap_nbi(T* f, T* d, T v, int) { *f = swap(d, v, 0); }
-  static T compare_swap(T* d, T c, T v, int) { T o = *d; if (o == c) *d = v; return o; }
-  static T fetch_inc(T* d, int) { T o = *d; *d = wadd(o, T(1)); return o; }
+  static T compare_swap(T* d, T c, T v, int) {
+    T o = *d;
+    if (o == c) *d = v;
+    return o;
+  }
+  static T fetch_inc(T* d, int) {
+    T o = *d;
+    *d = wadd(o, T(1));
+    return o;
+  }
   static void inc(T* d, int) { *d = wadd(*d, T(1)); }
-  static T fetch_add(T* d, T v, int) { T o = *d; *d = wadd(o, v); return o; }
+  static T fetch_add(T* d, T v, int) {
+    T o = *d;
+    *d = wadd(o, v);
+    return o;
+  }
   static void add(T* d, T v, int) { *d = wadd(*d, v); }
   static void compare_swap_nbi(T* f, T* d, T c, T v, int) { *f = compare_swap(d, c, v, 0); }
   static void fetch_inc_nbi(T* f, T* d, int) { *f = fetch_inc(d, 0); }
   static void fetch_add_nbi(T* f, T* d, T v, int) { *f = fetch_add(d, v, 0); }
-  static T fetch_and(T* d, T v, int) { T o = *d; *d = static_cast<T>(o & v); return o; }
+  static T fetch_and(T* d, T v, int) {
+    T o = *d;
+    *d = static_cast<T>(o & v);
+    return o;
+  }
   static void and_(T* d, T v, int) { fetch_and(d, v, 0); }
-  static T fetch_or(T* d, T v, int) { T o = *d; *d = static_cast<T>(o | v); return o; }
+  static T fetch_or(T* d, T v, int) {
+    T o = *d;
+    *d = static_cast<T>(o | v);
+    return o;
+  }
   static void or_(T* d, T v, int) { fetch_or(d, v, 0); }
-  static T fetch_xor(T* d, T v, int) { T o = *d; *d = static_cast<T>(o ^ v); return o; }
+  static T fetch_xor(T* d, T v, int) {
+    T o = *d;
+    *d = static_cast<T>(o ^ v);
+    return o;
+  }
   static void xor_(T* d, T v, int) { fetch_xor(d, v, 0); }
   static void fetch_and_nbi(T* f, T* d, T v, int) { *f = fetch_and(d, v, 0); }
   static void fetch_or_nbi(T* f, T* d, T v, int) { *f = fetch_or(d, v, 0); }
@@ -356,8 +386,10 @@ __global__ void k_contend(void* counter, uint64_t* fetched, int target, int api)
   const size_t tid = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   for (int k = 0; k < kAddIters; ++k) {
     uint64_t v;
-    if (api == 0) v = gshmem_uint64_atomic_fetch_add(static_cast<uint64_t*>(counter), 1, target);
-    else v = static_cast<uint64_t>(gshmem::atomic_fetch_inc(static_cast<int*>(counter), target));
+    if (api == 0)
+      v = gshmem_uint64_atomic_fetch_add(static_cast<uint64_t*>(counter), 1, target);
+    else
+      v = static_cast<uint64_t>(gshmem::atomic_fetch_inc(static_cast<int*>(counter), target));
     fetched[tid * kAddIters + k] = v;
   }
 }
@@ -373,8 +405,9 @@ void contended_fetch_add() {
   CUDA_CHECK(cudaMalloc(&fetched, kAddPerPe * sizeof(uint64_t)));
   for (int api = 0; api < 2; ++api) {
     for (int target : {0, npes - 1}) {
-      set_context("%s from %d threads x %d PEs onto PE %d", api ? "gshmem::atomic_fetch_inc<int>" :
-                  "gshmem_uint64_atomic_fetch_add", kAddBlocks * kAddThreads, npes, target);
+      set_context("%s from %d threads x %d PEs onto PE %d",
+                  api ? "gshmem::atomic_fetch_inc<int>" : "gshmem_uint64_atomic_fetch_add", kAddBlocks * kAddThreads,
+                  npes, target);
       CUDA_CHECK(cudaMemset(counter, 0, sizeof(uint64_t)));
       poison_device(gather, total * sizeof(uint64_t));
       gshmem_barrier_all();
@@ -392,8 +425,10 @@ void contended_fetch_add() {
       std::vector<unsigned char> seen(total, 0);
       size_t out_of_range = 0, duplicates = 0;
       for (uint64_t v : all) {
-        if (v >= total) ++out_of_range;
-        else if (seen[v]++) ++duplicates;
+        if (v >= total)
+          ++out_of_range;
+        else if (seen[v]++)
+          ++duplicates;
       }
       GT_CHECK_EQ(static_cast<size_t>(0), out_of_range);
       GT_CHECK_EQ(static_cast<size_t>(0), duplicates);
@@ -413,8 +448,10 @@ constexpr int kRounds = 200, kCasThreads = 256;
 __global__ void k_cas_rounds(long long* word, unsigned int* wins, int target, DevErrors* err) {
   for (int r = 1; r <= kRounds; ++r) {
     const long long old = gshmem_longlong_atomic_compare_swap(word, r - 1, r, target);
-    if (old == r - 1) gshmem_uint_atomic_add(&wins[r], 1u, target);
-    else if (old != r) dev_fail(err, r, threadIdx.x, r, static_cast<unsigned long long>(old));
+    if (old == r - 1)
+      gshmem_uint_atomic_add(&wins[r], 1u, target);
+    else if (old != r)
+      dev_fail(err, r, threadIdx.x, r, static_cast<unsigned long long>(old));
     gshmemx_barrier_all_block();  // the round is over on every PE (and its AMOs complete)
   }
 }

@@ -35,8 +35,8 @@ template <class S>
 __global__ void __launch_bounds__(1024) k_mem(Args a) {
   int r;
   if (a.strided)
-    r = a.api == 0 ? GT_BY_SCOPE(S, gshmem_alltoallsmem, gshmemx_alltoallsmem_warp, gshmemx_alltoallsmem_block,
-                                 a.team, a.dest, a.src, a.dst, a.sst, a.n)
+    r = a.api == 0 ? GT_BY_SCOPE(S, gshmem_alltoallsmem, gshmemx_alltoallsmem_warp, gshmemx_alltoallsmem_block, a.team,
+                                 a.dest, a.src, a.dst, a.sst, a.n)
                    : gshmem::alltoallsmem<S>(a.team, a.dest, a.src, a.dst, a.sst, a.n);
   else
     r = a.api == 0 ? GT_BY_SCOPE(S, gshmem_alltoallmem, gshmemx_alltoallmem_warp, gshmemx_alltoallmem_block, a.team,
@@ -52,7 +52,8 @@ __global__ void __launch_bounds__(1024) k_typed(Args a) {
   const T* s = static_cast<const T*>(a.src);
   int r = kNoCppForm;
   if (a.api == 0)
-    r = a.strided ? Ty::template alltoalls<S>(a.team, d, s, a.dst, a.sst, a.n) : Ty::template alltoall<S>(a.team, d, s, a.n);
+    r = a.strided ? Ty::template alltoalls<S>(a.team, d, s, a.dst, a.sst, a.n)
+                  : Ty::template alltoall<S>(a.team, d, s, a.n);
   else if constexpr (kCppTyped<Ty>)
     r = a.strided ? gshmem::alltoalls<S>(a.team, d, s, a.dst, a.sst, a.n) : gshmem::alltoall<S>(a.team, d, s, a.n);
   if (S::rank() == 0) *a.ret = r;
@@ -83,8 +84,10 @@ int run(Form f, Args a, DevRet& ret) {
       [&](auto sc, int threads, int api) {
         if constexpr (mem || kTypedDevice<Ty, decltype(sc)>) {
           a.api = api;
-          if constexpr (mem) k_mem<decltype(sc)><<<1, threads>>>(a);
-          else k_typed<Ty, decltype(sc)><<<1, threads>>>(a);
+          if constexpr (mem)
+            k_mem<decltype(sc)><<<1, threads>>>(a);
+          else
+            k_typed<Ty, decltype(sc)><<<1, threads>>>(a);
           KERNEL_CHECK();
           return ret.read();
         } else {
@@ -93,7 +96,8 @@ int run(Form f, Args a, DevRet& ret) {
       },
       [&] {
         if constexpr (mem)
-          return a.strided ? gshmem_alltoallsmem(a.team, d, s, a.dst, a.sst, a.n) : gshmem_alltoallmem(a.team, d, s, a.n);
+          return a.strided ? gshmem_alltoallsmem(a.team, d, s, a.dst, a.sst, a.n)
+                           : gshmem_alltoallmem(a.team, d, s, a.n);
         else
           return a.strided ? Ty::host_alltoalls(a.team, d, s, a.dst, a.sst, a.n) : Ty::host_alltoall(a.team, d, s, a.n);
       },
@@ -137,8 +141,10 @@ void a2a_case(Bufs& b, const TestTeam& t, Form f, size_t n, ptrdiff_t dst, ptrdi
   const size_t bytes = kGuard + elems * sizeof(T) + kGuard;
   unsigned char* h = staging(bytes);
   CUDA_CHECK(cudaMemcpy(h, b.dst.base, bytes, cudaMemcpyDeviceToHost));
-  verify_array("guard before", h, kGuard, [](size_t) { return kPoison; }, __FILE__, __LINE__);
-  verify_array("guard after", h + kGuard + elems * sizeof(T), kGuard, [](size_t) { return kPoison; }, __FILE__, __LINE__);
+  verify_array(
+      "guard before", h, kGuard, [](size_t) { return kPoison; }, __FILE__, __LINE__);
+  verify_array(
+      "guard after", h + kGuard + elems * sizeof(T), kGuard, [](size_t) { return kPoison; }, __FILE__, __LINE__);
   const T* got = reinterpret_cast<const T*>(h + kGuard);
   const size_t my = static_cast<size_t>(t.me);
   size_t bad = 0;
@@ -170,8 +176,8 @@ void mem_tests(Bufs& b, const std::vector<TestTeam>& teams) {
   for (const TestTeam& t : teams) {
     for (size_t n : {0, 1, 7, 16, 29, 32, 33, 1000, 65539})  // up to 32: the LL path
       for (Form f : kAllForms) a2a_case<ty_bytes>(b, t, f, n, 1, 1, false, false);
-    for (Form f : {Form::thread_c, Form::warp_cpp, Form::block_c, Form::block1000, Form::host, Form::stream,
-                   Form::mixed})
+    for (Form f :
+         {Form::thread_c, Form::warp_cpp, Form::block_c, Form::block1000, Form::host, Form::stream, Form::mixed})
       a2a_case<ty_bytes>(b, t, f, 262147, 1, 1, false, false);
     for (ptrdiff_t dst : {1, 2, 3})
       for (ptrdiff_t sst : {1, 2, 3})

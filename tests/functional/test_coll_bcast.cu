@@ -38,8 +38,8 @@ struct Args {
 
 template <class S>
 __global__ void __launch_bounds__(1024) k_bcastmem(Args a) {
-  const int r = a.api == 0 ? GT_BY_SCOPE(S, gshmem_broadcastmem, gshmemx_broadcastmem_warp,
-                                         gshmemx_broadcastmem_block, a.team, a.dest, a.src, a.n, a.root)
+  const int r = a.api == 0 ? GT_BY_SCOPE(S, gshmem_broadcastmem, gshmemx_broadcastmem_warp, gshmemx_broadcastmem_block,
+                                         a.team, a.dest, a.src, a.n, a.root)
                            : gshmem::broadcastmem<S>(a.team, a.dest, a.src, a.n, a.root);
   if (S::rank() == 0) *a.ret = r;
 }
@@ -50,8 +50,10 @@ __global__ void __launch_bounds__(1024) k_bcast_typed(Args a) {
   T* d = static_cast<T*>(a.dest);
   const T* s = static_cast<const T*>(a.src);
   int r = kNoCppForm;
-  if (a.api == 0) r = Ty::template broadcast<S>(a.team, d, s, a.n, a.root);
-  else if constexpr (kCppTyped<Ty>) r = gshmem::broadcast<S>(a.team, d, s, a.n, a.root);
+  if (a.api == 0)
+    r = Ty::template broadcast<S>(a.team, d, s, a.n, a.root);
+  else if constexpr (kCppTyped<Ty>)
+    r = gshmem::broadcast<S>(a.team, d, s, a.n, a.root);
   if (S::rank() == 0) *a.ret = r;
 }
 
@@ -105,8 +107,8 @@ void mem_case(Bufs& b, const TestTeam& t, Form f, size_t n, int root, size_t sof
   const uint64_t salt = ++g_salt;
   const int me = gshmem_my_pe();
   const bool active = t.member() && root < t.size;
-  set_context("broadcastmem team %s, %s, %zu bytes, root %d, source offset %zu%s%s", t.name.c_str(), form_name(f),
-              n, root, soff, in_place ? ", in place" : "", active ? "" : " (not taking part)");
+  set_context("broadcastmem team %s, %s, %zu bytes, root %d, source offset %zu%s%s", t.name.c_str(), form_name(f), n,
+              root, soff, in_place ? ", in place" : "", active ? "" : " (not taking part)");
   unsigned char* dest = b.dst.at<unsigned char>(0);
   unsigned char* src = in_place ? dest : b.src.at<unsigned char>(soff);
   poison_device(b.dst.base, kGuard + n + kGuard);
@@ -137,12 +139,11 @@ void mem_tests(Bufs& b, const std::vector<TestTeam>& teams) {
   // In place on the root: source == dest.
   for (const TestTeam& t : {teams[0], teams[1]})
     for (size_t n : {7, 65539, 1000003})
-      for (Form f : {Form::warp_c, Form::block_cpp, Form::host, Form::stream})
-        mem_case(b, t, f, n, 0, 0, true);
+      for (Form f : {Form::warp_c, Form::block_cpp, Form::host, Form::stream}) mem_case(b, t, f, n, 0, 0, true);
   // Multi-lane sizes; at >= 3 PEs the relay through the non-roots.
   for (const TestTeam& t : {teams[0], teams[1]})
-    for (Form f : {Form::thread_c, Form::warp_cpp, Form::block_c, Form::block1000, Form::host, Form::stream,
-                   Form::mixed})
+    for (Form f :
+         {Form::thread_c, Form::warp_cpp, Form::block_c, Form::block1000, Form::host, Form::stream, Form::mixed})
       for (int root : {0, last_pe(t)}) mem_case(b, t, f, 1000003, root, 0, false);
   for (Form f : {Form::block_c, Form::host, Form::stream, Form::mixed})
     mem_case(b, teams[0], f, (4u << 20) + 13, npes - 1, 3, false);

@@ -117,10 +117,14 @@ struct ty_bytes {  // the *mem forms
 // Elements team PE i contributes in collect pattern `p` (fcollect: p < 0, all `base`).
 size_t count_of(int p, size_t base, int i, int size) {
   switch (p) {
-    case 0: return (static_cast<size_t>(i) * 7 + base) % 13;  // differing, zeros included
-    case 1: return i == size - 1 ? base : 0;                    // one PE contributes alone
-    case 2: return base + static_cast<size_t>(i) * 1001;       // large, differing
-    default: return base;
+    case 0:
+      return (static_cast<size_t>(i) * 7 + base) % 13;  // differing, zeros included
+    case 1:
+      return i == size - 1 ? base : 0;  // one PE contributes alone
+    case 2:
+      return base + static_cast<size_t>(i) * 1001;  // large, differing
+    default:
+      return base;
   }
 }
 
@@ -150,8 +154,10 @@ void gather_case(Bufs& b, const TestTeam& t, Form f, int pattern, size_t base, b
   gshmem_barrier_all();
   if (t.member()) {
     Args a{t.team, dest, src, mine, collect ? 1 : 0, 0, nullptr};
-    if constexpr (std::is_same<Ty, ty_bytes>::value) GT_CHECK_EQ(0, run_mem(f, a, b.ret));
-    else GT_CHECK_EQ(0, run_typed<Ty>(f, a, b.ret));
+    if constexpr (std::is_same<Ty, ty_bytes>::value)
+      GT_CHECK_EQ(0, run_mem(f, a, b.ret));
+    else
+      GT_CHECK_EQ(0, run_typed<Ty>(f, a, b.ret));
     GT_VERIFY_GUARDED(T, b.dst, 0, total, [&](size_t k) {
       int i = t.size - 1;
       while (offset[i] > k) --i;
@@ -170,8 +176,8 @@ void mem_tests(Bufs& b, const std::vector<TestTeam>& teams) {
       gather_case<ty_bytes>(b, t, f, 0, 5, false);
       gather_case<ty_bytes>(b, t, f, 1, 1000, false);
     }
-    for (Form f : {Form::thread_c, Form::warp_cpp, Form::block_c, Form::block1000, Form::host, Form::stream,
-                   Form::mixed}) {
+    for (Form f :
+         {Form::thread_c, Form::warp_cpp, Form::block_c, Form::block1000, Form::host, Form::stream, Form::mixed}) {
       gather_case<ty_bytes>(b, t, f, -1, 262147, false);
       gather_case<ty_bytes>(b, t, f, 2, 200000, false);
       gather_case<ty_bytes>(b, t, f, 1, 262147, false);

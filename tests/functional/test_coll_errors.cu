@@ -37,13 +37,26 @@ __global__ void k_dev_case(int which, Bufs b) {
   // Thread-scope calls from one thread (one message per PE); warp/block calls from all.
   if ((which == 1 || which == 2) && threadIdx.x != 0) return;
   switch (which) {
-    case 0: gshmemx_int_broadcast_block(GSHMEM_TEAM_WORLD, (int*)b.dest, (int*)b.src, 4, 99); break;
-    case 1: gshmem_int_alltoall(7777, (int*)b.dest, (int*)b.src, 4); break;
-    case 2: gshmem_fcollectmem(GSHMEM_TEAM_WORLD, b.dest, b.dest + 8, 64); break;
-    case 3: gshmemx_alltoallsmem_warp(GSHMEM_TEAM_WORLD, b.dest, b.src, 0, 1, 4); break;
-    case 4: gshmemx_broadcastmem_block(GSHMEM_TEAM_WORLD, b.local, b.src, 64, 0); break;
-    case 5: gshmemx_team_sync_block(GSHMEM_TEAM_INVALID); break;
-    default: break;
+    case 0:
+      gshmemx_int_broadcast_block(GSHMEM_TEAM_WORLD, (int*)b.dest, (int*)b.src, 4, 99);
+      break;
+    case 1:
+      gshmem_int_alltoall(7777, (int*)b.dest, (int*)b.src, 4);
+      break;
+    case 2:
+      gshmem_fcollectmem(GSHMEM_TEAM_WORLD, b.dest, b.dest + 8, 64);
+      break;
+    case 3:
+      gshmemx_alltoallsmem_warp(GSHMEM_TEAM_WORLD, b.dest, b.src, 0, 1, 4);
+      break;
+    case 4:
+      gshmemx_broadcastmem_block(GSHMEM_TEAM_WORLD, b.local, b.src, 64, 0);
+      break;
+    case 5:
+      gshmemx_team_sync_block(GSHMEM_TEAM_INVALID);
+      break;
+    default:
+      break;
   }
 }
 
@@ -52,13 +65,26 @@ __global__ void k_late_case(int which, Bufs b) {
   float* df = reinterpret_cast<float*>(b.dest);
   const float* sf = reinterpret_cast<const float*>(b.src);
   switch (which) {
-    case 0: if (lone) gshmem_float_sum_reduce(GSHMEM_TEAM_WORLD, df, sf, 3); break;
-    case 1: if (warp) gshmemx_float_sum_reduce_warp(GSHMEM_TEAM_WORLD, df, sf, 5); break;
-    case 2: gshmemx_double_max_reducescatter_block(GSHMEM_TEAM_WORLD, (double*)b.dest, (const double*)b.src, 3); break;
-    case 3: if (warp) gshmemx_alltoallmem_warp(GSHMEM_TEAM_WORLD, b.dest, b.src, 4); break;
-    case 4: gshmemx_fcollectmem_block(GSHMEM_TEAM_WORLD, b.dest, b.src, 12); break;
-    case 5: if (lone) gshmem_broadcastmem(GSHMEM_TEAM_WORLD, b.dest, b.src, 40, 0); break;
-    default: break;
+    case 0:
+      if (lone) gshmem_float_sum_reduce(GSHMEM_TEAM_WORLD, df, sf, 3);
+      break;
+    case 1:
+      if (warp) gshmemx_float_sum_reduce_warp(GSHMEM_TEAM_WORLD, df, sf, 5);
+      break;
+    case 2:
+      gshmemx_double_max_reducescatter_block(GSHMEM_TEAM_WORLD, (double*)b.dest, (const double*)b.src, 3);
+      break;
+    case 3:
+      if (warp) gshmemx_alltoallmem_warp(GSHMEM_TEAM_WORLD, b.dest, b.src, 4);
+      break;
+    case 4:
+      gshmemx_fcollectmem_block(GSHMEM_TEAM_WORLD, b.dest, b.src, 12);
+      break;
+    case 5:
+      if (lone) gshmem_broadcastmem(GSHMEM_TEAM_WORLD, b.dest, b.src, 40, 0);
+      break;
+    default:
+      break;
   }
 }
 
@@ -77,8 +103,8 @@ void host_case(const Bufs& b, F call) {
 
 int run_case(const std::string& c, const Bufs& b) {
   const int me = gshmem_my_pe(), npes = gshmem_n_pes();
-  const char* dev[] = {"dev_bad_root", "dev_invalid_team", "dev_overlap", "dev_stride", "dev_not_symmetric",
-                       "dev_team_sync_invalid"};
+  const char* dev[] = {"dev_bad_root", "dev_invalid_team",  "dev_overlap",
+                       "dev_stride",   "dev_not_symmetric", "dev_team_sync_invalid"};
   for (int i = 0; i < 6; ++i)
     if (c == dev[i]) {
       gshmem_barrier_all();
@@ -86,8 +112,8 @@ int run_case(const std::string& c, const Bufs& b) {
       KERNEL_CHECK();  // the trap ends the process here
       return 0;
     }
-  const char* late[] = {"late_reduce_thread",   "late_reduce_warp",    "late_reducescatter_block",
-                        "late_alltoall_warp",   "late_fcollect_block", "late_broadcast_thread"};
+  const char* late[] = {"late_reduce_thread", "late_reduce_warp",    "late_reducescatter_block",
+                        "late_alltoall_warp", "late_fcollect_block", "late_broadcast_thread"};
   for (int i = 0; i < 6; ++i)
     if (c == late[i]) {
       gshmem_barrier_all();

@@ -60,12 +60,18 @@ GT_HD inline uint64_t ll_bytes(uint64_t i, uint64_t mul, uint64_t m) {
 GT_HD inline Call call_of(uint64_t i, int n, uint64_t m) {
   const uint64_t r = i / 6;
   switch (i % 6) {
-    case 0: return Call{kAlltoall, ll_bytes(i, 7, m), 0};
-    case 1: return Call{kFcollect, ll_bytes(i, 37, m), 0};
-    case 2: return Call{kBroadcast, ll_bytes(i, 3, m), static_cast<int>(r % static_cast<uint64_t>(n))};
-    case 3: return Call{kIntSum, 4 * (1 + (r * 13) % (m / 4)), 0};
-    case 4: return Call{kDoubleSum, 8 * (1 + (r * 5) % (m / 8)), 0};
-    default: return r % 2 ? Call{kAlltoall, m + 1 + r % 9, 0} : Call{kIntSum, m + 4 * (1 + r % 5), 0};
+    case 0:
+      return Call{kAlltoall, ll_bytes(i, 7, m), 0};
+    case 1:
+      return Call{kFcollect, ll_bytes(i, 37, m), 0};
+    case 2:
+      return Call{kBroadcast, ll_bytes(i, 3, m), static_cast<int>(r % static_cast<uint64_t>(n))};
+    case 3:
+      return Call{kIntSum, 4 * (1 + (r * 13) % (m / 4)), 0};
+    case 4:
+      return Call{kDoubleSum, 8 * (1 + (r * 5) % (m / 8)), 0};
+    default:
+      return r % 2 ? Call{kAlltoall, m + 1 + r % 9, 0} : Call{kIntSum, m + 4 * (1 + r % 5), 0};
   }
 }
 
@@ -81,23 +87,26 @@ __device__ inline void skew(uint64_t i, int me) {
 template <class S>
 __device__ int device_call(gshmem_team_t team, const Call& c, unsigned char* d, const unsigned char* s) {
   switch (c.kind) {
-    case kAlltoall: return gshmem::alltoallmem<S>(team, d, s, c.bytes);
-    case kFcollect: return gshmem::fcollectmem<S>(team, d, s, c.bytes);
-    case kBroadcast: return gshmem::broadcastmem<S>(team, d, s, c.bytes, c.root);
+    case kAlltoall:
+      return gshmem::alltoallmem<S>(team, d, s, c.bytes);
+    case kFcollect:
+      return gshmem::fcollectmem<S>(team, d, s, c.bytes);
+    case kBroadcast:
+      return gshmem::broadcastmem<S>(team, d, s, c.bytes, c.root);
     case kIntSum:
       return gshmem::reduce<gshmem::op::sum, S>(team, reinterpret_cast<int*>(d), reinterpret_cast<const int*>(s),
                                                 c.bytes / 4);
     default:
-      return gshmem::reduce<gshmem::op::sum, S>(team, reinterpret_cast<double*>(d),
-                                                reinterpret_cast<const double*>(s), c.bytes / 8);
+      return gshmem::reduce<gshmem::op::sum, S>(team, reinterpret_cast<double*>(d), reinterpret_cast<const double*>(s),
+                                                c.bytes / 8);
   }
 }
 
 // Calls first .. first+count-1 in one kernel; *errors counts nonzero return values.
 template <class S>
-__global__ void __launch_bounds__(1024) k_calls(gshmem_team_t team, int n, int me, uint64_t m, unsigned char* dest,
-                                                const unsigned char* src, uint64_t stride, uint64_t first,
-                                                uint64_t count, int* errors) {
+__global__ void __launch_bounds__(1024)
+    k_calls(gshmem_team_t team, int n, int me, uint64_t m, unsigned char* dest, const unsigned char* src,
+            uint64_t stride, uint64_t first, uint64_t count, int* errors) {
   for (uint64_t i = first; i < first + count; ++i) {
     skew(i, me);
     const int r = device_call<S>(team, call_of(i, n, m), dest + i * stride, src + i * stride);
@@ -112,19 +121,29 @@ int host_call(gshmem_team_t team, const Call& c, unsigned char* d, const unsigne
   const double* sd = reinterpret_cast<const double*>(s);
   if (st != nullptr) {
     switch (c.kind) {
-      case kAlltoall: return gshmemx_alltoallmem_on_stream(team, d, s, c.bytes, st);
-      case kFcollect: return gshmemx_fcollectmem_on_stream(team, d, s, c.bytes, st);
-      case kBroadcast: return gshmemx_broadcastmem_on_stream(team, d, s, c.bytes, c.root, st);
-      case kIntSum: return gshmemx_int_sum_reduce_on_stream(team, di, si, c.bytes / 4, st);
-      default: return gshmemx_double_sum_reduce_on_stream(team, dd, sd, c.bytes / 8, st);
+      case kAlltoall:
+        return gshmemx_alltoallmem_on_stream(team, d, s, c.bytes, st);
+      case kFcollect:
+        return gshmemx_fcollectmem_on_stream(team, d, s, c.bytes, st);
+      case kBroadcast:
+        return gshmemx_broadcastmem_on_stream(team, d, s, c.bytes, c.root, st);
+      case kIntSum:
+        return gshmemx_int_sum_reduce_on_stream(team, di, si, c.bytes / 4, st);
+      default:
+        return gshmemx_double_sum_reduce_on_stream(team, dd, sd, c.bytes / 8, st);
     }
   }
   switch (c.kind) {
-    case kAlltoall: return gshmem_alltoallmem(team, d, s, c.bytes);
-    case kFcollect: return gshmem_fcollectmem(team, d, s, c.bytes);
-    case kBroadcast: return gshmem_broadcastmem(team, d, s, c.bytes, c.root);
-    case kIntSum: return gshmem_int_sum_reduce(team, di, si, c.bytes / 4);
-    default: return gshmem_double_sum_reduce(team, dd, sd, c.bytes / 8);
+    case kAlltoall:
+      return gshmem_alltoallmem(team, d, s, c.bytes);
+    case kFcollect:
+      return gshmem_fcollectmem(team, d, s, c.bytes);
+    case kBroadcast:
+      return gshmem_broadcastmem(team, d, s, c.bytes, c.root);
+    case kIntSum:
+      return gshmem_int_sum_reduce(team, di, si, c.bytes / 4);
+    default:
+      return gshmem_double_sum_reduce(team, dd, sd, c.bytes / 8);
   }
 }
 
@@ -132,7 +151,9 @@ int host_call(gshmem_team_t team, const Call& c, unsigned char* d, const unsigne
 unsigned char src_byte(int pe, uint64_t i, uint64_t k) {
   return static_cast<unsigned char>(hash3(pe, i * 65536 + k, 81000) % 251 + 1);
 }
-int src_int(int pe, uint64_t i, uint64_t k) { return static_cast<int>(hash3(pe, i * 65536 + k, 82000) % 1000001) - 500000; }
+int src_int(int pe, uint64_t i, uint64_t k) {
+  return static_cast<int>(hash3(pe, i * 65536 + k, 82000) % 1000001) - 500000;
+}
 double src_double(int pe, uint64_t i, uint64_t k) {
   return static_cast<double>(static_cast<int64_t>(hash3(pe, i * 65536 + k, 83000) % 2000000001) - 1000000000);
 }
@@ -195,11 +216,16 @@ void expect_slot(const TestTeam& t, uint64_t i, const Call& c, unsigned char* wa
 enum class Way { thread, warp, block, stream, host };
 const char* way_name(Way w) {
   switch (w) {
-    case Way::thread: return "device thread";
-    case Way::warp: return "device warp";
-    case Way::block: return "device block of 256";
-    case Way::stream: return "on-stream";
-    case Way::host: return "host";
+    case Way::thread:
+      return "device thread";
+    case Way::warp:
+      return "device warp";
+    case Way::block:
+      return "device block of 256";
+    case Way::stream:
+      return "on-stream";
+    case Way::host:
+      return "host";
   }
   return "?";
 }
@@ -230,8 +256,8 @@ void prepare_slots(Bufs& b, const TestTeam& t, uint64_t first, uint64_t count, C
 // call_of_slot(i), named in failures by name(i)) and the poison after it; then syncs the
 // team, so that every member checked its slots before the next phase writes.
 template <class CallOf, class Name>
-void check_slots(const Bufs& b, const TestTeam& t, uint64_t first, uint64_t count, int host_errors,
-                 CallOf call_of_slot, Name name) {
+void check_slots(const Bufs& b, const TestTeam& t, uint64_t first, uint64_t count, int host_errors, CallOf call_of_slot,
+                 Name name) {
   int dev_errors = 0;
   CUDA_CHECK(cudaMemcpy(&dev_errors, b.errors, sizeof(int), cudaMemcpyDeviceToHost));
   GT_CHECK_EQ(0, dev_errors + host_errors);
@@ -269,12 +295,10 @@ void phase(Bufs& b, const TestTeam& t, Way w, uint64_t first, uint64_t count) {
   int host_errors = 0;
   switch (w) {
     case Way::thread:
-      k_calls<gshmem::thread_scope>
-          <<<1, 1>>>(t.team, t.size, t.me, b.m, b.dest, b.src, stride, first, count, b.errors);
+      k_calls<gshmem::thread_scope><<<1, 1>>>(t.team, t.size, t.me, b.m, b.dest, b.src, stride, first, count, b.errors);
       break;
     case Way::warp:
-      k_calls<gshmem::warp_scope>
-          <<<1, 32>>>(t.team, t.size, t.me, b.m, b.dest, b.src, stride, first, count, b.errors);
+      k_calls<gshmem::warp_scope><<<1, 32>>>(t.team, t.size, t.me, b.m, b.dest, b.src, stride, first, count, b.errors);
       break;
     case Way::block:
       k_calls<gshmem::block_scope>
@@ -290,8 +314,9 @@ void phase(Bufs& b, const TestTeam& t, Way w, uint64_t first, uint64_t count) {
   }
   KERNEL_CHECK();
   CUDA_CHECK(cudaDeviceSynchronize());
-  check_slots(b, t, first, count, host_errors, [&](uint64_t i) { return call_of(i, t.size, b.m); },
-              [](uint64_t i) { return "call " + std::to_string(i); });
+  check_slots(
+      b, t, first, count, host_errors, [&](uint64_t i) { return call_of(i, t.size, b.m); },
+      [](uint64_t i) { return "call " + std::to_string(i); });
 }
 
 // ---------------------------------------------------------------- tags across the wrap
@@ -319,11 +344,16 @@ Call wrap_call(uint64_t step, int n, uint64_t m) {
   const int early = wrap_early(step, n);
   const uint64_t bytes = 4 * (1 + (step * 29) % (m / 4));
   switch (step % 5) {
-    case 0: return Call{kAlltoall, bytes, 0};
-    case 1: return Call{kFcollect, bytes, 0};
-    case 2: return Call{kBroadcast, bytes, (early + 1) % n};  // a late root: the early member receives
-    case 3: return Call{kIntSum, bytes, 0};
-    default: return Call{kDoubleSum, 8 * (1 + (step * 29) % (m / 8)), 0};
+    case 0:
+      return Call{kAlltoall, bytes, 0};
+    case 1:
+      return Call{kFcollect, bytes, 0};
+    case 2:
+      return Call{kBroadcast, bytes, (early + 1) % n};  // a late root: the early member receives
+    case 3:
+      return Call{kIntSum, bytes, 0};
+    default:
+      return Call{kDoubleSum, 8 * (1 + (step * 29) % (m / 8)), 0};
   }
 }
 
@@ -351,9 +381,15 @@ void wrap_phase(Bufs& b, const TestTeam& t, Way w, uint64_t first, uint64_t coun
     }
     const uint64_t delay = late ? kLateNs : 0;
     switch (w) {
-      case Way::thread: k_one_call<gshmem::thread_scope><<<1, 1>>>(t.team, c, d, src, delay, b.errors); break;
-      case Way::warp: k_one_call<gshmem::warp_scope><<<1, 32>>>(t.team, c, d, src, delay, b.errors); break;
-      case Way::block: k_one_call<gshmem::block_scope><<<1, 256>>>(t.team, c, d, src, delay, b.errors); break;
+      case Way::thread:
+        k_one_call<gshmem::thread_scope><<<1, 1>>>(t.team, c, d, src, delay, b.errors);
+        break;
+      case Way::warp:
+        k_one_call<gshmem::warp_scope><<<1, 32>>>(t.team, c, d, src, delay, b.errors);
+        break;
+      case Way::block:
+        k_one_call<gshmem::block_scope><<<1, 256>>>(t.team, c, d, src, delay, b.errors);
+        break;
       case Way::stream:
       case Way::host:
         if (late) std::this_thread::sleep_for(std::chrono::nanoseconds(delay));
@@ -363,8 +399,9 @@ void wrap_phase(Bufs& b, const TestTeam& t, Way w, uint64_t first, uint64_t coun
     KERNEL_CHECK();
     CUDA_CHECK(cudaDeviceSynchronize());
   }
-  check_slots(b, t, first, count, host_errors, [&](uint64_t s) { return wrap_call(s, t.size, b.m); },
-              [](uint64_t s) { return "call " + std::to_string(s / 3 + 1) + " * 2^31 + " + std::to_string(s % 3); });
+  check_slots(
+      b, t, first, count, host_errors, [&](uint64_t s) { return wrap_call(s, t.size, b.m); },
+      [](uint64_t s) { return "call " + std::to_string(s / 3 + 1) + " * 2^31 + " + std::to_string(s % 3); });
 }
 
 }  // namespace

@@ -278,7 +278,8 @@ void many_tests() {
   for (int i = 0; i < kBlocks; ++i) {
     if (!p[i]) continue;
     fill_device(src, sz[i], me, salt + i);
-    if (i % 2) gshmem_putmem(p[i], src, sz[i], next);
+    if (i % 2)
+      gshmem_putmem(p[i], src, sz[i], next);
     else {
       k_put_chunks<<<4, 128>>>(p[i], src, sz[i], 4096, next);
       KERNEL_CHECK();
@@ -351,8 +352,10 @@ void ptr_tests() {
     set_context("stores through %s gshmem_ptr(buf, next)", round == 0 ? "device" : "host");
     poison_device(g.base, g.bytes);
     gshmem_barrier_all();
-    if (round == 0) k_store_through_ptr<<<64, 256>>>(buf, n, next, salt, views[next], err.d);
-    else k_plain_store<<<64, 256>>>(static_cast<int*>(views[next]), n, me, salt);
+    if (round == 0)
+      k_store_through_ptr<<<64, 256>>>(buf, n, next, salt, views[next], err.d);
+    else
+      k_plain_store<<<64, 256>>>(static_cast<int*>(views[next]), n, me, salt);
     KERNEL_CHECK();
     err.check("pointer", "pe", __FILE__, __LINE__);
     gshmem_barrier_all();
@@ -365,8 +368,8 @@ void ptr_tests() {
 // ------------------------------------------------------------------ ptr / team_ptr bounds
 // out[0..3]: ptr(buf, npes), ptr(outside, next), team_ptr(team, buf, i) for i = 0,
 // team_ptr(GSHMEM_TEAM_INVALID, buf, 0); out[4 + i]: team_ptr(team, buf, i), i < team size + 1.
-__global__ void k_ptr_answers(const int* buf, const int* outside, int npes, int next, gshmem_team_t team,
-                              int tsize, void** out) {
+__global__ void k_ptr_answers(const int* buf, const int* outside, int npes, int next, gshmem_team_t team, int tsize,
+                              void** out) {
   out[0] = gshmem_ptr(buf, npes);
   out[1] = gshmem_ptr(outside, next);
   out[2] = gshmem_ptr(buf, -1);
@@ -559,8 +562,10 @@ void mismatch_tests() {
   remote_write_verify(p, n, true, "block before the free/realloc mismatch");
   const uint64_t salt = g_salt;
   set_context("mismatch: gshmem_free(p) on odd PEs, gshmem_realloc(p, 2n) on even ones");
-  if (odd) gshmem_free(p);
-  else every_pe_got_null(gshmem_realloc(p, 2 * n) == nullptr, "free against realloc (even PEs)");
+  if (odd)
+    gshmem_free(p);
+  else
+    every_pe_got_null(gshmem_realloc(p, 2 * n) == nullptr, "free against realloc (even PEs)");
   if (odd) every_pe_got_null(true, "free against realloc (even PEs)");  // the same collective calls
   check_kept(p, n, salt, "block after the free/realloc mismatch");
   remote_write_verify(p, n, false, "block after the free/realloc mismatch");
@@ -637,7 +642,7 @@ int main() {
   const uint64_t max = env_size("GSHMEM_SYMMETRIC_SIZE_MAX", 64ull << 30);
   if (gshmem_my_pe() == 0)
     emit(stdout, "heap test: %s heap, GSHMEM_SYMMETRIC_SIZE=%llu, GSHMEM_SYMMETRIC_SIZE_MAX=%llu\n",
-           fixed_heap ? "fixed-size (IPC)" : "growable (VMM)", (unsigned long long)initial, (unsigned long long)max);
+         fixed_heap ? "fixed-size (IPC)" : "growable (VMM)", (unsigned long long)initial, (unsigned long long)max);
 
   calloc_tests();
   align_tests();

@@ -110,22 +110,22 @@ struct Busy {
   }
 };
 
-constexpr size_t kRed = 1000;       // ints reduced / broadcast
-constexpr size_t kRedLd = 77;       // long doubles reduced
-constexpr size_t kStrided = 1001;   // elements of the iput: destination stride 2, source stride 3
+constexpr size_t kRed = 1000;      // ints reduced / broadcast
+constexpr size_t kRedLd = 77;      // long doubles reduced
+constexpr size_t kStrided = 1001;  // elements of the iput: destination stride 2, source stride 3
 constexpr ptrdiff_t kDst = 2, kSst = 3;
 
 // The symmetric objects of the cases and the caller's own host memory.
 struct Buffers {
-  int* words;         // [0] AMO counter, [1] g source, [2] p target
-  int* put_dst;       // put from device memory
-  int* page_dst;      // put from pageable memory
-  int* get_src;       // what get_pageable reads from PE next
-  int* iput_dst;      // kStrided elements kDst apart
-  int* red;           // [0, kRed) sources, [kRed, 2 kRed) results
-  int* bcast;         // [0, kRed) PE 0's source, [kRed, 2 kRed) every PE's destination
-  long double* ld;    // [0, kRedLd) sources, [kRedLd, 2 kRedLd) results
-  int* put_src;       // cudaMalloc'ed
+  int* words;                                      // [0] AMO counter, [1] g source, [2] p target
+  int* put_dst;                                    // put from device memory
+  int* page_dst;                                   // put from pageable memory
+  int* get_src;                                    // what get_pageable reads from PE next
+  int* iput_dst;                                   // kStrided elements kDst apart
+  int* red;                                        // [0, kRed) sources, [kRed, 2 kRed) results
+  int* bcast;                                      // [0, kRed) PE 0's source, [kRed, 2 kRed) every PE's destination
+  long double* ld;                                 // [0, kRedLd) sources, [kRedLd, 2 kRedLd) results
+  int* put_src;                                    // cudaMalloc'ed
   std::vector<int> host_src, host_dst, host_isrc;  // pageable
 };
 
@@ -205,25 +205,35 @@ void check_round(const Buffers& b, int me, int npes, int round, int fetched, int
   });
 }
 
-const char* const kCases[] = {"barrier", "amo",          "reduce",       "reduce_ld",     "broadcast", "put",
-                              "put_pageable", "get_pageable", "iput_pageable", "p",         "g",   "wait"};
+const char* const kCases[] = {"barrier",      "amo",          "reduce",        "reduce_ld", "broadcast", "put",
+                              "put_pageable", "get_pageable", "iput_pageable", "p",         "g",         "wait"};
 
 // One blocking host call of case c (a status returned is checked).
 void run_case(const char* c, Buffers& b, int me, int next, int round, int* fetched, int* got_g) {
-  if (!strcmp(c, "barrier")) gshmem_barrier_all();
-  else if (!strcmp(c, "amo")) *fetched = gshmem_int_atomic_fetch_add(b.words, me + 1, next);
-  else if (!strcmp(c, "reduce")) GT_CHECK_EQ(0, gshmem_int_sum_reduce(GSHMEM_TEAM_WORLD, b.red + kRed, b.red, kRed));
+  if (!strcmp(c, "barrier"))
+    gshmem_barrier_all();
+  else if (!strcmp(c, "amo"))
+    *fetched = gshmem_int_atomic_fetch_add(b.words, me + 1, next);
+  else if (!strcmp(c, "reduce"))
+    GT_CHECK_EQ(0, gshmem_int_sum_reduce(GSHMEM_TEAM_WORLD, b.red + kRed, b.red, kRed));
   else if (!strcmp(c, "reduce_ld"))
     GT_CHECK_EQ(0, gshmem_longdouble_sum_reduce(GSHMEM_TEAM_WORLD, b.ld + kRedLd, b.ld, kRedLd));
   else if (!strcmp(c, "broadcast"))
     GT_CHECK_EQ(0, gshmem_int_broadcast(GSHMEM_TEAM_WORLD, b.bcast + kRed, b.bcast, kRed, 0));
-  else if (!strcmp(c, "put")) gshmem_putmem(b.put_dst, b.put_src, kPutInts * sizeof(int), next);
-  else if (!strcmp(c, "put_pageable")) gshmem_putmem(b.page_dst, b.host_src.data(), kPutInts * sizeof(int), next);
-  else if (!strcmp(c, "get_pageable")) gshmem_getmem(b.host_dst.data(), b.get_src, kPutInts * sizeof(int), next);
-  else if (!strcmp(c, "iput_pageable")) gshmem_int_iput(b.iput_dst, b.host_isrc.data(), kDst, kSst, kStrided, next);
-  else if (!strcmp(c, "p")) gshmem_int_p(b.words + 2, 4242 + me + round, next);
-  else if (!strcmp(c, "g")) *got_g = gshmem_int_g(b.words + 1, next);
-  else gshmem_int_wait_until(b.words, GSHMEM_CMP_GE, 1000 + 17 * me);
+  else if (!strcmp(c, "put"))
+    gshmem_putmem(b.put_dst, b.put_src, kPutInts * sizeof(int), next);
+  else if (!strcmp(c, "put_pageable"))
+    gshmem_putmem(b.page_dst, b.host_src.data(), kPutInts * sizeof(int), next);
+  else if (!strcmp(c, "get_pageable"))
+    gshmem_getmem(b.host_dst.data(), b.get_src, kPutInts * sizeof(int), next);
+  else if (!strcmp(c, "iput_pageable"))
+    gshmem_int_iput(b.iput_dst, b.host_isrc.data(), kDst, kSst, kStrided, next);
+  else if (!strcmp(c, "p"))
+    gshmem_int_p(b.words + 2, 4242 + me + round, next);
+  else if (!strcmp(c, "g"))
+    *got_g = gshmem_int_g(b.words + 1, next);
+  else
+    gshmem_int_wait_until(b.words, GSHMEM_CMP_GE, 1000 + 17 * me);
 }
 
 }  // namespace
@@ -270,8 +280,7 @@ int main() {
     for (const char* c : kCases) {
       set_context("round %d (the application's kernel on %s), case %s", round, where[round], c);
       if (!GT_CHECK(busy.start())) {
-        emit(stderr, "PE %d: the application's kernel (%d blocks) had ended 5 ms after its launch\n", me,
-             busy.grid);
+        emit(stderr, "PE %d: the application's kernel (%d blocks) had ended 5 ms after its launch\n", me, busy.grid);
         CUDA_CHECK(cudaStreamSynchronize(busy.stream));
       }
       const auto t0 = std::chrono::steady_clock::now();

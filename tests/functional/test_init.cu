@@ -98,7 +98,8 @@ void check_rma(const char* phase, uint64_t salt) {
 __global__ void k_busy_then_write(int* p, unsigned long long ns, int v) {
   unsigned long long t0, t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-  do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < ns);
+  do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  while (t - t0 < ns);
   *p = v;
 }
 
@@ -135,7 +136,8 @@ void check_other_thread(const char* phase) {
     gshmem_free(q);
   });
   worker.join();
-  GT_CHECK_EQ(static_cast<int>(cudaSuccess), static_cast<int>(at_free));  // cudaErrorNotReady: the free did not wait for the PE's GPU
+  GT_CHECK_EQ(static_cast<int>(cudaSuccess),
+              static_cast<int>(at_free));  // cudaErrorNotReady: the free did not wait for the PE's GPU
   GT_CHECK(allocated);
   GT_CHECK_EQ(1000 + prev, got);
   GT_CHECK_EQ(mine, current_after);

@@ -69,7 +69,8 @@ __global__ void __launch_bounds__(1024) k_ring(int* dst, int* src, GridBarrier* 
     for (int i = threadIdx.x; i < kSliceInts; i += blockDim.x) {
       const int v = *static_cast<volatile int*>(&dst[base + i]);
       const int e = value<int>(prev, base + i, salt);
-      if (v != e) dev_fail(err, base + i, static_cast<unsigned long long>(r), static_cast<unsigned>(e), static_cast<unsigned>(v));
+      if (v != e)
+        dev_fail(err, base + i, static_cast<unsigned long long>(r), static_cast<unsigned>(e), static_cast<unsigned>(v));
     }
     grid_sync(gb);
     if (blockIdx.x == 0) gshmemx_barrier_all_block();  // everyone checked before the next round's puts
@@ -219,12 +220,13 @@ int main() {
   expect_launch_error("1024 threads, shared memory beyond the per-block maximum", (const void*)k_smem, dim3(1),
                       dim3(1024), sargs, optin + 4096);
   // Above the default 48 KiB limit without cudaFuncAttributeMaxDynamicSharedMemorySize: not launchable.
-  expect_launch_error("1024 threads, 100 KiB shared memory without the opt-in attribute", (const void*)k_smem,
-                      dim3(1), dim3(1024), sargs, 100 * 1024);
+  expect_launch_error("1024 threads, 100 KiB shared memory without the opt-in attribute", (const void*)k_smem, dim3(1),
+                      dim3(1024), sargs, 100 * 1024);
   {
     set_context("query_gridsize with 1024 threads and shared memory beyond the maximum");
     int blocks = -1;
-    const int st = gshmemx_collective_launch_query_gridsize((const void*)k_smem, dim3(1024), sargs, optin + 4096, &blocks);
+    const int st =
+        gshmemx_collective_launch_query_gridsize((const void*)k_smem, dim3(1024), sargs, optin + 4096, &blocks);
     GT_CHECK(st != GSHMEM_SUCCESS || blocks == 0);
     cudaGetLastError();
   }

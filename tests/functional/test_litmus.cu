@@ -34,11 +34,11 @@ constexpr int kScopeLen = 2053;  // ints per scoped message (odd)
 
 enum Kind { kFence = 0, kPutSignal = 1, kQuiet = 2, kAmo = 3, kBarrierSelf = 4 };
 const char* kind_name(int k) {
-  return k == kFence ? "putmem; fence; int_p -> wait_until"
+  return k == kFence       ? "putmem; fence; int_p -> wait_until"
          : k == kPutSignal ? "putmem_signal_nbi -> signal_wait_until"
-         : k == kQuiet ? "putmem_nbi; quiet; int_p -> wait_until"
-         : k == kAmo   ? "putmem; fence; atomic_inc -> wait_until(GE)"
-                       : "putmem_nbi; barrier(team of one); int_p -> wait_until";
+         : k == kQuiet     ? "putmem_nbi; quiet; int_p -> wait_until"
+         : k == kAmo       ? "putmem; fence; atomic_inc -> wait_until(GE)"
+                           : "putmem_nbi; barrier(team of one); int_p -> wait_until";
 }
 
 __host__ __device__ inline int msg_len(int it) { return 1 + (it * 13) % kMaxLen; }
@@ -47,12 +47,12 @@ __host__ __device__ inline int stamp(int pe, int it, int i) {
 }
 
 struct Bufs {
-  int* data;       // symmetric [kSlots][len]
-  int* flags;      // symmetric [kSlots]
-  uint64_t* sigs;  // symmetric [kSlots]
-  int* ack;        // symmetric: last message the next PE consumed
-  int* count;      // symmetric: messages received (amo)
-  int* scratch;    // local [kSlots][len]
+  int* data;                      // symmetric [kSlots][len]
+  int* flags;                     // symmetric [kSlots]
+  uint64_t* sigs;                 // symmetric [kSlots]
+  int* ack;                       // symmetric: last message the next PE consumed
+  int* count;                     // symmetric: messages received (amo)
+  int* scratch;                   // local [kSlots][len]
   unsigned long long* forbidden;  // local counter
   DevErrors* err;
   gshmem_team_t self;  // a team of one: this PE
@@ -106,15 +106,22 @@ __global__ void k_litmus(int kind, Bufs b, int iters) {
   } else {
     for (int it = 1; it <= iters; ++it) {
       const int slot = it % kSlots, m = msg_len(it);
-      if (kind == kPutSignal) gshmem_signal_wait_until(&b.sigs[slot], GSHMEM_CMP_EQ, static_cast<uint64_t>(it));
-      else if (kind == kAmo) gshmem_int_wait_until(b.count, GSHMEM_CMP_GE, it);
-      else gshmem_int_wait_until(&b.flags[slot], GSHMEM_CMP_EQ, it);
+      if (kind == kPutSignal)
+        gshmem_signal_wait_until(&b.sigs[slot], GSHMEM_CMP_EQ, static_cast<uint64_t>(it));
+      else if (kind == kAmo)
+        gshmem_int_wait_until(b.count, GSHMEM_CMP_GE, it);
+      else
+        gshmem_int_wait_until(&b.flags[slot], GSHMEM_CMP_EQ, it);
       const int* d = b.data + slot * kMaxLen;
       int bad = 0, first = -1, e = 0, g = 0;
       for (int i = m - 1; i >= 0; --i) {  // last element first: the one most likely to be late
         const int v = gshmem::detail::ld_volatile(d + i);
         if (v != stamp(prev, it, i)) {
-          if (bad++ == 0) { first = i; e = stamp(prev, it, i); g = v; }
+          if (bad++ == 0) {
+            first = i;
+            e = stamp(prev, it, i);
+            g = v;
+          }
         }
       }
       if (bad) count_forbidden(b, it, bad, first, e, g);
@@ -127,7 +134,7 @@ __global__ void k_litmus(int kind, Bufs b, int iters) {
 // Warp/block scope: block 0 produces, block 1 consumes, all threads of each.
 enum Publish { kPubSignal = 0, kPubQuiet = 1, kPubBarrierSelf = 2 };
 const char* publish_name(int p) {
-  return p == kPubSignal ? "putmem_signal_nbi_%s (%d ints) -> signal_wait_until, %s readers"
+  return p == kPubSignal  ? "putmem_signal_nbi_%s (%d ints) -> signal_wait_until, %s readers"
          : p == kPubQuiet ? "putmem_nbi_%s (%d ints); quiet; int_p by the last thread -> wait_until, %s readers"
                           : "putmem_nbi_%s (%d ints); barrier(team of one); int_p by the last thread -> wait_until, "
                             "%s readers";
@@ -135,8 +142,10 @@ const char* publish_name(int p) {
 
 template <class S>
 __device__ void put_nbi_scoped(int* dst, const int* src, size_t bytes, int pe) {
-  if constexpr (gt::is_warp_v<S>) gshmemx_putmem_nbi_warp(dst, src, bytes, pe);
-  else gshmemx_putmem_nbi_block(dst, src, bytes, pe);
+  if constexpr (gt::is_warp_v<S>)
+    gshmemx_putmem_nbi_warp(dst, src, bytes, pe);
+  else
+    gshmemx_putmem_nbi_block(dst, src, bytes, pe);
 }
 
 template <class S, int Pub>
@@ -160,8 +169,10 @@ __global__ void k_litmus_scoped(Bufs b, int iters) {
           gshmemx_putmem_signal_nbi_block(dst, src, bytes, &b.sigs[slot], it, GSHMEM_SIGNAL_SET, next);
       } else {
         put_nbi_scoped<S>(dst, src, bytes, next);
-        if constexpr (Pub == kPubQuiet) gshmem::quiet<S>();
-        else gshmem::barrier<S>(b.self);
+        if constexpr (Pub == kPubQuiet)
+          gshmem::quiet<S>();
+        else
+          gshmem::barrier<S>(b.self);
         if (threadIdx.x == blockDim.x - 1) gshmem_int_p(&b.flags[slot], it, next);
       }
     }

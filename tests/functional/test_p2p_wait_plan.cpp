@@ -17,12 +17,18 @@ using gshmem::p2p::WaitValuePlan;
 
 bool holds(uint64_t a, int c, uint64_t b) {
   switch (c) {
-    case GSHMEM_CMP_EQ: return a == b;
-    case GSHMEM_CMP_NE: return a != b;
-    case GSHMEM_CMP_GT: return a > b;
-    case GSHMEM_CMP_GE: return a >= b;
-    case GSHMEM_CMP_LT: return a < b;
-    case GSHMEM_CMP_LE: return a <= b;
+    case GSHMEM_CMP_EQ:
+      return a == b;
+    case GSHMEM_CMP_NE:
+      return a != b;
+    case GSHMEM_CMP_GT:
+      return a > b;
+    case GSHMEM_CMP_GE:
+      return a >= b;
+    case GSHMEM_CMP_LT:
+      return a < b;
+    case GSHMEM_CMP_LE:
+      return a <= b;
   }
   return false;
 }
@@ -30,10 +36,14 @@ bool holds(uint64_t a, int c, uint64_t b) {
 // What cuStreamWaitValue64 waits for (CUDA driver API documentation).
 bool memop_holds(uint64_t a, unsigned flags, uint64_t v) {
   switch (flags) {
-    case CU_STREAM_WAIT_VALUE_GEQ: return static_cast<int64_t>(a - v) >= 0;
-    case CU_STREAM_WAIT_VALUE_EQ: return a == v;
-    case CU_STREAM_WAIT_VALUE_AND: return (a & v) != 0;
-    case CU_STREAM_WAIT_VALUE_NOR: return ~(a | v) != 0;
+    case CU_STREAM_WAIT_VALUE_GEQ:
+      return static_cast<int64_t>(a - v) >= 0;
+    case CU_STREAM_WAIT_VALUE_EQ:
+      return a == v;
+    case CU_STREAM_WAIT_VALUE_AND:
+      return (a & v) != 0;
+    case CU_STREAM_WAIT_VALUE_NOR:
+      return ~(a | v) != 0;
   }
   return false;
 }
@@ -70,16 +80,17 @@ int main() {
         if (want != got) {
           ++failures;
           if (failures < 20)
-            printf("FAIL: cmp %d value 0x%llx signal 0x%llx: OpenSHMEM says %d, the plan (flags %u value 0x%llx) "
-                   "says %d\n", c, (unsigned long long)v, (unsigned long long)a, want, p.flags,
-                   (unsigned long long)p.value, got);
+            printf(
+                "FAIL: cmp %d value 0x%llx signal 0x%llx: OpenSHMEM says %d, the plan (flags %u value 0x%llx) "
+                "says %d\n",
+                c, (unsigned long long)v, (unsigned long long)a, want, p.flags, (unsigned long long)p.value, got);
         }
       }
     }
   }
   // The common cases must not fall back to a kernel.
-  const int must_memop[][2] = {{GSHMEM_CMP_EQ, 5}, {GSHMEM_CMP_GE, 10}, {GSHMEM_CMP_GE, 16}, {GSHMEM_CMP_GT, 9},
-                               {GSHMEM_CMP_NE, 0}};
+  const int must_memop[][2] = {
+      {GSHMEM_CMP_EQ, 5}, {GSHMEM_CMP_GE, 10}, {GSHMEM_CMP_GE, 16}, {GSHMEM_CMP_GT, 9}, {GSHMEM_CMP_NE, 0}};
   for (const auto& m : must_memop) {
     ++checks;
     if (plan_wait_value(m[0], static_cast<uint64_t>(m[1])).how != WaitValuePlan::How::memop) {

@@ -54,17 +54,27 @@ namespace {
 namespace rop = gshmem::op;
 
 // ------------------------------------------------------------------ values and reference
-struct cplx_f { float re, im; };
-struct cplx_d { double re, im; };
-template <class T> constexpr bool is_cplx_v = std::is_same<T, cplx_f>::value || std::is_same<T, cplx_d>::value;
-template <class T> constexpr bool is_h16_v = std::is_same<T, __half>::value || std::is_same<T, __nv_bfloat16>::value;
-template <class T> using acc_t = typename std::conditional<is_h16_v<T>, float, T>::type;
+struct cplx_f {
+  float re, im;
+};
+struct cplx_d {
+  double re, im;
+};
+template <class T>
+constexpr bool is_cplx_v = std::is_same<T, cplx_f>::value || std::is_same<T, cplx_d>::value;
+template <class T>
+constexpr bool is_h16_v = std::is_same<T, __half>::value || std::is_same<T, __nv_bfloat16>::value;
+template <class T>
+using acc_t = typename std::conditional<is_h16_v<T>, float, T>::type;
 
 template <class T>
 GT_HD inline T from_float(double f) {
-  if constexpr (std::is_same<T, __half>::value) return __float2half_rn(static_cast<float>(f));
-  else if constexpr (std::is_same<T, __nv_bfloat16>::value) return __float2bfloat16_rn(static_cast<float>(f));
-  else return static_cast<T>(f);
+  if constexpr (std::is_same<T, __half>::value)
+    return __float2half_rn(static_cast<float>(f));
+  else if constexpr (std::is_same<T, __nv_bfloat16>::value)
+    return __float2bfloat16_rn(static_cast<float>(f));
+  else
+    return static_cast<T>(f);
 }
 
 // Small integers for sums (|sum| exact in every format: 64 for half, 32 for bfloat16),
@@ -87,47 +97,77 @@ GT_HD inline T rval(int pe, uint64_t i, uint64_t salt) {
   }
 }
 
-template <class T> inline acc_t<T> to_acc(T v) {
-  if constexpr (std::is_same<T, __half>::value) return __half2float(v);
-  else if constexpr (std::is_same<T, __nv_bfloat16>::value) return __bfloat162float(v);
-  else return v;
+template <class T>
+inline acc_t<T> to_acc(T v) {
+  if constexpr (std::is_same<T, __half>::value)
+    return __half2float(v);
+  else if constexpr (std::is_same<T, __nv_bfloat16>::value)
+    return __bfloat162float(v);
+  else
+    return v;
 }
 template <class Op, class A>
 inline A apply(A a, A b) {
   if constexpr (is_cplx_v<A>) {
-    if constexpr (std::is_same<Op, rop::sum>::value) return A{a.re + b.re, a.im + b.im};
-    else return A{a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+    if constexpr (std::is_same<Op, rop::sum>::value)
+      return A{a.re + b.re, a.im + b.im};
+    else
+      return A{a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
   } else if constexpr (std::is_integral<A>::value &&
                        (std::is_same<Op, rop::sum>::value || std::is_same<Op, rop::prod>::value)) {
     using U = typename std::make_unsigned<A>::type;
     return static_cast<A>(std::is_same<Op, rop::sum>::value ? static_cast<U>(static_cast<U>(a) + static_cast<U>(b))
                                                             : static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
-  } else if constexpr (std::is_same<Op, rop::sum>::value) return a + b;
-  else if constexpr (std::is_same<Op, rop::prod>::value) return a * b;
-  else if constexpr (std::is_same<Op, rop::min>::value) return b < a ? b : a;
-  else if constexpr (std::is_same<Op, rop::max>::value) return a < b ? b : a;
-  else if constexpr (std::is_same<Op, rop::and_>::value) return static_cast<A>(a & b);
-  else if constexpr (std::is_same<Op, rop::or_>::value) return static_cast<A>(a | b);
-  else return static_cast<A>(a ^ b);
+  } else if constexpr (std::is_same<Op, rop::sum>::value)
+    return a + b;
+  else if constexpr (std::is_same<Op, rop::prod>::value)
+    return a * b;
+  else if constexpr (std::is_same<Op, rop::min>::value)
+    return b < a ? b : a;
+  else if constexpr (std::is_same<Op, rop::max>::value)
+    return a < b ? b : a;
+  else if constexpr (std::is_same<Op, rop::and_>::value)
+    return static_cast<A>(a & b);
+  else if constexpr (std::is_same<Op, rop::or_>::value)
+    return static_cast<A>(a | b);
+  else
+    return static_cast<A>(a ^ b);
 }
 // Expected element `idx` of the reduced input of team PEs members[0..n) (exact: any order).
 template <class T, class Op>
 inline T expect(const std::vector<int>& members, uint64_t idx, uint64_t salt) {
   acc_t<T> a = to_acc(rval<T, Op>(members[0], idx, salt));
   for (size_t p = 1; p < members.size(); ++p) a = apply<Op>(a, to_acc(rval<T, Op>(members[p], idx, salt)));
-  if constexpr (is_h16_v<T>) return from_float<T>(a);
-  else return a;
+  if constexpr (is_h16_v<T>)
+    return from_float<T>(a);
+  else
+    return a;
 }
 
 // Compared as: bits (floating and complex types: the results must be identical bit for
 // bit), the value (integers, long double whose padding bytes carry nothing).
 template <class T, size_t = sizeof(T), bool = std::is_integral<T>::value || std::is_same<T, long double>::value>
-struct cmp_of { using type = T; };
-template <class T> struct cmp_of<T, 2, false> { using type = uint16_t; };
-template <class T> struct cmp_of<T, 4, false> { using type = uint32_t; };
-template <class T> struct cmp_of<T, 8, false> { using type = uint64_t; };
-template <class T> struct cmp_of<T, 16, false> { using type = u128; };
-template <class T> inline typename cmp_of<T>::type as_cmp(const T& v) {
+struct cmp_of {
+  using type = T;
+};
+template <class T>
+struct cmp_of<T, 2, false> {
+  using type = uint16_t;
+};
+template <class T>
+struct cmp_of<T, 4, false> {
+  using type = uint32_t;
+};
+template <class T>
+struct cmp_of<T, 8, false> {
+  using type = uint64_t;
+};
+template <class T>
+struct cmp_of<T, 16, false> {
+  using type = u128;
+};
+template <class T>
+inline typename cmp_of<T>::type as_cmp(const T& v) {
   typename cmp_of<T>::type c;
   memcpy(&c, &v, sizeof(T));
   return c;
@@ -165,27 +205,36 @@ void fill(T* p, size_t n, int pe, uint64_t salt) {
 
 // ------------------------------------------------------------------ the names under test
 // Tag per (type, operator): dev<S> (C names at scope S), host, on_stream.
-#define GT_RTAG(TN, TYPE, OPN, OPT)                                                                      \
-  struct tag_##TN##_##OPN {                                                                              \
-    using T = TYPE;                                                                                      \
-    using Op = rop::OPT;                                                                                 \
-    static constexpr const char* name = #TN "_" #OPN;                                                    \
-    static constexpr bool device = true, stream = true;                                                  \
-    template <class S>                                                                                   \
-    static __device__ int dev(gshmem_team_t tm, T* d, const T* s, size_t n) {                            \
-      if constexpr (is_thread_v<S>) return GT_CNAME(TN, OPN)(tm, d, s, n);                               \
-      else if constexpr (is_warp_v<S>) return GT_XNAME(TN, OPN, _warp)(tm, d, s, n);                     \
-      else return GT_XNAME(TN, OPN, _block)(tm, d, s, n);                                                \
-    }                                                                                                    \
+#define GT_RTAG(TN, TYPE, OPN, OPT)                                                                          \
+  struct tag_##TN##_##OPN {                                                                                  \
+    using T = TYPE;                                                                                          \
+    using Op = rop::OPT;                                                                                     \
+    static constexpr const char* name = #TN "_" #OPN;                                                        \
+    static constexpr bool device = true, stream = true;                                                      \
+    template <class S>                                                                                       \
+    static __device__ int dev(gshmem_team_t tm, T* d, const T* s, size_t n) {                                \
+      if constexpr (is_thread_v<S>)                                                                          \
+        return GT_CNAME(TN, OPN)(tm, d, s, n);                                                               \
+      else if constexpr (is_warp_v<S>)                                                                       \
+        return GT_XNAME(TN, OPN, _warp)(tm, d, s, n);                                                        \
+      else                                                                                                   \
+        return GT_XNAME(TN, OPN, _block)(tm, d, s, n);                                                       \
+    }                                                                                                        \
     static int host(gshmem_team_t tm, T* d, const T* s, size_t n) { return GT_CNAME(TN, OPN)(tm, d, s, n); } \
-    static int on_stream(gshmem_team_t tm, T* d, const T* s, size_t n, cudaStream_t st) {                \
-      return GT_XNAME(TN, OPN, _on_stream)(tm, d, s, n, st);                                             \
-    }                                                                                                    \
+    static int on_stream(gshmem_team_t tm, T* d, const T* s, size_t n, cudaStream_t st) {                    \
+      return GT_XNAME(TN, OPN, _on_stream)(tm, d, s, n, st);                                                 \
+    }                                                                                                        \
   }
-#define GT_RTAG4(TN, TYPE) \
-  GT_RTAG(TN, TYPE, max, max); GT_RTAG(TN, TYPE, min, min); GT_RTAG(TN, TYPE, sum, sum); GT_RTAG(TN, TYPE, prod, prod)
-#define GT_RTAG7(TN, TYPE) \
-  GT_RTAG4(TN, TYPE); GT_RTAG(TN, TYPE, and, and_); GT_RTAG(TN, TYPE, or, or_); GT_RTAG(TN, TYPE, xor, xor_)
+#define GT_RTAG4(TN, TYPE)     \
+  GT_RTAG(TN, TYPE, max, max); \
+  GT_RTAG(TN, TYPE, min, min); \
+  GT_RTAG(TN, TYPE, sum, sum); \
+  GT_RTAG(TN, TYPE, prod, prod)
+#define GT_RTAG7(TN, TYPE)      \
+  GT_RTAG4(TN, TYPE);           \
+  GT_RTAG(TN, TYPE, and, and_); \
+  GT_RTAG(TN, TYPE, or, or_);   \
+  GT_RTAG(TN, TYPE, xor, xor_)
 
 GT_RTAG4(int, int);
 GT_RTAG4(longlong, long long);
@@ -204,20 +253,23 @@ GT_RTAG4(bfloat16, __nv_bfloat16);
 
 #if !defined(GT_REDUCESCATTER)
 // Host-only all-reductions (C types without device arithmetic or C++ spelling).
-#define GT_HTAG(TN, TYPE, CTYPE, OPN, OPT, STREAM, STREAM_CALL)                                             \
-  struct tag_##TN##_##OPN {                                                                                 \
-    using T = TYPE;                                                                                         \
-    using Op = rop::OPT;                                                                                    \
-    static constexpr const char* name = #TN "_" #OPN;                                                       \
-    static constexpr bool device = false, stream = STREAM;                                                  \
-    template <class S> static __device__ int dev(gshmem_team_t, T*, const T*, size_t) { return -1; }        \
-    static int host(gshmem_team_t tm, T* d, const T* s, size_t n) {                                         \
+#define GT_HTAG(TN, TYPE, CTYPE, OPN, OPT, STREAM, STREAM_CALL)                                                   \
+  struct tag_##TN##_##OPN {                                                                                       \
+    using T = TYPE;                                                                                               \
+    using Op = rop::OPT;                                                                                          \
+    static constexpr const char* name = #TN "_" #OPN;                                                             \
+    static constexpr bool device = false, stream = STREAM;                                                        \
+    template <class S>                                                                                            \
+    static __device__ int dev(gshmem_team_t, T*, const T*, size_t) {                                              \
+      return -1;                                                                                                  \
+    }                                                                                                             \
+    static int host(gshmem_team_t tm, T* d, const T* s, size_t n) {                                               \
       return gshmem_##TN##_##OPN##_reduce(tm, reinterpret_cast<CTYPE*>(d), reinterpret_cast<const CTYPE*>(s), n); \
-    }                                                                                                       \
-    static int on_stream(gshmem_team_t tm, T* d, const T* s, size_t n, cudaStream_t st) {                  \
-      (void)tm, (void)d, (void)s, (void)n, (void)st;                                                        \
-      return STREAM_CALL;                                                                                   \
-    }                                                                                                       \
+    }                                                                                                             \
+    static int on_stream(gshmem_team_t tm, T* d, const T* s, size_t n, cudaStream_t st) {                         \
+      (void)tm, (void)d, (void)s, (void)n, (void)st;                                                              \
+      return STREAM_CALL;                                                                                         \
+    }                                                                                                             \
   }
 #define GT_HTAG_STREAM(TN, OPN, CTYPE) \
   gshmemx_##TN##_##OPN##_reduce_on_stream(tm, reinterpret_cast<CTYPE*>(d), reinterpret_cast<const CTYPE*>(s), n, st)
@@ -234,15 +286,18 @@ GT_HTAG(longdouble, long double, long double, max, max, true, GT_HTAG_STREAM(lon
 
 // ------------------------------------------------------------------ one call
 enum Form { kThread, kWarp, kWarpPartial, kBlock, kWarpCpp, kBlockCpp, kHost, kStream, kForms };
-const char* const kFormName[kForms] = {"thread",      "warp",       "warp(20 threads)", "block(200 threads)",
-                                       "warp C++",    "block C++",  "host",             "on-stream"};
+const char* const kFormName[kForms] = {"thread",    "warp", "warp(20 threads)", "block(200 threads)", "warp C++",
+                                       "block C++", "host", "on-stream"};
 
 template <class Tag, class S, bool Cpp>
 __global__ void k_call(gshmem_team_t team, typename Tag::T* d, const typename Tag::T* s, size_t n, int* ret) {
   int r;
-  if constexpr (!Cpp) r = Tag::template dev<S>(team, d, s, n);
-  else if constexpr (kScatter) r = gshmem::reducescatter<typename Tag::Op, S>(team, d, s, n);
-  else r = gshmem::reduce<typename Tag::Op, S>(team, d, s, n);
+  if constexpr (!Cpp)
+    r = Tag::template dev<S>(team, d, s, n);
+  else if constexpr (kScatter)
+    r = gshmem::reducescatter<typename Tag::Op, S>(team, d, s, n);
+  else
+    r = gshmem::reduce<typename Tag::Op, S>(team, d, s, n);
   if (S::rank() == 0) *ret = r;
 }
 
@@ -277,12 +332,18 @@ int invoke(Env& e, Form f, gshmem_team_t team, typename Tag::T* d, const typenam
     if (f == kBlock) return launch<Tag, block_scope, false>(e, team, d, s, n, 200);
     if constexpr (full_v<Tag>) {
       switch (f) {
-        case kThread: return launch<Tag, thread_scope, false>(e, team, d, s, n, 1);
-        case kWarp: return launch<Tag, warp_scope, false>(e, team, d, s, n, 32);
-        case kWarpPartial: return launch<Tag, warp_scope, false>(e, team, d, s, n, 20);
-        case kWarpCpp: return launch<Tag, warp_scope, true>(e, team, d, s, n, 32);
-        case kBlockCpp: return launch<Tag, block_scope, true>(e, team, d, s, n, 256);
-        default: break;
+        case kThread:
+          return launch<Tag, thread_scope, false>(e, team, d, s, n, 1);
+        case kWarp:
+          return launch<Tag, warp_scope, false>(e, team, d, s, n, 32);
+        case kWarpPartial:
+          return launch<Tag, warp_scope, false>(e, team, d, s, n, 20);
+        case kWarpCpp:
+          return launch<Tag, warp_scope, true>(e, team, d, s, n, 32);
+        case kBlockCpp:
+          return launch<Tag, block_scope, true>(e, team, d, s, n, 256);
+        default:
+          break;
       }
     }
   }
@@ -311,7 +372,8 @@ void verify_all(const char* what, const Guarded& g, size_t off, size_t count, Wa
   CUDA_CHECK(cudaMemcpy(h, g.base, before + data + kGuard, cudaMemcpyDeviceToHost));
   verify_poison("guard before", h, before, __FILE__, __LINE__);
   const C* got = reinterpret_cast<const C*>(h + before);
-  verify_array(what, got, count, [&](size_t i) { return want(i, got); }, __FILE__, __LINE__);
+  verify_array(
+      what, got, count, [&](size_t i) { return want(i, got); }, __FILE__, __LINE__);
   verify_poison("guard after", h + before + data, kGuard, __FILE__, __LINE__);
 }
 
@@ -336,8 +398,8 @@ void run(Env& e, const Team& t, const Case& c) {
   const size_t parts = kScatter ? t.members.size() : 1, n_in = c.n * parts;
   const uint64_t salt = ++e.salt;
   const Form form = c.mix >= 0 ? kMixForms[(wme + c.mix) % 4] : c.form;
-  set_context("%s %s %s%s team %s n=%zu off=%zu%s", kScatter ? "reducescatter" : "reduce", Tag::name,
-              kFormName[form], c.mix >= 0 ? " (forms mixed)" : "", t.name, c.n, c.off, c.in_place ? " in-place" : "");
+  set_context("%s %s %s%s team %s n=%zu off=%zu%s", kScatter ? "reducescatter" : "reduce", Tag::name, kFormName[form],
+              c.mix >= 0 ? " (forms mixed)" : "", t.name, c.n, c.off, c.in_place ? " in-place" : "");
   T* src = e.src.at<T>(c.off);
   T* dst = c.in_place ? src : e.dst.at<T>(c.off);
   poison_device(e.src.base, kGuard + (c.off + n_in) * sizeof(T) + kGuard);
@@ -400,9 +462,9 @@ void forms(Env& e, const Team& t) {
   // With the default scratch the push path takes up to about 1 MiB / (2 N) bytes a member:
   // 40961 4-byte elements (160 KiB) and 65541 2-byte ones go by it with all 16 of its slots
   // at 2 and 3 PEs, by the pull path at 4.
-  const auto sizes = {size_t{1},  size_t{3},  size_t{4},    size_t{7},    size_t{16},    size_t{17},
-                      size_t{32}, size_t{33}, size_t{64},   size_t{65},   size_t{255},   size_t{4099},
-                      size_t{40961}, size_t{65541}, size_t{1} << 20};
+  const auto sizes = {size_t{1},   size_t{3},    size_t{4},     size_t{7},     size_t{16},
+                      size_t{17},  size_t{32},   size_t{33},    size_t{64},    size_t{65},
+                      size_t{255}, size_t{4099}, size_t{40961}, size_t{65541}, size_t{1} << 20};
   (forms_one<Tags>(e, t, all, sizes), ...);
 }
 
@@ -529,15 +591,15 @@ int main() {
            tag_ushort_xor, tag_ushort_max, tag_ushort_min, tag_ushort_sum, tag_ushort_prod, tag_uint32_and,
            tag_uint32_xor, tag_uint32_min, tag_uint64_and, tag_uint64_or, tag_uint64_xor, tag_uint64_max,
            tag_uint64_min, tag_uint64_sum, tag_uint64_prod, tag_size_or, tag_float_max, tag_float_min, tag_float_sum,
-           tag_float_prod, tag_double_max, tag_double_min, tag_double_sum, tag_double_prod, tag_half_max,
-           tag_half_min, tag_half_sum, tag_half_prod, tag_bfloat16_max, tag_bfloat16_min, tag_bfloat16_sum,
-           tag_bfloat16_prod>(e, world);
+           tag_float_prod, tag_double_max, tag_double_min, tag_double_sum, tag_double_prod, tag_half_max, tag_half_min,
+           tag_half_sum, tag_half_prod, tag_bfloat16_max, tag_bfloat16_min, tag_bfloat16_sum, tag_bfloat16_prod>(e,
+                                                                                                                 world);
 #if !defined(GT_REDUCESCATTER)
   coverage<tag_complexd_sum, tag_complexd_prod, tag_complexf_sum, tag_complexf_prod, tag_longdouble_sum,
            tag_longdouble_prod, tag_longdouble_min, tag_longdouble_max>(e, world);
 #endif
-  forms<tag_int_sum, tag_float_sum, tag_half_sum, tag_bfloat16_max, tag_uint64_xor, tag_int8_prod,
-        tag_double_min>(e, world);
+  forms<tag_int_sum, tag_float_sum, tag_half_sum, tag_bfloat16_max, tag_uint64_xor, tag_int8_prod, tag_double_min>(
+      e, world);
   mixed(e, world);
   if constexpr (!kScatter) nan_cases(e, world);
   large(e, world);
@@ -555,8 +617,10 @@ int main() {
 
 // One warp: mode 0 overlapping arrays (warp scope), mode 1 nreduce differing on PE 1 (thread scope).
 __global__ void k_device_call(int* buf, int mode, int me) {
-  if (mode == 0) gshmemx_int_sum_reduce_warp(GSHMEM_TEAM_WORLD, buf + 1, buf, 16);
-  else if (threadIdx.x == 0) gshmem_int_sum_reduce(GSHMEM_TEAM_WORLD, buf, buf + 512, me == 1 ? 8 : 7);
+  if (mode == 0)
+    gshmemx_int_sum_reduce_warp(GSHMEM_TEAM_WORLD, buf + 1, buf, 16);
+  else if (threadIdx.x == 0)
+    gshmem_int_sum_reduce(GSHMEM_TEAM_WORLD, buf, buf + 512, me == 1 ? 8 : 7);
 }
 
 int main(int argc, char** argv) {

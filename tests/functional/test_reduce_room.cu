@@ -4,12 +4,11 @@
 // The last PE ("crowded") fills its GPU with a kernel of its own that leaves a few SMs
 // empty (GT_ROOM_FREE_SMS, default one per PE), then makes a blocking host call: the
 // library's reduction kernel, one CTA per slot (128 slots here; GSHMEM_REDUCE_CTAS is set
-// to GT_ROOM_CTAS on this PE, default 128), of which only a few CTAs have room at a time. Every other PE runs a device form in a kernel of one
-// block, a lone participant that takes every slot: PE 0 at block scope, PE 1 at warp
-// scope, PE 2 at thread scope. Were such a participant to wait for every slot's sources
-// before signalling that it was done with any, while the crowded PE's running CTAs wait
-// for that signal before making room for the others, they would hang (reduce_pull.cuh:
-// progress).
+// to GT_ROOM_CTAS on this PE, default 128), of which only a few CTAs have room at a time. Every other PE runs a device
+// form in a kernel of one block, a lone participant that takes every slot: PE 0 at block scope, PE 1 at warp scope, PE
+// 2 at thread scope. Were such a participant to wait for every slot's sources before signalling that it was done with
+// any, while the crowded PE's running CTAs wait for that signal before making room for the others, they would hang
+// (reduce_pull.cuh: progress).
 //
 // Cases: all-reduce and reducescatter of ints (sum), out of place and in place, sizes that
 // fill 128 slots and leave a tail. The crowded PE waits until every other PE's kernel has
@@ -27,7 +26,7 @@ using namespace gt;
 
 namespace {
 
-constexpr int kCrowdThreads = 1024;  // two blocks fill an SM's 2048 threads
+constexpr int kCrowdThreads = 1024;                                 // two blocks fill an SM's 2048 threads
 constexpr unsigned long long kCrowdMaxNs = 120ull * 1000000000ull;  // the crowd never outlives a hung test
 
 __device__ __forceinline__ unsigned long long globaltimer() {
@@ -117,9 +116,15 @@ void launch_lone(Scope s, int crowded, int* entered, int* dest, const int* sourc
                  int* status) {
   const int sc = scatter ? 1 : 0;
   switch (s) {
-    case Scope::block: k_lone<gshmem::block_scope><<<1, 256>>>(crowded, entered, dest, source, n, sc, status); break;
-    case Scope::warp: k_lone<gshmem::warp_scope><<<1, 32>>>(crowded, entered, dest, source, n, sc, status); break;
-    case Scope::thread: k_lone<gshmem::thread_scope><<<1, 1>>>(crowded, entered, dest, source, n, sc, status); break;
+    case Scope::block:
+      k_lone<gshmem::block_scope><<<1, 256>>>(crowded, entered, dest, source, n, sc, status);
+      break;
+    case Scope::warp:
+      k_lone<gshmem::warp_scope><<<1, 32>>>(crowded, entered, dest, source, n, sc, status);
+      break;
+    case Scope::thread:
+      k_lone<gshmem::thread_scope><<<1, 1>>>(crowded, entered, dest, source, n, sc, status);
+      break;
   }
   CUDA_CHECK(cudaGetLastError());
 }
@@ -139,7 +144,7 @@ int main() {
   test_main_prologue(2, 4);
   const int me = gshmem_my_pe(), npes = gshmem_n_pes(), crowded = npes - 1;
 
-  const size_t n_reduce = (size_t{1} << 20) + 5;                       // 4 MiB + 20 B: 128 slots
+  const size_t n_reduce = (size_t{1} << 20) + 5;                               // 4 MiB + 20 B: 128 slots
   const size_t n_scatter = (size_t{1} << 20) / static_cast<size_t>(npes) + 3;  // N chunks of it: 128 slots
   const size_t words = n_reduce > n_scatter * npes ? n_reduce : n_scatter * npes;
   int* source = static_cast<int*>(gshmem_malloc(words * sizeof(int)));
@@ -151,9 +156,10 @@ int main() {
   // One SM for each kernel of the others (on one GPU shared under MPS they may take one each) and one more.
   Crowd crowd(env_int("GT_ROOM_FREE_SMS", npes));
   if (me == crowded)
-    emit(stdout, "PE %d: its own kernel fills all but %d of its GPU's %d SMs: room for at most %d of the reduction "
-         "kernel's %d CTAs at a time (their registers take an SM each)\n", me, crowd.free_sms, crowd.sms,
-         crowd.free_sms, ctas);
+    emit(stdout,
+         "PE %d: its own kernel fills all but %d of its GPU's %d SMs: room for at most %d of the reduction "
+         "kernel's %d CTAs at a time (their registers take an SM each)\n",
+         me, crowd.free_sms, crowd.sms, crowd.free_sms, ctas);
 
   const Case cases[] = {{false, false}, {false, true}, {true, false}, {true, true}};
   int salt = 0;
@@ -161,8 +167,9 @@ int main() {
     ++salt;
     const size_t n = c.scatter ? n_scatter : n_reduce, in = c.scatter ? n * npes : n;
     int* out = c.in_place ? source : dest;
-    set_context("%s, %s, n=%zu, PE %d %s", c.scatter ? "reducescatter" : "reduce", c.in_place ? "in place" : "out of place",
-                n, me, me == crowded ? "host form, crowded GPU" : scope_name(scope_of(me)));
+    set_context("%s, %s, n=%zu, PE %d %s", c.scatter ? "reducescatter" : "reduce",
+                c.in_place ? "in place" : "out of place", n, me,
+                me == crowded ? "host form, crowded GPU" : scope_name(scope_of(me)));
     fill_device(source, in, me, salt);
     if (!c.in_place) poison_device(dest, words * sizeof(int));
     CUDA_CHECK(cudaMemset(status, 0xff, sizeof(int)));
@@ -172,8 +179,8 @@ int main() {
 
     if (me == crowded) {
       if (!GT_CHECK(crowd.fill())) {
-        emit(stderr, "PE %d: only %u of %d blocks of its own kernel started within 10 s; the case needs them all\n",
-             me, crowd.holding(), crowd.blocks);
+        emit(stderr, "PE %d: only %u of %d blocks of its own kernel started within 10 s; the case needs them all\n", me,
+             crowd.holding(), crowd.blocks);
         return test_main_epilogue("reduce_room", false);
       }
       int seen = 0;  // every other PE's kernel runs (a copy: no SM needed)

@@ -29,19 +29,41 @@ __global__ void k_dev_case(int which, Bufs b, int me, int npes) {
   const bool collective = which == 5 || which == 7 || which == 10;
   if (!collective && threadIdx.x != 0) return;
   switch (which) {
-    case 0: gshmem_int_p(b.sym, 1, npes); break;                                           // PE == n_pes
-    case 1: (void)gshmem_double_g(reinterpret_cast<double*>(b.sym), -1); break;            // PE < 0
-    case 2: gshmemx_putmem_block(b.local, b.sym, 64, next); break;                         // dest not symmetric
-    case 3: gshmem_int_put(b.sym, b.local, size_t(1) << 40, next); break;                  // range past the heap
-    case 4: gshmem_putmem(b.sym_bytes + 8, b.sym_bytes, 64, me); break;                    // overlap on self
-    case 5: gshmemx_int_iput_warp(b.sym, b.local, 0, 1, 10, next); break;                  // dst stride 0
-    case 6: gshmem_long_iget(reinterpret_cast<long*>(b.local), reinterpret_cast<long*>(b.sym), 1, -2, 10, next);
-      break;                                                                               // sst < 0
-    case 7: gshmemx_int_iget_block(b.local, b.sym, 1, ptrdiff_t(1) << 62, 5, next); break; // span overflow
-    case 8: gshmem_iput32(b.sym_bytes + 1, b.local, 1, 1, 4, next); break;                 // misaligned
-    case 9: gshmem_int_iput(b.sym + 2, b.sym, 2, 2, 8, me); break;                         // strided overlap on self
-    case 10: gshmem::iget<gshmem::block_scope>(b.sym, b.sym + 4, 1, 1, 8, me); break;     // C++ template, overlap
-    default: break;
+    case 0:
+      gshmem_int_p(b.sym, 1, npes);
+      break;  // PE == n_pes
+    case 1:
+      (void)gshmem_double_g(reinterpret_cast<double*>(b.sym), -1);
+      break;  // PE < 0
+    case 2:
+      gshmemx_putmem_block(b.local, b.sym, 64, next);
+      break;  // dest not symmetric
+    case 3:
+      gshmem_int_put(b.sym, b.local, size_t(1) << 40, next);
+      break;  // range past the heap
+    case 4:
+      gshmem_putmem(b.sym_bytes + 8, b.sym_bytes, 64, me);
+      break;  // overlap on self
+    case 5:
+      gshmemx_int_iput_warp(b.sym, b.local, 0, 1, 10, next);
+      break;  // dst stride 0
+    case 6:
+      gshmem_long_iget(reinterpret_cast<long*>(b.local), reinterpret_cast<long*>(b.sym), 1, -2, 10, next);
+      break;  // sst < 0
+    case 7:
+      gshmemx_int_iget_block(b.local, b.sym, 1, ptrdiff_t(1) << 62, 5, next);
+      break;  // span overflow
+    case 8:
+      gshmem_iput32(b.sym_bytes + 1, b.local, 1, 1, 4, next);
+      break;  // misaligned
+    case 9:
+      gshmem_int_iput(b.sym + 2, b.sym, 2, 2, 8, me);
+      break;  // strided overlap on self
+    case 10:
+      gshmem::iget<gshmem::block_scope>(b.sym, b.sym + 4, 1, 1, 8, me);
+      break;  // C++ template, overlap
+    default:
+      break;
   }
   gshmem_quiet();
 }
@@ -53,18 +75,18 @@ __global__ void k_dev_ok(Bufs b, int me, int npes) {
   gshmem_int_p(b.sym + kElems - 1, 7, next);
   (void)gshmem_int_g(b.sym + kElems - 1, next);
   gshmem_putmem(b.sym_bytes + 255, b.local, 1, next);
-  gshmem_int_iput(b.sym, b.sym + 1, 2, 2, kElems / 2, me);    // even <- odd elements
-  gshmemx_int_iget_block(b.sym + 1, b.sym, 2, 2, 16, me);     // odd <- even elements
-  gshmem_int_iput(b.sym, b.local, 1, 1, 0, next);             // empty
+  gshmem_int_iput(b.sym, b.sym + 1, 2, 2, kElems / 2, me);  // even <- odd elements
+  gshmemx_int_iget_block(b.sym + 1, b.sym, 2, 2, 16, me);   // odd <- even elements
+  gshmem_int_iput(b.sym, b.local, 1, 1, 0, next);           // empty
   gshmem_putmem(b.sym, b.local, 0, next);
   gshmem_iput64(b.sym, b.local, 1, 1, kElems / 2, next);
   gshmem_quiet();
 }
 
 int dev_case_index(const std::string& c) {
-  const char* names[] = {"dev_pe_range", "dev_pe_negative", "dev_not_symmetric", "dev_past_heap", "dev_overlap",
-                         "dev_bad_dst_stride", "dev_bad_sst_stride", "dev_span_overflow", "dev_misaligned",
-                         "dev_strided_overlap", "dev_cxx_overlap"};
+  const char* names[] = {"dev_pe_range",   "dev_pe_negative",     "dev_not_symmetric",  "dev_past_heap",
+                         "dev_overlap",    "dev_bad_dst_stride",  "dev_bad_sst_stride", "dev_span_overflow",
+                         "dev_misaligned", "dev_strided_overlap", "dev_cxx_overlap"};
   for (int i = 0; i < static_cast<int>(sizeof(names) / sizeof(names[0])); ++i)
     if (c == names[i]) return i;
   return -1;
@@ -76,13 +98,20 @@ bool host_case(const std::string& c, Bufs& b, int me, int npes) {
   std::vector<int> h(kElems, 42);
   cudaStream_t s;
   CUDA_CHECK(cudaStreamCreate(&s));
-  if (c == "host_pe_range") gshmem_int_put(b.sym, h.data(), 4, npes);
-  else if (c == "host_not_symmetric") gshmem_putmem(b.local, h.data(), 16, next);
-  else if (c == "host_overlap") gshmem_getmem(b.sym_bytes + 8, b.sym_bytes, 64, me);
-  else if (c == "host_bad_stride") gshmem_int_iput(b.sym, h.data(), 1, 0, 4, next);
-  else if (c == "host_on_stream_pe") gshmemx_int_iget_on_stream(b.local, b.sym, 1, 1, 4, -3, s);
-  else if (c == "host_p_on_stream_local") gshmemx_double_p_on_stream(reinterpret_cast<double*>(b.local), 1.5, next, s);
-  else if (c == "host_past_heap") gshmem_iget64(b.local, b.sym, 1, ptrdiff_t(1) << 40, 2, next);
+  if (c == "host_pe_range")
+    gshmem_int_put(b.sym, h.data(), 4, npes);
+  else if (c == "host_not_symmetric")
+    gshmem_putmem(b.local, h.data(), 16, next);
+  else if (c == "host_overlap")
+    gshmem_getmem(b.sym_bytes + 8, b.sym_bytes, 64, me);
+  else if (c == "host_bad_stride")
+    gshmem_int_iput(b.sym, h.data(), 1, 0, 4, next);
+  else if (c == "host_on_stream_pe")
+    gshmemx_int_iget_on_stream(b.local, b.sym, 1, 1, 4, -3, s);
+  else if (c == "host_p_on_stream_local")
+    gshmemx_double_p_on_stream(reinterpret_cast<double*>(b.local), 1.5, next, s);
+  else if (c == "host_past_heap")
+    gshmem_iget64(b.local, b.sym, 1, ptrdiff_t(1) << 40, 2, next);
   else {
     CUDA_CHECK(cudaStreamDestroy(s));
     return false;

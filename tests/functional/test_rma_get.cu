@@ -38,11 +38,13 @@ __device__ unsigned long long bits_of(const T& v) {
 }
 
 template <class Ty, class S, bool NBI>
-__global__ void __launch_bounds__(1024) k_get(typename Ty::T* dst, const typename Ty::T* src, size_t n, int pe, int api, uint64_t salt,
-                      DevErrors* err) {
+__global__ void __launch_bounds__(1024)
+    k_get(typename Ty::T* dst, const typename Ty::T* src, size_t n, int pe, int api, uint64_t salt, DevErrors* err) {
   using T = typename Ty::T;
-  if (api == 0) Ty::template get<S, NBI>(dst, src, n, pe);
-  else cpp_get<Ty, S, NBI>(dst, src, n, pe);
+  if (api == 0)
+    Ty::template get<S, NBI>(dst, src, n, pe);
+  else
+    cpp_get<Ty, S, NBI>(dst, src, n, pe);
   if constexpr (NBI) {
     if (api == 0) {
       gshmem_quiet();  // this thread's gets have landed ...
@@ -68,16 +70,18 @@ void run_case(Bufs& b, const RmaCase& c) {
   const int from = c.self ? me : (me + npes - 1) % npes;
   const int threads = rma_threads<S>(c.threads);
   const uint64_t salt = ++g_salt;
-  set_context("get %s scope=%s threads=%d %s %s n=%zu src_off=%zu dst_off=%zu dst=%s <- %s", Ty::name,
-              scope_name<S>(), threads, c.nbi ? "nbi" : "blocking", c.api ? "c++" : "C", c.n, c.soff, c.doff,
+  set_context("get %s scope=%s threads=%d %s %s n=%zu src_off=%zu dst_off=%zu dst=%s <- %s", Ty::name, scope_name<S>(),
+              threads, c.nbi ? "nbi" : "blocking", c.api ? "c++" : "C", c.n, c.soff, c.doff,
               c.sym ? "symmetric" : "local", c.self ? "self" : "previous PE");
   Guarded& d = c.sym ? b.dst_sym : b.dst;
   fill_device(b.src.at<T>(c.soff), c.n, me, salt);
   poison_device(d.base, kGuard + (c.doff + c.n) * sizeof(T) + kGuard);
   b.err->reset();
   gshmem_barrier_all();  // every source is filled before anyone reads
-  if (c.nbi) k_get<Ty, S, true><<<1, threads>>>(d.at<T>(c.doff), b.src.at<T>(c.soff), c.n, from, c.api, salt, b.err->d);
-  else k_get<Ty, S, false><<<1, threads>>>(d.at<T>(c.doff), b.src.at<T>(c.soff), c.n, from, c.api, salt, b.err->d);
+  if (c.nbi)
+    k_get<Ty, S, true><<<1, threads>>>(d.at<T>(c.doff), b.src.at<T>(c.soff), c.n, from, c.api, salt, b.err->d);
+  else
+    k_get<Ty, S, false><<<1, threads>>>(d.at<T>(c.doff), b.src.at<T>(c.soff), c.n, from, c.api, salt, b.err->d);
   KERNEL_CHECK();
   b.err->check("index", "pe", __FILE__, __LINE__);
   GT_VERIFY_GUARDED(T, d, c.doff, c.n, [&](size_t i) { return value<T>(from, i, salt); });
@@ -86,7 +90,9 @@ void run_case(Bufs& b, const RmaCase& c) {
 struct GetTest {
   using Bufs = ::Bufs;
   template <class Ty, class S>
-  static void run(Bufs& b, const RmaCase& c) { run_case<Ty, S>(b, c); }
+  static void run(Bufs& b, const RmaCase& c) {
+    run_case<Ty, S>(b, c);
+  }
 };
 
 // ---- several blocks / warps / threads at once, each its own slice
@@ -95,9 +101,12 @@ __global__ void k_get_slices(unsigned char* dst, const unsigned char* src, size_
   size_t unit, units;
   rma_grid_unit<S>(&unit, &units);
   for (size_t s = unit; s < nslices; s += units) {
-    if constexpr (is_thread_v<S>) gshmem_getmem_nbi(dst + s * slice, src + s * slice, slice, pe);
-    else if constexpr (is_warp_v<S>) gshmemx_getmem_warp(dst + s * slice, src + s * slice, slice, pe);
-    else gshmemx_getmem_nbi_block(dst + s * slice, src + s * slice, slice, pe);
+    if constexpr (is_thread_v<S>)
+      gshmem_getmem_nbi(dst + s * slice, src + s * slice, slice, pe);
+    else if constexpr (is_warp_v<S>)
+      gshmemx_getmem_warp(dst + s * slice, src + s * slice, slice, pe);
+    else
+      gshmemx_getmem_nbi_block(dst + s * slice, src + s * slice, slice, pe);
   }
   gshmem_quiet();
 }
@@ -113,8 +122,8 @@ void slices_case(Bufs& b, unsigned blocks, unsigned threads, size_t slice, size_
   fill_device(b.src.at<unsigned char>(soff), n, me, salt);
   poison_device(b.dst.base, kGuard + doff + n + kGuard);
   gshmem_barrier_all();
-  k_get_slices<S><<<blocks, threads>>>(b.dst.at<unsigned char>(doff), b.src.at<unsigned char>(soff), slice, nslices,
-                                       prev);
+  k_get_slices<S>
+      <<<blocks, threads>>>(b.dst.at<unsigned char>(doff), b.src.at<unsigned char>(soff), slice, nslices, prev);
   KERNEL_CHECK();
   GT_VERIFY_GUARDED(unsigned char, b.dst, doff, n, [&](size_t i) { return value<unsigned char>(prev, i, salt); });
   gshmem_barrier_all();  // sources stay until every PE has read them

@@ -31,10 +31,20 @@ constexpr int kThreads = 256;
 uint64_t g_salt = 52000;
 
 // ---------------------------------------------------------------- values as bit patterns
-template <class T> struct bits_of { using type = T; };
-template <> struct bits_of<__half> { using type = uint16_t; };
-template <> struct bits_of<__nv_bfloat16> { using type = uint16_t; };
-template <class T> using B = typename bits_of<T>::type;
+template <class T>
+struct bits_of {
+  using type = T;
+};
+template <>
+struct bits_of<__half> {
+  using type = uint16_t;
+};
+template <>
+struct bits_of<__nv_bfloat16> {
+  using type = uint16_t;
+};
+template <class T>
+using B = typename bits_of<T>::type;
 
 // Element i of `pe`'s pattern `salt`, as a T.
 template <class T>
@@ -54,13 +64,17 @@ GT_HD inline T hv(int pe, uint64_t i, uint64_t salt) {
 // The same as the bit pattern verify_* compares.
 template <class T>
 inline B<T> hb(int pe, uint64_t i, uint64_t salt) {
-  if constexpr (std::is_same<T, long double>::value) return hvalue<T>(pe, i, salt);
-  else return value<B<T>>(pe, i, salt);
+  if constexpr (std::is_same<T, long double>::value)
+    return hvalue<T>(pe, i, salt);
+  else
+    return value<B<T>>(pe, i, salt);
 }
 template <class T>
 inline T host_hv(int pe, uint64_t i, uint64_t salt) {
-  if constexpr (std::is_same<T, long double>::value) return hvalue<T>(pe, i, salt);
-  else return hv<T>(pe, i, salt);
+  if constexpr (std::is_same<T, long double>::value)
+    return hvalue<T>(pe, i, salt);
+  else
+    return hv<T>(pe, i, salt);
 }
 
 template <class T>
@@ -95,11 +109,13 @@ void verify_bits(const Guarded& g, size_t off, size_t n, ptrdiff_t stride, Expec
   CUDA_CHECK(cudaMemcpy(h, g.base, total, cudaMemcpyDeviceToHost));
   W poison;
   memset(static_cast<void*>(&poison), kPoison, sizeof(W));
-  verify_array("guard before", h, before, [](size_t) { return kPoison; }, file, line);
-  verify_array("data", reinterpret_cast<const W*>(h + before), span,
-               [&](size_t k) { return k % static_cast<size_t>(stride) == 0 ? expected(k / stride) : poison; },
-               file, line);
-  verify_array("guard after", h + before + span * sizeof(T), kGuard, [](size_t) { return kPoison; }, file, line);
+  verify_array(
+      "guard before", h, before, [](size_t) { return kPoison; }, file, line);
+  verify_array(
+      "data", reinterpret_cast<const W*>(h + before), span,
+      [&](size_t k) { return k % static_cast<size_t>(stride) == 0 ? expected(k / stride) : poison; }, file, line);
+  verify_array(
+      "guard after", h + before + span * sizeof(T), kGuard, [](size_t) { return kPoison; }, file, line);
 }
 #define VERIFY_BITS(T, g, off, n, stride, fn) verify_bits<T>((g), (off), (n), (stride), (fn), __FILE__, __LINE__)
 
@@ -109,73 +125,88 @@ void verify_bits(const Guarded& g, size_t off, size_t n, ptrdiff_t stride, Expec
 namespace ht_tags {
 
 // ---------------------------------------------------------------- type tags
-#define HT_HOST_PART(NAME)                                                                                   \
-  static void host_p(T* d, T v, int pe) { gshmem_##NAME##_p(d, v, pe); }                                     \
-  static T host_g(const T* s, int pe) { return gshmem_##NAME##_g(s, pe); }                                   \
-  static void host_put(T* d, const T* s, size_t n, int pe, bool nbi) {                                       \
-    if (nbi) gshmem_##NAME##_put_nbi(d, s, n, pe); else gshmem_##NAME##_put(d, s, n, pe);                    \
-  }                                                                                                          \
-  static void host_get(T* d, const T* s, size_t n, int pe, bool nbi) {                                       \
-    if (nbi) gshmem_##NAME##_get_nbi(d, s, n, pe); else gshmem_##NAME##_get(d, s, n, pe);                    \
-  }                                                                                                          \
-  static void host_iput(T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n, int pe) {                    \
-    gshmem_##NAME##_iput(d, s, ds, ss, n, pe);                                                               \
-  }                                                                                                          \
-  static void host_iget(T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n, int pe) {                    \
-    gshmem_##NAME##_iget(d, s, ds, ss, n, pe);                                                               \
-  }                                                                                                          \
-  static void p_on_stream(T* d, T v, int pe, cudaStream_t st) { gshmemx_##NAME##_p_on_stream(d, v, pe, st); } \
+#define HT_HOST_PART(NAME)                                                                                      \
+  static void host_p(T* d, T v, int pe) { gshmem_##NAME##_p(d, v, pe); }                                        \
+  static T host_g(const T* s, int pe) { return gshmem_##NAME##_g(s, pe); }                                      \
+  static void host_put(T* d, const T* s, size_t n, int pe, bool nbi) {                                          \
+    if (nbi)                                                                                                    \
+      gshmem_##NAME##_put_nbi(d, s, n, pe);                                                                     \
+    else                                                                                                        \
+      gshmem_##NAME##_put(d, s, n, pe);                                                                         \
+  }                                                                                                             \
+  static void host_get(T* d, const T* s, size_t n, int pe, bool nbi) {                                          \
+    if (nbi)                                                                                                    \
+      gshmem_##NAME##_get_nbi(d, s, n, pe);                                                                     \
+    else                                                                                                        \
+      gshmem_##NAME##_get(d, s, n, pe);                                                                         \
+  }                                                                                                             \
+  static void host_iput(T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n, int pe) {                       \
+    gshmem_##NAME##_iput(d, s, ds, ss, n, pe);                                                                  \
+  }                                                                                                             \
+  static void host_iget(T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n, int pe) {                       \
+    gshmem_##NAME##_iget(d, s, ds, ss, n, pe);                                                                  \
+  }                                                                                                             \
+  static void p_on_stream(T* d, T v, int pe, cudaStream_t st) { gshmemx_##NAME##_p_on_stream(d, v, pe, st); }   \
   static T g_on_stream(const T* s, int pe, cudaStream_t st) { return gshmemx_##NAME##_g_on_stream(s, pe, st); } \
-  static void put_on_stream(T* d, const T* s, size_t n, int pe, cudaStream_t st, bool nbi) {                 \
-    if (nbi) gshmemx_##NAME##_put_nbi_on_stream(d, s, n, pe, st); else gshmemx_##NAME##_put_on_stream(d, s, n, pe, st); \
-  }                                                                                                          \
-  static void get_on_stream(T* d, const T* s, size_t n, int pe, cudaStream_t st, bool nbi) {                 \
-    if (nbi) gshmemx_##NAME##_get_nbi_on_stream(d, s, n, pe, st); else gshmemx_##NAME##_get_on_stream(d, s, n, pe, st); \
-  }                                                                                                          \
+  static void put_on_stream(T* d, const T* s, size_t n, int pe, cudaStream_t st, bool nbi) {                    \
+    if (nbi)                                                                                                    \
+      gshmemx_##NAME##_put_nbi_on_stream(d, s, n, pe, st);                                                      \
+    else                                                                                                        \
+      gshmemx_##NAME##_put_on_stream(d, s, n, pe, st);                                                          \
+  }                                                                                                             \
+  static void get_on_stream(T* d, const T* s, size_t n, int pe, cudaStream_t st, bool nbi) {                    \
+    if (nbi)                                                                                                    \
+      gshmemx_##NAME##_get_nbi_on_stream(d, s, n, pe, st);                                                      \
+    else                                                                                                        \
+      gshmemx_##NAME##_get_on_stream(d, s, n, pe, st);                                                          \
+  }                                                                                                             \
   static void iput_on_stream(T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n, int pe, cudaStream_t st) { \
-    gshmemx_##NAME##_iput_on_stream(d, s, ds, ss, n, pe, st);                                                \
-  }                                                                                                          \
+    gshmemx_##NAME##_iput_on_stream(d, s, ds, ss, n, pe, st);                                                   \
+  }                                                                                                             \
   static void iget_on_stream(T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n, int pe, cudaStream_t st) { \
-    gshmemx_##NAME##_iget_on_stream(d, s, ds, ss, n, pe, st);                                                \
+    gshmemx_##NAME##_iget_on_stream(d, s, ds, ss, n, pe, st);                                                   \
   }
 
-#define HT_SCOPED(S, thread_fn, warp_fn, block_fn, ...)          \
-  do {                                                           \
-    if constexpr (::gt::is_thread_v<S>) thread_fn(__VA_ARGS__);  \
-    else if constexpr (::gt::is_warp_v<S>) warp_fn(__VA_ARGS__); \
-    else block_fn(__VA_ARGS__);                                  \
+#define HT_SCOPED(S, thread_fn, warp_fn, block_fn, ...) \
+  do {                                                  \
+    if constexpr (::gt::is_thread_v<S>)                 \
+      thread_fn(__VA_ARGS__);                           \
+    else if constexpr (::gt::is_warp_v<S>)              \
+      warp_fn(__VA_ARGS__);                             \
+    else                                                \
+      block_fn(__VA_ARGS__);                            \
   } while (0)
 
-#define HT_DEVICE_PART(NAME)                                                                                 \
-  static __device__ void p(T* d, T v, int pe) { gshmem_##NAME##_p(d, v, pe); }                               \
-  static __device__ T g(const T* s, int pe) { return gshmem_##NAME##_g(s, pe); }                             \
-  template <class S, bool NBI>                                                                               \
-  static __device__ void put(T* d, const T* s, size_t n, int pe) {                                           \
-    GT_SCOPED_CALL(S, NBI, gshmem_##NAME##_put, gshmem_##NAME##_put_nbi, gshmemx_##NAME##_put_warp,          \
-                   gshmemx_##NAME##_put_nbi_warp, gshmemx_##NAME##_put_block, gshmemx_##NAME##_put_nbi_block, \
-                   d, s, n, pe);                                                                             \
-  }                                                                                                          \
-  template <class S, bool NBI>                                                                               \
-  static __device__ void get(T* d, const T* s, size_t n, int pe) {                                           \
-    GT_SCOPED_CALL(S, NBI, gshmem_##NAME##_get, gshmem_##NAME##_get_nbi, gshmemx_##NAME##_get_warp,          \
-                   gshmemx_##NAME##_get_nbi_warp, gshmemx_##NAME##_get_block, gshmemx_##NAME##_get_nbi_block, \
-                   d, s, n, pe);                                                                             \
-  }                                                                                                          \
-  template <class S>                                                                                         \
-  static __device__ void iput(T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n, int pe) {              \
-    HT_SCOPED(S, gshmem_##NAME##_iput, gshmemx_##NAME##_iput_warp, gshmemx_##NAME##_iput_block, d, s, ds, ss, n, pe); \
-  }                                                                                                          \
-  template <class S>                                                                                         \
-  static __device__ void iget(T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n, int pe) {              \
-    HT_SCOPED(S, gshmem_##NAME##_iget, gshmemx_##NAME##_iget_warp, gshmemx_##NAME##_iget_block, d, s, ds, ss, n, pe); \
+#define HT_DEVICE_PART(NAME)                                                                                           \
+  static __device__ void p(T* d, T v, int pe) { gshmem_##NAME##_p(d, v, pe); }                                         \
+  static __device__ T g(const T* s, int pe) { return gshmem_##NAME##_g(s, pe); }                                       \
+  template <class S, bool NBI>                                                                                         \
+  static __device__ void put(T* d, const T* s, size_t n, int pe) {                                                     \
+    GT_SCOPED_CALL(S, NBI, gshmem_##NAME##_put, gshmem_##NAME##_put_nbi, gshmemx_##NAME##_put_warp,                    \
+                   gshmemx_##NAME##_put_nbi_warp, gshmemx_##NAME##_put_block, gshmemx_##NAME##_put_nbi_block, d, s, n, \
+                   pe);                                                                                                \
+  }                                                                                                                    \
+  template <class S, bool NBI>                                                                                         \
+  static __device__ void get(T* d, const T* s, size_t n, int pe) {                                                     \
+    GT_SCOPED_CALL(S, NBI, gshmem_##NAME##_get, gshmem_##NAME##_get_nbi, gshmemx_##NAME##_get_warp,                    \
+                   gshmemx_##NAME##_get_nbi_warp, gshmemx_##NAME##_get_block, gshmemx_##NAME##_get_nbi_block, d, s, n, \
+                   pe);                                                                                                \
+  }                                                                                                                    \
+  template <class S>                                                                                                   \
+  static __device__ void iput(T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n, int pe) {                        \
+    HT_SCOPED(S, gshmem_##NAME##_iput, gshmemx_##NAME##_iput_warp, gshmemx_##NAME##_iput_block, d, s, ds, ss, n, pe);  \
+  }                                                                                                                    \
+  template <class S>                                                                                                   \
+  static __device__ void iget(T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n, int pe) {                        \
+    HT_SCOPED(S, gshmem_##NAME##_iget, gshmemx_##NAME##_iget_warp, gshmemx_##NAME##_iget_block, d, s, ds, ss, n, pe);  \
   }
 
-#define HT(NAME, TYPE)                             \
-  struct ht_##NAME {                               \
-    using T = TYPE;                                \
-    static constexpr const char* name = #NAME;     \
-    HT_HOST_PART(NAME)                             \
-    HT_DEVICE_PART(NAME)                           \
+#define HT(NAME, TYPE)                         \
+  struct ht_##NAME {                           \
+    using T = TYPE;                            \
+    static constexpr const char* name = #NAME; \
+    HT_HOST_PART(NAME)                         \
+    HT_DEVICE_PART(NAME)                       \
   }
 
 HT(half, __half);
@@ -196,9 +227,9 @@ namespace {
 
 // ---------------------------------------------------------------- 1. device p/g
 struct Bufs {
-  Guarded dst;      // symmetric
-  Guarded src;      // symmetric
-  Guarded local;    // local
+  Guarded dst;    // symmetric
+  Guarded src;    // symmetric
+  Guarded local;  // local
 };
 
 template <class Ty>
@@ -208,8 +239,10 @@ __global__ void k_pg(typename Ty::T* dst, const typename Ty::T* src, typename Ty
   const int t = threadIdx.x;
   for (int k = 0; k < npes; ++k) {
     const int pe = (me + k) % npes;
-    if (api == 0) Ty::p(&dst[me * kThreads + t], hv<T>(me, t, salt), pe);
-    else gshmem::p(&dst[me * kThreads + t], hv<T>(me, t, salt), pe);
+    if (api == 0)
+      Ty::p(&dst[me * kThreads + t], hv<T>(me, t, salt), pe);
+    else
+      gshmem::p(&dst[me * kThreads + t], hv<T>(me, t, salt), pe);
   }
   gshmemx_barrier_all_block();
   for (int k = 0; k < npes; ++k) {
@@ -243,28 +276,43 @@ void device_pg(Bufs& b) {
 
 // ---------------------------------------------------------------- 2. device put/get
 template <class Ty, class S, bool NBI>
-__global__ void __launch_bounds__(1024) k_put(typename Ty::T* dst, typename Ty::T* src, size_t n, int pe, int api,
-                                              int me, uint64_t clobber) {
+__global__ void __launch_bounds__(1024)
+    k_put(typename Ty::T* dst, typename Ty::T* src, size_t n, int pe, int api, int me, uint64_t clobber) {
   using T = typename Ty::T;
-  if (api == 0) Ty::template put<S, NBI>(dst, src, n, pe);
-  else if constexpr (NBI) gshmem::put_nbi<S>(dst, src, n, pe);
-  else gshmem::put<S>(dst, src, n, pe);
+  if (api == 0)
+    Ty::template put<S, NBI>(dst, src, n, pe);
+  else if constexpr (NBI)
+    gshmem::put_nbi<S>(dst, src, n, pe);
+  else
+    gshmem::put<S>(dst, src, n, pe);
   if constexpr (!NBI)
     for (size_t i = S::rank(); i < n; i += S::size()) src[i] = hv<T>(me, i, clobber);
-  if (api == 0) gshmem_quiet(); else gshmem::quiet<S>();
+  if (api == 0)
+    gshmem_quiet();
+  else
+    gshmem::quiet<S>();
   barrier_all_scope<S>(api);
 }
 
 template <class Ty, class S, bool NBI>
-__global__ void __launch_bounds__(1024) k_get(typename Ty::T* dst, const typename Ty::T* src, size_t n, int pe,
-                                              int api) {
-  if (api == 0) Ty::template get<S, NBI>(dst, src, n, pe);
-  else if constexpr (NBI) gshmem::get_nbi<S>(dst, src, n, pe);
-  else gshmem::get<S>(dst, src, n, pe);
-  if (api == 0) gshmem_quiet(); else gshmem::quiet<S>();
+__global__ void __launch_bounds__(1024)
+    k_get(typename Ty::T* dst, const typename Ty::T* src, size_t n, int pe, int api) {
+  if (api == 0)
+    Ty::template get<S, NBI>(dst, src, n, pe);
+  else if constexpr (NBI)
+    gshmem::get_nbi<S>(dst, src, n, pe);
+  else
+    gshmem::get<S>(dst, src, n, pe);
+  if (api == 0)
+    gshmem_quiet();
+  else
+    gshmem::quiet<S>();
 }
 
-template <class S> int threads_of() { return is_thread_v<S> ? 1 : is_warp_v<S> ? 32 : 256; }
+template <class S>
+int threads_of() {
+  return is_thread_v<S> ? 1 : is_warp_v<S> ? 32 : 256;
+}
 
 template <class Ty, class S, bool NBI>
 void device_put_get(Bufs& b, size_t n, size_t soff, size_t doff, int api) {
@@ -306,18 +354,25 @@ void device_put_get_all(Bufs& b) {
 
 // ---------------------------------------------------------------- 3. device iput/iget
 template <class Ty, class S>
-__global__ void __launch_bounds__(1024) k_iput(typename Ty::T* dst, const typename Ty::T* src, ptrdiff_t ds,
-                                               ptrdiff_t ss, size_t n, int pe, int api) {
-  if (api == 0) Ty::template iput<S>(dst, src, ds, ss, n, pe);
-  else gshmem::iput<S>(dst, src, ds, ss, n, pe);
-  if (api == 0) gshmem_quiet(); else gshmem::quiet<S>();
+__global__ void __launch_bounds__(1024)
+    k_iput(typename Ty::T* dst, const typename Ty::T* src, ptrdiff_t ds, ptrdiff_t ss, size_t n, int pe, int api) {
+  if (api == 0)
+    Ty::template iput<S>(dst, src, ds, ss, n, pe);
+  else
+    gshmem::iput<S>(dst, src, ds, ss, n, pe);
+  if (api == 0)
+    gshmem_quiet();
+  else
+    gshmem::quiet<S>();
   barrier_all_scope<S>(api);
 }
 template <class Ty, class S>
-__global__ void __launch_bounds__(1024) k_iget(typename Ty::T* dst, const typename Ty::T* src, ptrdiff_t ds,
-                                               ptrdiff_t ss, size_t n, int pe, int api) {
-  if (api == 0) Ty::template iget<S>(dst, src, ds, ss, n, pe);
-  else gshmem::iget<S>(dst, src, ds, ss, n, pe);
+__global__ void __launch_bounds__(1024)
+    k_iget(typename Ty::T* dst, const typename Ty::T* src, ptrdiff_t ds, ptrdiff_t ss, size_t n, int pe, int api) {
+  if (api == 0)
+    Ty::template iget<S>(dst, src, ds, ss, n, pe);
+  else
+    gshmem::iget<S>(dst, src, ds, ss, n, pe);
 }
 
 template <class Ty, class S>
@@ -327,8 +382,8 @@ void device_strided(Bufs& b, size_t n, ptrdiff_t ds, ptrdiff_t ss, int api) {
   const int next = (me + 1) % npes, prev = (me + npes - 1) % npes;
   const size_t sspan = n ? (n - 1) * static_cast<size_t>(ss) + 1 : 0;
   uint64_t salt = ++g_salt;
-  set_context("device iput %s scope=%s %s n=%zu dst=%td sst=%td", Ty::name, scope_name<S>(), api ? "c++" : "C", n,
-              ds, ss);
+  set_context("device iput %s scope=%s %s n=%zu dst=%td sst=%td", Ty::name, scope_name<S>(), api ? "c++" : "C", n, ds,
+              ss);
   fill_hv(b.local.at<T>(0), sspan, me, salt);
   poison_device(b.dst.base, b.dst.bytes);
   gshmem_barrier_all();
@@ -338,8 +393,8 @@ void device_strided(Bufs& b, size_t n, ptrdiff_t ds, ptrdiff_t ss, int api) {
   gshmem_barrier_all();
 
   salt = ++g_salt;
-  set_context("device iget %s scope=%s %s n=%zu dst=%td sst=%td", Ty::name, scope_name<S>(), api ? "c++" : "C", n,
-              ds, ss);
+  set_context("device iget %s scope=%s %s n=%zu dst=%td sst=%td", Ty::name, scope_name<S>(), api ? "c++" : "C", n, ds,
+              ss);
   fill_hv(b.src.at<T>(2), sspan, me, salt);
   poison_device(b.local.base, b.local.bytes);
   gshmem_barrier_all();

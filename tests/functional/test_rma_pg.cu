@@ -29,10 +29,16 @@ struct ty_longdouble {
   static void p(T* d, T v, int pe) { gshmem_longdouble_p(d, v, pe); }
   static T g(const T* s, int pe) { return gshmem_longdouble_g(s, pe); }
   static void host_put(T* d, const T* s, size_t n, int pe, bool nbi) {
-    if (nbi) gshmem_longdouble_put_nbi(d, s, n, pe); else gshmem_longdouble_put(d, s, n, pe);
+    if (nbi)
+      gshmem_longdouble_put_nbi(d, s, n, pe);
+    else
+      gshmem_longdouble_put(d, s, n, pe);
   }
   static void host_get(T* d, const T* s, size_t n, int pe, bool nbi) {
-    if (nbi) gshmem_longdouble_get_nbi(d, s, n, pe); else gshmem_longdouble_get(d, s, n, pe);
+    if (nbi)
+      gshmem_longdouble_get_nbi(d, s, n, pe);
+    else
+      gshmem_longdouble_get(d, s, n, pe);
   }
 };
 
@@ -45,8 +51,10 @@ __global__ void k_pg(typename Ty::T* dst, const typename Ty::T* src, typename Ty
   const int t = threadIdx.x;
   for (int k = 0; k < npes; ++k) {
     const int pe = (me + k) % npes;  // staggered: not everybody hits PE 0 first
-    if (api == 0) Ty::p(&dst[me * kThreads + t], value<T>(me, t, salt), pe);
-    else gshmem::p(&dst[me * kThreads + t], value<T>(me, t, salt), pe);
+    if (api == 0)
+      Ty::p(&dst[me * kThreads + t], value<T>(me, t, salt), pe);
+    else
+      gshmem::p(&dst[me * kThreads + t], value<T>(me, t, salt), pe);
   }
   gshmemx_barrier_all_block();
   for (int k = 0; k < npes; ++k) {
@@ -77,7 +85,8 @@ void device_pg(PgBufs& b) {
     k_pg<Ty><<<1, kThreads>>>(b.dst.at<T>(0), b.src.at<T>(0), b.got.at<T>(0), salt, api);
     KERNEL_CHECK();
     // dst[src_pe][t] was written by src_pe's thread t.
-    GT_VERIFY_GUARDED(T, b.dst, 0, n, [&](size_t i) { return value<T>(static_cast<int>(i / kThreads), i % kThreads, salt); });
+    GT_VERIFY_GUARDED(T, b.dst, 0, n,
+                      [&](size_t i) { return value<T>(static_cast<int>(i / kThreads), i % kThreads, salt); });
     // got[pe][t] was read from pe's src[t].
     GT_VERIFY_GUARDED(T, b.got, 0, n,
                       [&](size_t i) { return value<T>(static_cast<int>(i / kThreads), i % kThreads, salt + 1); });
@@ -119,26 +128,28 @@ void host_put_get(PgBufs& b, HostSideBuf& local, size_t n, size_t soff, size_t d
   const int next = (me + 1) % npes, prev = (me + npes - 1) % npes;
   // put: local (any memory) -> next PE's symmetric dst
   uint64_t salt = ++g_salt;
-  set_context("host put %s %s n=%zu src_off=%zu dst_off=%zu from %s memory", Ty::name, nbi ? "nbi" : "blocking",
-              n, soff, doff, mem_name(local.kind));
+  set_context("host put %s %s n=%zu src_off=%zu dst_off=%zu from %s memory", Ty::name, nbi ? "nbi" : "blocking", n,
+              soff, doff, mem_name(local.kind));
   local.template fill<T>(soff, n, me, salt);
   poison_device(b.dst.base, b.dst.bytes);
   gshmem_barrier_all();
   Ty::host_put(b.dst.at<T>(doff), local.template at<T>(soff), n, next, nbi);
   if (nbi) gshmem_quiet();
   gshmem_barrier_all();
-  verify_guarded<T>(b.dst, doff, n, [&](size_t i) { return hvalue<T>(prev, i, salt); }, __FILE__, __LINE__);
+  verify_guarded<T>(
+      b.dst, doff, n, [&](size_t i) { return hvalue<T>(prev, i, salt); }, __FILE__, __LINE__);
 
   // get: previous PE's symmetric src -> local (any memory)
   salt = ++g_salt;
-  set_context("host get %s %s n=%zu src_off=%zu dst_off=%zu into %s memory", Ty::name, nbi ? "nbi" : "blocking",
-              n, soff, doff, mem_name(local.kind));
+  set_context("host get %s %s n=%zu src_off=%zu dst_off=%zu into %s memory", Ty::name, nbi ? "nbi" : "blocking", n,
+              soff, doff, mem_name(local.kind));
   fill_device(b.src.at<T>(soff), n, me, salt);
   local.poison();
   gshmem_barrier_all();
   Ty::host_get(local.template at<T>(doff), b.src.at<T>(soff), n, prev, nbi);
   if (nbi) gshmem_quiet();
-  local.template verify<T>(doff, n, [&](size_t i) { return hvalue<T>(prev, i, salt); }, __FILE__, __LINE__);
+  local.template verify<T>(
+      doff, n, [&](size_t i) { return hvalue<T>(prev, i, salt); }, __FILE__, __LINE__);
   gshmem_barrier_all();  // sources stay until every PE has read them
 }
 

@@ -25,22 +25,27 @@ constexpr size_t kMaxBytes = (1u << 20) + 1024;  // largest data range any case 
 uint64_t g_salt = 1000;                          // advances identically on every PE
 
 struct Bufs {
-  Guarded dst;            // symmetric, receives the puts
-  unsigned char* src;     // local (cudaMalloc) source
-  Guarded src_sym;        // symmetric source (some cases)
+  Guarded dst;         // symmetric, receives the puts
+  unsigned char* src;  // local (cudaMalloc) source
+  Guarded src_sym;     // symmetric source (some cases)
 };
 
 template <class Ty, class S, bool NBI>
-__global__ void __launch_bounds__(1024) k_put(typename Ty::T* dst, typename Ty::T* src, size_t n, int pe, int api, int me,
-                      uint64_t clobber_salt) {
+__global__ void __launch_bounds__(1024)
+    k_put(typename Ty::T* dst, typename Ty::T* src, size_t n, int pe, int api, int me, uint64_t clobber_salt) {
   using T = typename Ty::T;
-  if (api == 0) Ty::template put<S, NBI>(dst, src, n, pe);
-  else cpp_put<Ty, S, NBI>(dst, src, n, pe);
+  if (api == 0)
+    Ty::template put<S, NBI>(dst, src, n, pe);
+  else
+    cpp_put<Ty, S, NBI>(dst, src, n, pe);
   if constexpr (!NBI) {
     // A blocking put returns when the source may be reused: reuse it at once.
     for (size_t i = S::rank(); i < n; i += S::size()) src[i] = value<T>(me, i, clobber_salt);
   }
-  if (api == 0) gshmem_quiet(); else gshmem::quiet<S>();
+  if (api == 0)
+    gshmem_quiet();
+  else
+    gshmem::quiet<S>();
   barrier_all_scope<S>(api);
 }
 
@@ -52,16 +57,18 @@ void run_case(Bufs& b, const RmaCase& c) {
   const int from = c.self ? me : (me + npes - 1) % npes;  // who writes into my buffer
   const int threads = rma_threads<S>(c.threads);
   const uint64_t salt = ++g_salt;
-  set_context("put %s scope=%s threads=%d %s %s n=%zu src_off=%zu dst_off=%zu src=%s -> %s", Ty::name,
-              scope_name<S>(), threads, c.nbi ? "nbi" : "blocking", c.api ? "c++" : "C", c.n, c.soff, c.doff,
+  set_context("put %s scope=%s threads=%d %s %s n=%zu src_off=%zu dst_off=%zu src=%s -> %s", Ty::name, scope_name<S>(),
+              threads, c.nbi ? "nbi" : "blocking", c.api ? "c++" : "C", c.n, c.soff, c.doff,
               c.sym ? "symmetric" : "local", c.self ? "self" : "next PE");
   T* src = c.sym ? b.src_sym.at<T>(c.soff) : reinterpret_cast<T*>(b.src) + c.soff;
   T* dst = b.dst.at<T>(c.doff);
   fill_device(src, c.n, me, salt);
   poison_device(b.dst.base, kGuard + (c.doff + c.n) * sizeof(T) + kGuard);
   gshmem_barrier_all();  // every target is poisoned before anyone writes
-  if (c.nbi) k_put<Ty, S, true><<<1, threads>>>(dst, src, c.n, target, c.api, me, salt + 7777);
-  else k_put<Ty, S, false><<<1, threads>>>(dst, src, c.n, target, c.api, me, salt + 7777);
+  if (c.nbi)
+    k_put<Ty, S, true><<<1, threads>>>(dst, src, c.n, target, c.api, me, salt + 7777);
+  else
+    k_put<Ty, S, false><<<1, threads>>>(dst, src, c.n, target, c.api, me, salt + 7777);
   KERNEL_CHECK();
   GT_VERIFY_GUARDED(T, b.dst, c.doff, c.n, [&](size_t i) { return value<T>(from, i, salt); });
 }
@@ -69,7 +76,9 @@ void run_case(Bufs& b, const RmaCase& c) {
 struct PutTest {
   using Bufs = ::Bufs;
   template <class Ty, class S>
-  static void run(Bufs& b, const RmaCase& c) { run_case<Ty, S>(b, c); }
+  static void run(Bufs& b, const RmaCase& c) {
+    run_case<Ty, S>(b, c);
+  }
 };
 
 // ---- several blocks / warps / threads at once, each its own slice
@@ -78,9 +87,12 @@ __global__ void k_put_slices(unsigned char* dst, const unsigned char* src, size_
   size_t unit, units;
   rma_grid_unit<S>(&unit, &units);
   for (size_t s = unit; s < nslices; s += units) {
-    if constexpr (is_thread_v<S>) gshmem_putmem_nbi(dst + s * slice, src + s * slice, slice, pe);
-    else if constexpr (is_warp_v<S>) gshmemx_putmem_warp(dst + s * slice, src + s * slice, slice, pe);
-    else gshmemx_putmem_nbi_block(dst + s * slice, src + s * slice, slice, pe);
+    if constexpr (is_thread_v<S>)
+      gshmem_putmem_nbi(dst + s * slice, src + s * slice, slice, pe);
+    else if constexpr (is_warp_v<S>)
+      gshmemx_putmem_warp(dst + s * slice, src + s * slice, slice, pe);
+    else
+      gshmemx_putmem_nbi_block(dst + s * slice, src + s * slice, slice, pe);
   }
   gshmem_quiet();
 }

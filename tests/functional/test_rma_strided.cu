@@ -31,63 +31,68 @@ uint64_t g_salt = 31000;
 namespace st_tags {
 
 // ---------------------------------------------------------------- type tags (strided names)
-#define ST_SCOPED(S, thread_fn, warp_fn, block_fn, ...)              \
-  do {                                                               \
-    if constexpr (::gt::is_thread_v<S>) thread_fn(__VA_ARGS__);      \
-    else if constexpr (::gt::is_warp_v<S>) warp_fn(__VA_ARGS__);     \
-    else block_fn(__VA_ARGS__);                                      \
+#define ST_SCOPED(S, thread_fn, warp_fn, block_fn, ...) \
+  do {                                                  \
+    if constexpr (::gt::is_thread_v<S>)                 \
+      thread_fn(__VA_ARGS__);                           \
+    else if constexpr (::gt::is_warp_v<S>)              \
+      warp_fn(__VA_ARGS__);                             \
+    else                                                \
+      block_fn(__VA_ARGS__);                            \
   } while (0)
 
-#define ST_TYPED(NAME, TYPE)                                                                                  \
-  struct st_##NAME {                                                                                          \
-    using T = TYPE;                                                                                           \
-    static constexpr const char* name = #NAME;                                                                \
-    template <class S>                                                                                        \
-    static __device__ void iput(T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n, int pe) {             \
-      ST_SCOPED(S, gshmem_##NAME##_iput, gshmemx_##NAME##_iput_warp, gshmemx_##NAME##_iput_block, d, s, ds, ss, n, pe); \
-    }                                                                                                         \
-    template <class S>                                                                                        \
-    static __device__ void iget(T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n, int pe) {             \
-      ST_SCOPED(S, gshmem_##NAME##_iget, gshmemx_##NAME##_iget_warp, gshmemx_##NAME##_iget_block, d, s, ds, ss, n, pe); \
-    }                                                                                                         \
-    static void host_iput(T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n, int pe) {                   \
-      gshmem_##NAME##_iput(d, s, ds, ss, n, pe);                                                              \
-    }                                                                                                         \
-    static void host_iget(T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n, int pe) {                   \
-      gshmem_##NAME##_iget(d, s, ds, ss, n, pe);                                                              \
-    }                                                                                                         \
-    static void iput_on_stream(T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n, int pe, cudaStream_t st) { \
-      gshmemx_##NAME##_iput_on_stream(d, s, ds, ss, n, pe, st);                                               \
-    }                                                                                                         \
-    static void iget_on_stream(T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n, int pe, cudaStream_t st) { \
-      gshmemx_##NAME##_iget_on_stream(d, s, ds, ss, n, pe, st);                                               \
-    }                                                                                                         \
+#define ST_TYPED(NAME, TYPE)                                                                                       \
+  struct st_##NAME {                                                                                               \
+    using T = TYPE;                                                                                                \
+    static constexpr const char* name = #NAME;                                                                     \
+    template <class S>                                                                                             \
+    static __device__ void iput(T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n, int pe) {                  \
+      ST_SCOPED(S, gshmem_##NAME##_iput, gshmemx_##NAME##_iput_warp, gshmemx_##NAME##_iput_block, d, s, ds, ss, n, \
+                pe);                                                                                               \
+    }                                                                                                              \
+    template <class S>                                                                                             \
+    static __device__ void iget(T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n, int pe) {                  \
+      ST_SCOPED(S, gshmem_##NAME##_iget, gshmemx_##NAME##_iget_warp, gshmemx_##NAME##_iget_block, d, s, ds, ss, n, \
+                pe);                                                                                               \
+    }                                                                                                              \
+    static void host_iput(T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n, int pe) {                        \
+      gshmem_##NAME##_iput(d, s, ds, ss, n, pe);                                                                   \
+    }                                                                                                              \
+    static void host_iget(T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n, int pe) {                        \
+      gshmem_##NAME##_iget(d, s, ds, ss, n, pe);                                                                   \
+    }                                                                                                              \
+    static void iput_on_stream(T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n, int pe, cudaStream_t st) {  \
+      gshmemx_##NAME##_iput_on_stream(d, s, ds, ss, n, pe, st);                                                    \
+    }                                                                                                              \
+    static void iget_on_stream(T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n, int pe, cudaStream_t st) {  \
+      gshmemx_##NAME##_iget_on_stream(d, s, ds, ss, n, pe, st);                                                    \
+    }                                                                                                              \
   }
 
-#define ST_BITS(BITS, TYPE)                                                                                   \
-  struct st_bits##BITS {                                                                                      \
-    using T = TYPE;                                                                                           \
-    static constexpr const char* name = "bits" #BITS;                                                         \
-    template <class S>                                                                                        \
-    static __device__ void iput(T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n, int pe) {             \
+#define ST_BITS(BITS, TYPE)                                                                                        \
+  struct st_bits##BITS {                                                                                           \
+    using T = TYPE;                                                                                                \
+    static constexpr const char* name = "bits" #BITS;                                                              \
+    template <class S>                                                                                             \
+    static __device__ void iput(T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n, int pe) {                  \
       ST_SCOPED(S, gshmem_iput##BITS, gshmemx_iput##BITS##_warp, gshmemx_iput##BITS##_block, d, s, ds, ss, n, pe); \
-    }                                                                                                         \
-    template <class S>                                                                                        \
-    static __device__ void iget(T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n, int pe) {             \
+    }                                                                                                              \
+    template <class S>                                                                                             \
+    static __device__ void iget(T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n, int pe) {                  \
       ST_SCOPED(S, gshmem_iget##BITS, gshmemx_iget##BITS##_warp, gshmemx_iget##BITS##_block, d, s, ds, ss, n, pe); \
-    }                                                                                                         \
-    static void host_iput(T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n, int pe) {                   \
-      gshmem_iput##BITS(d, s, ds, ss, n, pe);                                                                 \
-    }                                                                                                         \
-    static void host_iget(T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n, int pe) {                   \
-      gshmem_iget##BITS(d, s, ds, ss, n, pe);                                                                 \
-    }                                                                                                         \
-    static void iput_on_stream(T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n, int pe, cudaStream_t st) { \
-      gshmemx_iput##BITS##_on_stream(d, s, ds, ss, n, pe, st);                                                \
-    }                                                                                                         \
-    static void iget_on_stream(T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n, int pe, cudaStream_t st) { \
-      gshmemx_iget##BITS##_on_stream(d, s, ds, ss, n, pe, st);                                                \
-    }                                                                                                         \
+    }                                                                                                              \
+    static void host_iput(T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n, int pe) {                        \
+      gshmem_iput##BITS(d, s, ds, ss, n, pe);                                                                      \
+    }                                                                                                              \
+    static void host_iget(T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n, int pe) {                        \
+      gshmem_iget##BITS(d, s, ds, ss, n, pe);                                                                      \
+    }                                                                                                              \
+    static void iput_on_stream(T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n, int pe, cudaStream_t st) {  \
+      gshmemx_iput##BITS##_on_stream(d, s, ds, ss, n, pe, st);                                                     \
+    }                                                                                                              \
+    static void iget_on_stream(T* d, const T* s, ptrdiff_t ds, ptrdiff_t ss, size_t n, int pe, cudaStream_t st) {  \
+      gshmemx_iget##BITS##_on_stream(d, s, ds, ss, n, pe, st);                                                     \
+    }                                                                                                              \
   }
 
 ST_TYPED(char, char);
@@ -152,47 +157,56 @@ void verify_strided(const unsigned char* base, bool on_device, size_t off, size_
     h = st;
   }
   const T poison = poison_value<T>();
-  verify_array("guard before", h, before, [](size_t) { return kPoison; }, file, line);
-  verify_array("strided data", reinterpret_cast<const T*>(h + before), span,
-               [&](size_t k) { return k % static_cast<size_t>(stride) == 0 ? expected(k / stride) : poison; },
-               file, line);
-  verify_array("guard after", h + before + span * sizeof(T), kGuard, [](size_t) { return kPoison; }, file, line);
+  verify_array(
+      "guard before", h, before, [](size_t) { return kPoison; }, file, line);
+  verify_array(
+      "strided data", reinterpret_cast<const T*>(h + before), span,
+      [&](size_t k) { return k % static_cast<size_t>(stride) == 0 ? expected(k / stride) : poison; }, file, line);
+  verify_array(
+      "guard after", h + before + span * sizeof(T), kGuard, [](size_t) { return kPoison; }, file, line);
 }
 
 // ---------------------------------------------------------------- 1. device
 struct Bufs {
-  Guarded dst;       // symmetric: iput target
-  Guarded src_sym;   // symmetric: iget source
-  Guarded local;     // local: iput source / iget target
+  Guarded dst;      // symmetric: iput target
+  Guarded src_sym;  // symmetric: iget source
+  Guarded local;    // local: iput source / iget target
 };
 
 template <class Ty, class S>
 __global__ void __launch_bounds__(1024) k_iput(typename Ty::T* dst, typename Ty::T* src, ptrdiff_t ds, ptrdiff_t ss,
                                                size_t n, int pe, int api, int me, uint64_t clobber_salt) {
   using T = typename Ty::T;
-  if (api == 0) Ty::template iput<S>(dst, src, ds, ss, n, pe);
-  else gshmem::iput<S>(dst, src, ds, ss, n, pe);
+  if (api == 0)
+    Ty::template iput<S>(dst, src, ds, ss, n, pe);
+  else
+    gshmem::iput<S>(dst, src, ds, ss, n, pe);
   // Blocking: the source may be reused at once.
   const size_t span = n ? (n - 1) * static_cast<size_t>(ss) + 1 : 0;
   for (size_t j = S::rank(); j < span; j += S::size()) src[j] = value<T>(me, j, clobber_salt);
-  if (api == 0) gshmem_quiet(); else gshmem::quiet<S>();
+  if (api == 0)
+    gshmem_quiet();
+  else
+    gshmem::quiet<S>();
   barrier_all_scope<S>(api);
 }
 
 template <class Ty, class S>
-__global__ void __launch_bounds__(1024) k_iget(typename Ty::T* dst, const typename Ty::T* src, ptrdiff_t ds,
-                                               ptrdiff_t ss, size_t n, int pe, int api) {
-  if (api == 0) Ty::template iget<S>(dst, src, ds, ss, n, pe);
-  else gshmem::iget<S>(dst, src, ds, ss, n, pe);
+__global__ void __launch_bounds__(1024)
+    k_iget(typename Ty::T* dst, const typename Ty::T* src, ptrdiff_t ds, ptrdiff_t ss, size_t n, int pe, int api) {
+  if (api == 0)
+    Ty::template iget<S>(dst, src, ds, ss, n, pe);
+  else
+    gshmem::iget<S>(dst, src, ds, ss, n, pe);
 }
 
 struct Case {
   size_t n;
-  ptrdiff_t ds, ss;  // destination and source strides
-  size_t doff, soff; // element offsets
-  int api;           // 0: C names, 1: C++ templates
+  ptrdiff_t ds, ss;   // destination and source strides
+  size_t doff, soff;  // element offsets
+  int api;            // 0: C names, 1: C++ templates
   bool to_self;
-  int threads;       // 0: the scope's default
+  int threads;  // 0: the scope's default
 };
 
 template <class Ty, class S>
@@ -212,8 +226,9 @@ void device_iput(Bufs& b, const Case& c) {
   gshmem_barrier_all();  // every target poisoned before anyone writes
   k_iput<Ty, S><<<1, threads>>>(b.dst.at<T>(c.doff), src, c.ds, c.ss, c.n, target, c.api, me, salt + 7777);
   KERNEL_CHECK();
-  verify_strided<T>(b.dst.base, true, c.doff, c.n, c.ds,
-                    [&](size_t i) { return value<T>(from, i * c.ss, salt); }, __FILE__, __LINE__);
+  verify_strided<T>(
+      b.dst.base, true, c.doff, c.n, c.ds, [&](size_t i) { return value<T>(from, i * c.ss, salt); }, __FILE__,
+      __LINE__);
   gshmem_barrier_all();  // nobody re-poisons before everyone checked
 }
 
@@ -232,8 +247,9 @@ void device_iget(Bufs& b, const Case& c) {
   gshmem_barrier_all();  // every source filled before anyone reads
   k_iget<Ty, S><<<1, threads>>>(b.local.at<T>(c.doff), b.src_sym.at<T>(c.soff), c.ds, c.ss, c.n, from, c.api);
   KERNEL_CHECK();
-  verify_strided<T>(b.local.base, true, c.doff, c.n, c.ds,
-                    [&](size_t i) { return value<T>(from, i * c.ss, salt); }, __FILE__, __LINE__);
+  verify_strided<T>(
+      b.local.base, true, c.doff, c.n, c.ds, [&](size_t i) { return value<T>(from, i * c.ss, salt); }, __FILE__,
+      __LINE__);
   gshmem_barrier_all();  // sources stay until everyone has read them
 }
 
@@ -287,8 +303,8 @@ void host_strided(Bufs& b, HostSideBuf& local, size_t n, ptrdiff_t ds, ptrdiff_t
   gshmem_barrier_all();
   Ty::host_iput(b.dst.at<T>(2), local.template at<T>(1), ds, ss, n, next);
   gshmem_barrier_all();
-  verify_strided<T>(b.dst.base, true, 2, n, ds, [&](size_t i) { return hvalue<T>(prev, i * ss, salt); }, __FILE__,
-                    __LINE__);
+  verify_strided<T>(
+      b.dst.base, true, 2, n, ds, [&](size_t i) { return hvalue<T>(prev, i * ss, salt); }, __FILE__, __LINE__);
 
   salt = ++g_salt;
   set_context("host iget %s n=%zu dst=%td sst=%td into %s memory", Ty::name, n, ds, ss, mem_name(local.kind));
@@ -298,8 +314,9 @@ void host_strided(Bufs& b, HostSideBuf& local, size_t n, ptrdiff_t ds, ptrdiff_t
   local.poison();
   gshmem_barrier_all();
   Ty::host_iget(local.template at<T>(0), b.src_sym.at<T>(3), ds, ss, n, prev);
-  verify_strided<T>(local.base, local.kind == Mem::device, 0, n, ds,
-                    [&](size_t i) { return hvalue<T>(prev, i * ss, salt); }, __FILE__, __LINE__);
+  verify_strided<T>(
+      local.base, local.kind == Mem::device, 0, n, ds, [&](size_t i) { return hvalue<T>(prev, i * ss, salt); },
+      __FILE__, __LINE__);
   gshmem_barrier_all();
 }
 
@@ -348,8 +365,8 @@ void stream_strided(Bufs& b, cudaStream_t s, size_t n, ptrdiff_t ds, ptrdiff_t s
   Ty::iput_on_stream(b.dst.at<T>(1), b.local.at<T>(0), ds, ss, n, next, s);
   gshmemx_barrier_all_on_stream(s);
   CUDA_CHECK(cudaStreamSynchronize(s));
-  verify_strided<T>(b.dst.base, true, 1, n, ds, [&](size_t i) { return value<T>(prev, i * ss, salt); }, __FILE__,
-                    __LINE__);
+  verify_strided<T>(
+      b.dst.base, true, 1, n, ds, [&](size_t i) { return value<T>(prev, i * ss, salt); }, __FILE__, __LINE__);
   // iget
   salt = ++g_salt;
   set_context("iget_on_stream %s n=%zu dst=%td sst=%td", Ty::name, n, ds, ss);
@@ -360,8 +377,8 @@ void stream_strided(Bufs& b, cudaStream_t s, size_t n, ptrdiff_t ds, ptrdiff_t s
   Ty::iget_on_stream(b.local.at<T>(3), b.src_sym.at<T>(2), ds, ss, n, prev, s);
   gshmemx_barrier_all_on_stream(s);  // sources stay until everyone has read them
   CUDA_CHECK(cudaStreamSynchronize(s));
-  verify_strided<T>(b.local.base, true, 3, n, ds, [&](size_t i) { return value<T>(prev, i * ss, salt); }, __FILE__,
-                    __LINE__);
+  verify_strided<T>(
+      b.local.base, true, 3, n, ds, [&](size_t i) { return value<T>(prev, i * ss, salt); }, __FILE__, __LINE__);
 }
 
 void stream_all(Bufs& b) {
@@ -409,8 +426,8 @@ void big_pitch() {
   for (Mem kind : {Mem::device, Mem::pageable}) {
     HostSideBuf local(kind, 64 * sizeof(T));
     const uint64_t salt = ++g_salt;
-    set_context("host iput/iget uint64 with pitch %zu > max pitch %d, local %s memory", stride * sizeof(T),
-                max_pitch, mem_name(kind));
+    set_context("host iput/iget uint64 with pitch %zu > max pitch %d, local %s memory", stride * sizeof(T), max_pitch,
+                mem_name(kind));
     // iput: contiguous local source -> elements 0 and `stride` of the symmetric target.
     local.fill<T>(0, n, me, salt);
     poison_device(big.base, big.bytes);
@@ -423,7 +440,8 @@ void big_pitch() {
     GT_CHECK_EQ(value<T>(prev, 0, salt), got[0]);
     GT_CHECK_EQ(value<T>(prev, 1, salt), got[1]);
     unsigned char around[2 * 64];  // bytes on both sides of the second element stay poisoned
-    CUDA_CHECK(cudaMemcpy(around, reinterpret_cast<unsigned char*>(big.at<T>(stride)) - 64, 64, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(
+        cudaMemcpy(around, reinterpret_cast<unsigned char*>(big.at<T>(stride)) - 64, 64, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(around + 64, big.at<T>(stride + 1), 64, cudaMemcpyDeviceToHost));
     GT_VERIFY("around element 1", around, sizeof(around), [](size_t) { return kPoison; });
     // iget: each PE refills its elements 0 and `stride`; read the previous PE's two elements.
@@ -435,8 +453,10 @@ void big_pitch() {
     gshmem_barrier_all();
     gshmem_uint64_iget(local.at<T>(0), big.at<T>(0), 1, stride, n, prev);
     T back[3];
-    if (kind == Mem::device) CUDA_CHECK(cudaMemcpy(back, local.at<T>(0), sizeof(back), cudaMemcpyDeviceToHost));
-    else memcpy(back, local.at<T>(0), sizeof(back));
+    if (kind == Mem::device)
+      CUDA_CHECK(cudaMemcpy(back, local.at<T>(0), sizeof(back), cudaMemcpyDeviceToHost));
+    else
+      memcpy(back, local.at<T>(0), sizeof(back));
     GT_CHECK_EQ(value<T>(prev, 10, salt), back[0]);
     GT_CHECK_EQ(value<T>(prev, 11, salt), back[1]);
     GT_CHECK_EQ(poison_value<T>(), back[2]);

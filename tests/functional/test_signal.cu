@@ -30,43 +30,53 @@ using gshmem::warp_scope;
 namespace {
 
 #define GT_SIG_ARGS d, s, n, sig, v, op, pe
-#define GT_SIG_TYPED(NAME, TYPE)                                                                            \
-  struct sig_##NAME {                                                                                       \
-    using T = TYPE;                                                                                         \
-    static constexpr const char* name = #NAME;                                                              \
-    template <class S, bool NBI>                                                                            \
-    static __device__ void put(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, int op, int pe) {     \
-      GT_SCOPED_CALL(S, NBI, gshmem_##NAME##_put_signal, gshmem_##NAME##_put_signal_nbi,                    \
-                     gshmemx_##NAME##_put_signal_warp, gshmemx_##NAME##_put_signal_nbi_warp,                \
-                     gshmemx_##NAME##_put_signal_block, gshmemx_##NAME##_put_signal_nbi_block, GT_SIG_ARGS); \
-    }                                                                                                       \
-    static void host_put(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, int op, int pe, bool nbi) { \
-      if (nbi) gshmem_##NAME##_put_signal_nbi(GT_SIG_ARGS); else gshmem_##NAME##_put_signal(GT_SIG_ARGS);   \
-    }                                                                                                       \
-    static void put_on_stream(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, int op, int pe,        \
-                              cudaStream_t st, bool nbi) {                                                  \
-      if (nbi) gshmemx_##NAME##_put_signal_nbi_on_stream(GT_SIG_ARGS, st);                                  \
-      else gshmemx_##NAME##_put_signal_on_stream(GT_SIG_ARGS, st);                                          \
-    }                                                                                                       \
+#define GT_SIG_TYPED(NAME, TYPE)                                                                                      \
+  struct sig_##NAME {                                                                                                 \
+    using T = TYPE;                                                                                                   \
+    static constexpr const char* name = #NAME;                                                                        \
+    template <class S, bool NBI>                                                                                      \
+    static __device__ void put(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, int op, int pe) {               \
+      GT_SCOPED_CALL(S, NBI, gshmem_##NAME##_put_signal, gshmem_##NAME##_put_signal_nbi,                              \
+                     gshmemx_##NAME##_put_signal_warp, gshmemx_##NAME##_put_signal_nbi_warp,                          \
+                     gshmemx_##NAME##_put_signal_block, gshmemx_##NAME##_put_signal_nbi_block, GT_SIG_ARGS);          \
+    }                                                                                                                 \
+    static void host_put(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, int op, int pe, bool nbi) {           \
+      if (nbi)                                                                                                        \
+        gshmem_##NAME##_put_signal_nbi(GT_SIG_ARGS);                                                                  \
+      else                                                                                                            \
+        gshmem_##NAME##_put_signal(GT_SIG_ARGS);                                                                      \
+    }                                                                                                                 \
+    static void put_on_stream(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, int op, int pe, cudaStream_t st, \
+                              bool nbi) {                                                                             \
+      if (nbi)                                                                                                        \
+        gshmemx_##NAME##_put_signal_nbi_on_stream(GT_SIG_ARGS, st);                                                   \
+      else                                                                                                            \
+        gshmemx_##NAME##_put_signal_on_stream(GT_SIG_ARGS, st);                                                       \
+    }                                                                                                                 \
   }
-#define GT_SIG_BITS(BITS, TYPE)                                                                             \
-  struct sig_bits##BITS {                                                                                   \
-    using T = TYPE;                                                                                         \
-    static constexpr const char* name = "put" #BITS;                                                        \
-    template <class S, bool NBI>                                                                            \
-    static __device__ void put(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, int op, int pe) {     \
-      GT_SCOPED_CALL(S, NBI, gshmem_put##BITS##_signal, gshmem_put##BITS##_signal_nbi,                      \
-                     gshmemx_put##BITS##_signal_warp, gshmemx_put##BITS##_signal_nbi_warp,                  \
-                     gshmemx_put##BITS##_signal_block, gshmemx_put##BITS##_signal_nbi_block, GT_SIG_ARGS);  \
-    }                                                                                                       \
-    static void host_put(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, int op, int pe, bool nbi) { \
-      if (nbi) gshmem_put##BITS##_signal_nbi(GT_SIG_ARGS); else gshmem_put##BITS##_signal(GT_SIG_ARGS);     \
-    }                                                                                                       \
-    static void put_on_stream(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, int op, int pe,        \
-                              cudaStream_t st, bool nbi) {                                                  \
-      if (nbi) gshmemx_put##BITS##_signal_nbi_on_stream(GT_SIG_ARGS, st);                                   \
-      else gshmemx_put##BITS##_signal_on_stream(GT_SIG_ARGS, st);                                           \
-    }                                                                                                       \
+#define GT_SIG_BITS(BITS, TYPE)                                                                                       \
+  struct sig_bits##BITS {                                                                                             \
+    using T = TYPE;                                                                                                   \
+    static constexpr const char* name = "put" #BITS;                                                                  \
+    template <class S, bool NBI>                                                                                      \
+    static __device__ void put(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, int op, int pe) {               \
+      GT_SCOPED_CALL(S, NBI, gshmem_put##BITS##_signal, gshmem_put##BITS##_signal_nbi,                                \
+                     gshmemx_put##BITS##_signal_warp, gshmemx_put##BITS##_signal_nbi_warp,                            \
+                     gshmemx_put##BITS##_signal_block, gshmemx_put##BITS##_signal_nbi_block, GT_SIG_ARGS);            \
+    }                                                                                                                 \
+    static void host_put(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, int op, int pe, bool nbi) {           \
+      if (nbi)                                                                                                        \
+        gshmem_put##BITS##_signal_nbi(GT_SIG_ARGS);                                                                   \
+      else                                                                                                            \
+        gshmem_put##BITS##_signal(GT_SIG_ARGS);                                                                       \
+    }                                                                                                                 \
+    static void put_on_stream(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, int op, int pe, cudaStream_t st, \
+                              bool nbi) {                                                                             \
+      if (nbi)                                                                                                        \
+        gshmemx_put##BITS##_signal_nbi_on_stream(GT_SIG_ARGS, st);                                                    \
+      else                                                                                                            \
+        gshmemx_put##BITS##_signal_on_stream(GT_SIG_ARGS, st);                                                        \
+    }                                                                                                                 \
   }
 struct sig_mem {
   using T = unsigned char;
@@ -78,11 +88,17 @@ struct sig_mem {
                    GT_SIG_ARGS);
   }
   static void host_put(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, int op, int pe, bool nbi) {
-    if (nbi) gshmem_putmem_signal_nbi(GT_SIG_ARGS); else gshmem_putmem_signal(GT_SIG_ARGS);
+    if (nbi)
+      gshmem_putmem_signal_nbi(GT_SIG_ARGS);
+    else
+      gshmem_putmem_signal(GT_SIG_ARGS);
   }
   static void put_on_stream(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, int op, int pe, cudaStream_t st,
                             bool nbi) {
-    if (nbi) gshmemx_putmem_signal_nbi_on_stream(GT_SIG_ARGS, st); else gshmemx_putmem_signal_on_stream(GT_SIG_ARGS, st);
+    if (nbi)
+      gshmemx_putmem_signal_nbi_on_stream(GT_SIG_ARGS, st);
+    else
+      gshmemx_putmem_signal_on_stream(GT_SIG_ARGS, st);
   }
 };
 
@@ -91,12 +107,17 @@ struct sig_longdouble {
   using T = long double;
   static constexpr const char* name = "longdouble";
   static void host_put(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, int op, int pe, bool nbi) {
-    if (nbi) gshmem_longdouble_put_signal_nbi(GT_SIG_ARGS); else gshmem_longdouble_put_signal(GT_SIG_ARGS);
+    if (nbi)
+      gshmem_longdouble_put_signal_nbi(GT_SIG_ARGS);
+    else
+      gshmem_longdouble_put_signal(GT_SIG_ARGS);
   }
   static void put_on_stream(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, int op, int pe, cudaStream_t st,
                             bool nbi) {
-    if (nbi) gshmemx_longdouble_put_signal_nbi_on_stream(GT_SIG_ARGS, st);
-    else gshmemx_longdouble_put_signal_on_stream(GT_SIG_ARGS, st);
+    if (nbi)
+      gshmemx_longdouble_put_signal_nbi_on_stream(GT_SIG_ARGS, st);
+    else
+      gshmemx_longdouble_put_signal_on_stream(GT_SIG_ARGS, st);
   }
 };
 
@@ -129,12 +150,12 @@ GT_SIG_BITS(32, uint32_t);
 GT_SIG_BITS(64, uint64_t);
 GT_SIG_BITS(128, u128);
 
-template <class... Tys> struct type_list {};
-using all_sig_types =
-    type_list<sig_mem, sig_bits8, sig_bits16, sig_bits32, sig_bits64, sig_bits128, sig_float, sig_double, sig_char,
-              sig_schar, sig_short, sig_int, sig_long, sig_longlong, sig_uchar, sig_ushort, sig_uint, sig_ulong,
-              sig_ulonglong, sig_int8, sig_int16, sig_int32, sig_int64, sig_uint8, sig_uint16, sig_uint32, sig_uint64,
-              sig_size, sig_ptrdiff>;
+template <class... Tys>
+struct type_list {};
+using all_sig_types = type_list<sig_mem, sig_bits8, sig_bits16, sig_bits32, sig_bits64, sig_bits128, sig_float,
+                                sig_double, sig_char, sig_schar, sig_short, sig_int, sig_long, sig_longlong, sig_uchar,
+                                sig_ushort, sig_uint, sig_ulong, sig_ulonglong, sig_int8, sig_int16, sig_int32,
+                                sig_int64, sig_uint8, sig_uint16, sig_uint32, sig_uint64, sig_size, sig_ptrdiff>;
 // The host and stream forms also exist for long double.
 using host_sig_types =
     type_list<sig_mem, sig_bits8, sig_bits16, sig_bits32, sig_bits64, sig_bits128, sig_float, sig_double,
@@ -170,8 +191,14 @@ __device__ unsigned long long block_mismatches(const T* p, size_t n, int pe, uin
 constexpr uint64_t kAdd = 0x10000001ull;
 __host__ __device__ inline uint64_t set_value(int src, uint64_t salt) { return value<uint64_t>(src, 0, salt) >> 4; }
 
-template <class S> constexpr int threads_of() { return is_thread_v<S> ? 1 : is_warp_v<S> ? 32 : 256; }
-template <class S> constexpr size_t elems_of() { return is_thread_v<S> ? 37 : is_warp_v<S> ? 333 : 4099; }
+template <class S>
+constexpr int threads_of() {
+  return is_thread_v<S> ? 1 : is_warp_v<S> ? 32 : 256;
+}
+template <class S>
+constexpr size_t elems_of() {
+  return is_thread_v<S> ? 37 : is_warp_v<S> ? 333 : 4099;
+}
 
 // Round 0: SET, round 1: ADD (data salt + round). dst: symmetric [n] (guarded), src: local, sig: symmetric.
 template <class Ty, class S, bool NBI>
@@ -205,7 +232,8 @@ void one_form(Guarded& dst, typename Ty::T* src, uint64_t* sig, size_t n) {
   using T = typename Ty::T;
   const int me = gshmem_my_pe(), npes = gshmem_n_pes();
   const uint64_t salt = (g_salt += 4);
-  set_context("%s_put_signal%s at %s scope, %zu elements, SET then ADD", Ty::name, NBI ? "_nbi" : "", scope_name<S>(), n);
+  set_context("%s_put_signal%s at %s scope, %zu elements, SET then ADD", Ty::name, NBI ? "_nbi" : "", scope_name<S>(),
+              n);
   poison_device(dst.base, dst.bytes);
   CUDA_CHECK(cudaMemset(sig, 0, sizeof(uint64_t)));
   CUDA_CHECK(cudaDeviceSynchronize());
@@ -216,8 +244,8 @@ void one_form(Guarded& dst, typename Ty::T* src, uint64_t* sig, size_t n) {
   size_t nn = n;
   uint64_t sl = salt;
   void* args[] = {&d, &src, &sig, &nn, &sl, &e};
-  GT_CHECK_STATUS(gshmemx_collective_launch((const void*)k_put_signal<Ty, S, NBI>, dim3(1), dim3(threads_of<S>()),
-                                            args, 0, 0));
+  GT_CHECK_STATUS(
+      gshmemx_collective_launch((const void*)k_put_signal<Ty, S, NBI>, dim3(1), dim3(threads_of<S>()), args, 0, 0));
   KERNEL_CHECK();
   err.check("round", "thread", __FILE__, __LINE__);
   const int prev = (me + npes - 1) % npes;

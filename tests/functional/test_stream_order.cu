@@ -39,7 +39,8 @@ __global__ void k_late_fill(uint32_t* p, size_t n, int pe, uint64_t salt, unsign
   if (delay_ns) {
     unsigned long long t0, t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-    do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < delay_ns);
+    do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    while (t - t0 < delay_ns);
   }
   for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
     p[i] = value<uint32_t>(pe, i, salt);
@@ -67,8 +68,12 @@ void enqueue(const Bufs& b, Kind kind, size_t n, int root, cudaStream_t st) {
       GT_CHECK_STATUS(gshmemx_uint32_sum_reduce_on_stream(w, b.mid, b.src, n, st));
       GT_CHECK_STATUS(gshmemx_uint32_broadcast_on_stream(w, b.dest, b.mid, n, root, st));
       break;
-    case kFcollect: GT_CHECK_STATUS(gshmemx_uint32_fcollect_on_stream(w, b.dest, b.src, n, st)); break;
-    case kAlltoall: GT_CHECK_STATUS(gshmemx_uint32_alltoall_on_stream(w, b.dest, b.src, n, st)); break;
+    case kFcollect:
+      GT_CHECK_STATUS(gshmemx_uint32_fcollect_on_stream(w, b.dest, b.src, n, st));
+      break;
+    case kAlltoall:
+      GT_CHECK_STATUS(gshmemx_uint32_alltoall_on_stream(w, b.dest, b.src, n, st));
+      break;
   }
 }
 
@@ -114,7 +119,8 @@ void run_round(const Bufs& b, Kind kind, size_t n, int rep, bool graph, cudaStre
       });
       break;
     case kFcollect:
-      GT_VERIFY("dest", h.data(), dest_n, [&](size_t i) { return value<uint32_t>(static_cast<int>(i / n), i % n, salt); });
+      GT_VERIFY("dest", h.data(), dest_n,
+                [&](size_t i) { return value<uint32_t>(static_cast<int>(i / n), i % n, salt); });
       break;
     case kAlltoall:  // block p of my dest: block `me` of PE p's source
       GT_VERIFY("dest", h.data(), dest_n, [&](size_t i) {

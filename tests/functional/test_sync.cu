@@ -31,7 +31,9 @@ namespace {
 
 constexpr uint64_t kStampSalt = 0x57A3F;
 
-__host__ __device__ inline uint64_t stamp(int pe, long it) { return value<uint64_t>(pe, static_cast<uint64_t>(it), kStampSalt); }
+__host__ __device__ inline uint64_t stamp(int pe, long it) {
+  return value<uint64_t>(pe, static_cast<uint64_t>(it), kStampSalt);
+}
 
 // ------------------------------------------------------------------ 1. stamped rounds
 // slots: symmetric uint64_t[2][n_pes]
@@ -43,8 +45,10 @@ __global__ void k_rounds(uint64_t* slots, long it0, long it1, int use_barrier, i
     uint64_t* slot = slots + (it & 1) * npes;
     for (int k = r; k < npes; k += sz) {
       const int pe = (me + k) % npes;
-      if (api == 0) gshmem_uint64_p(&slot[me], stamp(me, it), pe);
-      else gshmem::p(&slot[me], stamp(me, it), pe);
+      if (api == 0)
+        gshmem_uint64_p(&slot[me], stamp(me, it), pe);
+      else
+        gshmem::p(&slot[me], stamp(me, it), pe);
     }
     if (use_barrier) {
       barrier_all_scope<S>(api);
@@ -68,7 +72,8 @@ __global__ void k_round_put(uint64_t* slots, long it, unsigned long long delay_n
   if (delay_ns) {
     unsigned long long t0, t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-    do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < delay_ns);
+    do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    while (t - t0 < delay_ns);
   }
   uint64_t* slot = slots + (it & 1) * npes;
   for (int pe = threadIdx.x; pe < npes; pe += blockDim.x) gshmem_uint64_p(&slot[me], stamp(me, it), pe);
@@ -108,7 +113,8 @@ void device_phase(Rounds& R, long count, bool barrier, int api) {
 
 void host_phase(Rounds& R, long count, bool barrier) {
   const int me = gshmem_my_pe(), npes = gshmem_n_pes();
-  set_context("rounds %ld..%ld: host %s", R.it, R.it + count - 1, barrier ? "gshmem_barrier_all" : "gshmem_quiet+gshmem_sync_all");
+  set_context("rounds %ld..%ld: host %s", R.it, R.it + count - 1,
+              barrier ? "gshmem_barrier_all" : "gshmem_quiet+gshmem_sync_all");
   std::vector<uint64_t> seen(npes);
   for (long end = R.it + count; R.it < end; ++R.it) {
     uint64_t* slot = R.slots + (R.it & 1) * npes;
@@ -121,7 +127,8 @@ void host_phase(Rounds& R, long count, bool barrier) {
     }
     CUDA_CHECK(cudaMemcpy(seen.data(), slot, npes * sizeof(uint64_t), cudaMemcpyDeviceToHost));
     const long it = R.it;
-    GT_VERIFY("slot", seen.data(), static_cast<size_t>(npes), [&](size_t src) { return stamp(static_cast<int>(src), it); });
+    GT_VERIFY("slot", seen.data(), static_cast<size_t>(npes),
+              [&](size_t src) { return stamp(static_cast<int>(src), it); });
   }
 }
 
@@ -171,8 +178,10 @@ void host_ops_stream_phase(Rounds& R, long count, char* bulk_dst, const char* bu
     if (k % 2 == 0) gshmem_putmem_nbi(bulk_dst, bulk_src, bulk_bytes, (me + 1) % npes);
     for (int j = 0; j < npes; ++j) {
       const int pe = (me + j) % npes;
-      if (how == 1) gshmem_putmem(&slot[me], stage + k, sizeof(uint64_t), pe);
-      else gshmem_putmem_nbi(&slot[me], stage + k, sizeof(uint64_t), pe);
+      if (how == 1)
+        gshmem_putmem(&slot[me], stage + k, sizeof(uint64_t), pe);
+      else
+        gshmem_putmem_nbi(&slot[me], stage + k, sizeof(uint64_t), pe);
     }
     if (how == 2) gshmem_quiet();
     gshmemx_barrier_all_on_stream(R.stream);
@@ -261,7 +270,8 @@ __global__ void k_messages(int* data, int* flag, int* ack, int* scratch, int ite
     for (int i = rlen - 1; i >= 0; --i) {  // last element first: the one most likely to be late
       const int v = *static_cast<volatile int*>(&data[i]);
       const int e = value<int>(prev, i, static_cast<uint64_t>(it));
-      if (v != e) dev_fail(err, static_cast<unsigned long long>(it), i, static_cast<unsigned>(e), static_cast<unsigned>(v));
+      if (v != e)
+        dev_fail(err, static_cast<unsigned long long>(it), i, static_cast<unsigned>(e), static_cast<unsigned>(v));
     }
     gshmem_int_p(ack, it, prev);
   }
@@ -291,7 +301,8 @@ __global__ void k_messages_block(int* data, int* flag, int* ack, int* scratch, i
     for (int i = threadIdx.x; i < len; i += blockDim.x) {
       const int v = *static_cast<volatile int*>(&data[i]);
       const int e = value<int>(prev, i, static_cast<uint64_t>(it) + 77);
-      if (v != e) dev_fail(err, static_cast<unsigned long long>(it), i, static_cast<unsigned>(e), static_cast<unsigned>(v));
+      if (v != e)
+        dev_fail(err, static_cast<unsigned long long>(it), i, static_cast<unsigned>(e), static_cast<unsigned>(v));
     }
     __syncthreads();
     if (threadIdx.x == 0) gshmem::p(ack, it, prev);
@@ -339,46 +350,44 @@ void message_passing() {
 // For ivar == 5: whether `5 cmp v` holds for v in {4, 5, 6}.
 __host__ __device__ inline bool cmp_truth(int cmp, int v) {
   switch (cmp) {
-    case GSHMEM_CMP_EQ: return 5 == v;
-    case GSHMEM_CMP_NE: return 5 != v;
-    case GSHMEM_CMP_GT: return 5 > v;
-    case GSHMEM_CMP_GE: return 5 >= v;
-    case GSHMEM_CMP_LT: return 5 < v;
-    case GSHMEM_CMP_LE: return 5 <= v;
+    case GSHMEM_CMP_EQ:
+      return 5 == v;
+    case GSHMEM_CMP_NE:
+      return 5 != v;
+    case GSHMEM_CMP_GT:
+      return 5 > v;
+    case GSHMEM_CMP_GE:
+      return 5 >= v;
+    case GSHMEM_CMP_LT:
+      return 5 < v;
+    case GSHMEM_CMP_LE:
+      return 5 <= v;
   }
   return false;
 }
 
-#define GT_CMP_TYPE(NAME, TYPE, IDX)                                                                  \
-  {                                                                                                   \
-    TYPE* iv = reinterpret_cast<TYPE*>(ivars) + 0;                                                    \
-    *iv = static_cast<TYPE>(5);                                                                       \
-    for (int c = 0; c < 6; ++c)                                                                       \
-      for (int v = 4; v <= 6; ++v) {                                                                  \
-        const int got = gshmem_##NAME##_test(iv, c, static_cast<TYPE>(v));                            \
-        if ((got != 0) != cmp_truth(c, v)) dev_fail(err, IDX, c * 10 + v, cmp_truth(c, v), got);     \
-        if (cmp_truth(c, v)) gshmem_##NAME##_wait_until(iv, c, static_cast<TYPE>(v)); /* returns */  \
-        if (gshmem::test(iv, static_cast<gshmem::cmp>(c), static_cast<TYPE>(v)) != cmp_truth(c, v))   \
-          dev_fail(err, 100 + IDX, c * 10 + v, cmp_truth(c, v), !cmp_truth(c, v));                    \
-      }                                                                                               \
+#define GT_CMP_TYPE(NAME, TYPE, IDX)                                                                \
+  {                                                                                                 \
+    TYPE* iv = reinterpret_cast<TYPE*>(ivars) + 0;                                                  \
+    *iv = static_cast<TYPE>(5);                                                                     \
+    for (int c = 0; c < 6; ++c)                                                                     \
+      for (int v = 4; v <= 6; ++v) {                                                                \
+        const int got = gshmem_##NAME##_test(iv, c, static_cast<TYPE>(v));                          \
+        if ((got != 0) != cmp_truth(c, v)) dev_fail(err, IDX, c * 10 + v, cmp_truth(c, v), got);    \
+        if (cmp_truth(c, v)) gshmem_##NAME##_wait_until(iv, c, static_cast<TYPE>(v)); /* returns */ \
+        if (gshmem::test(iv, static_cast<gshmem::cmp>(c), static_cast<TYPE>(v)) != cmp_truth(c, v)) \
+          dev_fail(err, 100 + IDX, c * 10 + v, cmp_truth(c, v), !cmp_truth(c, v));                  \
+      }                                                                                             \
   }
 
-__global__ void k_cmp_local(void* ivars, DevErrors* err) {  // one thread
-  GT_CMP_TYPE(int, int, 0)
-  GT_CMP_TYPE(long, long, 1)
-  GT_CMP_TYPE(longlong, long long, 2)
-  GT_CMP_TYPE(uint, unsigned int, 3)
-  GT_CMP_TYPE(ulong, unsigned long, 4)
-  GT_CMP_TYPE(ulonglong, unsigned long long, 5)
-  GT_CMP_TYPE(int32, int32_t, 6)
-  GT_CMP_TYPE(int64, int64_t, 7)
-  GT_CMP_TYPE(uint32, uint32_t, 8)
-  GT_CMP_TYPE(uint64, uint64_t, 9)
-  GT_CMP_TYPE(size, size_t, 10)
-  GT_CMP_TYPE(ptrdiff, ptrdiff_t, 11)
-  GT_CMP_TYPE(short, short, 12)
-  GT_CMP_TYPE(ushort, unsigned short, 13)
-}
+__global__ void k_cmp_local(void* ivars, DevErrors* err){
+    // one thread
+    GT_CMP_TYPE(int, int, 0) GT_CMP_TYPE(long, long, 1) GT_CMP_TYPE(longlong, long long, 2)
+        GT_CMP_TYPE(uint, unsigned int, 3) GT_CMP_TYPE(ulong, unsigned long, 4)
+            GT_CMP_TYPE(ulonglong, unsigned long long, 5) GT_CMP_TYPE(int32, int32_t, 6) GT_CMP_TYPE(int64, int64_t, 7)
+                GT_CMP_TYPE(uint32, uint32_t, 8) GT_CMP_TYPE(uint64, uint64_t, 9) GT_CMP_TYPE(size, size_t, 10)
+                    GT_CMP_TYPE(ptrdiff, ptrdiff_t, 11) GT_CMP_TYPE(short, short, 12)
+                        GT_CMP_TYPE(ushort, unsigned short, 13)}
 
 // Remote: for each comparison the previous PE stores a value that satisfies it
 // into my ivar (which starts at 100); I wait_until it holds.
@@ -386,16 +395,18 @@ __global__ void k_cmp_remote(long long* ivar, DevErrors* err) {
   const int me = gshmem_my_pe(), npes = gshmem_n_pes();
   const int next = (me + 1) % npes;
   const int cmps[] = {GSHMEM_CMP_NE, GSHMEM_CMP_GT, GSHMEM_CMP_GE, GSHMEM_CMP_LT, GSHMEM_CMP_LE, GSHMEM_CMP_EQ};
-  const long long writes[] = {7, 150, 100, 50, 100, 4242};  // value the writer stores
+  const long long writes[] = {7, 150, 100, 50, 100, 4242};    // value the writer stores
   const long long waits[] = {100, 100, 100, 100, 100, 4242};  // comparison operand
   for (int k = 0; k < 6; ++k) {
-    *static_cast<volatile long long*>(ivar) = (cmps[k] == GSHMEM_CMP_GE || cmps[k] == GSHMEM_CMP_LE) ? 99 + 2 * (cmps[k] == GSHMEM_CMP_LE) : 100;
+    *static_cast<volatile long long*>(ivar) =
+        (cmps[k] == GSHMEM_CMP_GE || cmps[k] == GSHMEM_CMP_LE) ? 99 + 2 * (cmps[k] == GSHMEM_CMP_LE) : 100;
     gshmem_barrier_all();  // initial values in place everywhere
     gshmem_longlong_p(ivar, writes[k], next);
     gshmem_quiet();
     gshmem_longlong_wait_until(ivar, cmps[k], waits[k]);
     const long long v = *static_cast<volatile long long*>(ivar);
-    if (v != writes[k]) dev_fail(err, k, 0, static_cast<unsigned long long>(writes[k]), static_cast<unsigned long long>(v));
+    if (v != writes[k])
+      dev_fail(err, k, 0, static_cast<unsigned long long>(writes[k]), static_cast<unsigned long long>(v));
     gshmem_barrier_all();
   }
 }

@@ -53,8 +53,8 @@ void check_same_handle(const Model& m, bool others_invalid) {
   for (int pe = 0; pe < npes; ++pe) {
     if (index_in(m.expect, pe) < 0) {
       if (others_invalid) GT_CHECK_EQ(GSHMEM_TEAM_INVALID, h[pe]);
-    }
-    else if (index_in(m.expect, me) >= 0) GT_CHECK_EQ(m.team, h[pe]);
+    } else if (index_in(m.expect, me) >= 0)
+      GT_CHECK_EQ(m.team, h[pe]);
   }
 }
 
@@ -83,8 +83,7 @@ struct Query {
   int pe;
 };
 __global__ void k_queries(const Query* q, int nq, const gshmem_team_t* teams, int nt, int* out) {
-  for (int i = threadIdx.x; i < nq; i += blockDim.x)
-    out[i] = gshmem_team_translate_pe(q[i].src, q[i].pe, q[i].dst);
+  for (int i = threadIdx.x; i < nq; i += blockDim.x) out[i] = gshmem_team_translate_pe(q[i].src, q[i].pe, q[i].dst);
   for (int i = threadIdx.x; i < nt; i += blockDim.x) {
     out[nq + 2 * i] = gshmem_team_my_pe(teams[i]);
     out[nq + 2 * i + 1] = gshmem::team_n_pes(teams[i]);
@@ -193,8 +192,8 @@ void split_strided_tests() {
     Model sub{"tail -> start 1, stride 2", GSHMEM_TEAM_INVALID, {}};
     for (int i = 1; i < npes - 1; i += 2) sub.expect.push_back(1 + i);
     if (tail.team != GSHMEM_TEAM_INVALID) {  // only the parent's members call
-      GT_CHECK_EQ(0, gshmem_team_split_strided(tail.team, 1, 2, static_cast<int>(sub.expect.size()), nullptr, 0,
-                                               &sub.team));
+      GT_CHECK_EQ(
+          0, gshmem_team_split_strided(tail.team, 1, 2, static_cast<int>(sub.expect.size()), nullptr, 0, &sub.team));
     }
     check_model(sub);
     std::vector<Model> all = predefined();
@@ -327,10 +326,15 @@ void invalid_tests() {
 
 // ---- device collectives given a handle that is no team of this PE
 constexpr int kBadTeamCalls = 9;
-const char* const kBadTeamCallNames[kBadTeamCalls] = {
-    "gshmem_team_sync", "gshmem_barrier", "gshmem_int_broadcast", "gshmem_int_fcollect", "gshmem_int_alltoall",
-    "gshmem_int_sum_reduce", "gshmem_int_sum_reducescatter", "gshmemx_int_max_reduce_block",
-    "gshmemx_int_sum_reducescatter_warp"};
+const char* const kBadTeamCallNames[kBadTeamCalls] = {"gshmem_team_sync",
+                                                      "gshmem_barrier",
+                                                      "gshmem_int_broadcast",
+                                                      "gshmem_int_fcollect",
+                                                      "gshmem_int_alltoall",
+                                                      "gshmem_int_sum_reduce",
+                                                      "gshmem_int_sum_reducescatter",
+                                                      "gshmemx_int_max_reduce_block",
+                                                      "gshmemx_int_sum_reducescatter_warp"};
 
 // One block of 32 threads; rc[i * kBadTeamCalls + c]: what call c returned for teams[i].
 __global__ void k_bad_team_calls(const gshmem_team_t* teams, int nt, int* dest, const int* src, int* rc) {
@@ -383,8 +387,7 @@ void device_bad_team_tests() {
   CUDA_CHECK(cudaMemcpy(rc.data(), drc, nrc * sizeof(int), cudaMemcpyDeviceToHost));
   for (size_t i = 0; i < teams.size(); ++i)
     for (int c = 0; c < kBadTeamCalls; ++c) {
-      set_context("device %s on team handle %d (no team of this PE)", kBadTeamCallNames[c],
-                  static_cast<int>(teams[i]));
+      set_context("device %s on team handle %d (no team of this PE)", kBadTeamCallNames[c], static_cast<int>(teams[i]));
       GT_CHECK_EQ(-1, rc[i * kBadTeamCalls + c]);
     }
   set_context("dest after device collectives on handles that are no team of this PE");

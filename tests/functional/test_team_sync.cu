@@ -32,7 +32,9 @@ constexpr bool kDeviceOnly = true;
 constexpr bool kDeviceOnly = false;
 #endif
 
-__host__ __device__ inline int stamp(long r, int from) { return static_cast<int>(1 + (r % 100000) * 7919 + from * 131); }
+__host__ __device__ inline int stamp(long r, int from) {
+  return static_cast<int>(1 + (r % 100000) * 7919 + from * 131);
+}
 
 // slots: symmetric int[2][npes] (round parity x sender's team index).
 template <class S>
@@ -89,7 +91,8 @@ void device_phase(Rounds& R, const TestTeam& t, long count, bool barrier, int ap
 }
 
 void host_phase(Rounds& R, const TestTeam& t, long count, bool barrier) {
-  set_context("team %s rounds %ld..: host %s", t.name.c_str(), R.r, barrier ? "gshmem_barrier" : "quiet + gshmem_team_sync");
+  set_context("team %s rounds %ld..: host %s", t.name.c_str(), R.r,
+              barrier ? "gshmem_barrier" : "quiet + gshmem_team_sync");
   R.err.reset();
   for (long end = R.r + count; R.r < end; ++R.r) {
     k_put_stamp<<<1, 1>>>(t.team, R.slots, R.r);  // a device put: the barrier's quiet does not cover it,

@@ -36,43 +36,57 @@ constexpr int kCases = kMasks * 6;
 constexpr unsigned long long kNotRun = 0xDEADull;
 
 // ------------------------------------------------------------------ type tags
-#define GT_WAIT_TYPE(NAME, TYPE)                                                                                  \
-  struct w_##NAME {                                                                                               \
-    using T = TYPE;                                                                                               \
-    static constexpr const char* name = #NAME;                                                                    \
-    static GT_HD void wait_until(T* v, int c, T x) { gshmem_##NAME##_wait_until(v, c, x); }                       \
-    static GT_HD int test(T* v, int c, T x) { return gshmem_##NAME##_test(v, c, x); }                             \
-    static GT_HD void wait_all(T* v, size_t n, const int* s, int c, T x) { gshmem_##NAME##_wait_until_all(v, n, s, c, x); } \
-    static GT_HD size_t wait_any(T* v, size_t n, const int* s, int c, T x) { return gshmem_##NAME##_wait_until_any(v, n, s, c, x); } \
-    static GT_HD size_t wait_some(T* v, size_t n, size_t* i, const int* s, int c, T x) {                          \
-      return gshmem_##NAME##_wait_until_some(v, n, i, s, c, x);                                                   \
-    }                                                                                                             \
-    static GT_HD void wait_all_v(T* v, size_t n, const int* s, int c, T* x) { gshmem_##NAME##_wait_until_all_vector(v, n, s, c, x); } \
-    static GT_HD size_t wait_any_v(T* v, size_t n, const int* s, int c, T* x) {                                   \
-      return gshmem_##NAME##_wait_until_any_vector(v, n, s, c, x);                                                \
-    }                                                                                                             \
-    static GT_HD size_t wait_some_v(T* v, size_t n, size_t* i, const int* s, int c, T* x) {                       \
-      return gshmem_##NAME##_wait_until_some_vector(v, n, i, s, c, x);                                            \
-    }                                                                                                             \
-    static GT_HD int test_all(T* v, size_t n, const int* s, int c, T x) { return gshmem_##NAME##_test_all(v, n, s, c, x); } \
-    static GT_HD size_t test_any(T* v, size_t n, const int* s, int c, T x) { return gshmem_##NAME##_test_any(v, n, s, c, x); } \
-    static GT_HD size_t test_some(T* v, size_t n, size_t* i, const int* s, int c, T x) {                          \
-      return gshmem_##NAME##_test_some(v, n, i, s, c, x);                                                         \
-    }                                                                                                             \
-    static GT_HD int test_all_v(T* v, size_t n, const int* s, int c, T* x) { return gshmem_##NAME##_test_all_vector(v, n, s, c, x); } \
-    static GT_HD size_t test_any_v(T* v, size_t n, const int* s, int c, T* x) {                                   \
-      return gshmem_##NAME##_test_any_vector(v, n, s, c, x);                                                      \
-    }                                                                                                             \
-    static GT_HD size_t test_some_v(T* v, size_t n, size_t* i, const int* s, int c, T* x) {                       \
-      return gshmem_##NAME##_test_some_vector(v, n, i, s, c, x);                                                  \
-    }                                                                                                             \
-    static void wait_until_on_stream(T* v, int c, T x, cudaStream_t st) { gshmemx_##NAME##_wait_until_on_stream(v, c, x, st); } \
-    static void wait_all_on_stream(T* v, size_t n, const int* s, int c, T x, cudaStream_t st) {                  \
-      gshmemx_##NAME##_wait_until_all_on_stream(v, n, s, c, x, st);                                               \
-    }                                                                                                             \
-    static void wait_all_vector_on_stream(T* v, size_t n, const int* s, int c, T* x, cudaStream_t st) {          \
-      gshmemx_##NAME##_wait_until_all_vector_on_stream(v, n, s, c, x, st);                                        \
-    }                                                                                                             \
+#define GT_WAIT_TYPE(NAME, TYPE)                                                                        \
+  struct w_##NAME {                                                                                     \
+    using T = TYPE;                                                                                     \
+    static constexpr const char* name = #NAME;                                                          \
+    static GT_HD void wait_until(T* v, int c, T x) { gshmem_##NAME##_wait_until(v, c, x); }             \
+    static GT_HD int test(T* v, int c, T x) { return gshmem_##NAME##_test(v, c, x); }                   \
+    static GT_HD void wait_all(T* v, size_t n, const int* s, int c, T x) {                              \
+      gshmem_##NAME##_wait_until_all(v, n, s, c, x);                                                    \
+    }                                                                                                   \
+    static GT_HD size_t wait_any(T* v, size_t n, const int* s, int c, T x) {                            \
+      return gshmem_##NAME##_wait_until_any(v, n, s, c, x);                                             \
+    }                                                                                                   \
+    static GT_HD size_t wait_some(T* v, size_t n, size_t* i, const int* s, int c, T x) {                \
+      return gshmem_##NAME##_wait_until_some(v, n, i, s, c, x);                                         \
+    }                                                                                                   \
+    static GT_HD void wait_all_v(T* v, size_t n, const int* s, int c, T* x) {                           \
+      gshmem_##NAME##_wait_until_all_vector(v, n, s, c, x);                                             \
+    }                                                                                                   \
+    static GT_HD size_t wait_any_v(T* v, size_t n, const int* s, int c, T* x) {                         \
+      return gshmem_##NAME##_wait_until_any_vector(v, n, s, c, x);                                      \
+    }                                                                                                   \
+    static GT_HD size_t wait_some_v(T* v, size_t n, size_t* i, const int* s, int c, T* x) {             \
+      return gshmem_##NAME##_wait_until_some_vector(v, n, i, s, c, x);                                  \
+    }                                                                                                   \
+    static GT_HD int test_all(T* v, size_t n, const int* s, int c, T x) {                               \
+      return gshmem_##NAME##_test_all(v, n, s, c, x);                                                   \
+    }                                                                                                   \
+    static GT_HD size_t test_any(T* v, size_t n, const int* s, int c, T x) {                            \
+      return gshmem_##NAME##_test_any(v, n, s, c, x);                                                   \
+    }                                                                                                   \
+    static GT_HD size_t test_some(T* v, size_t n, size_t* i, const int* s, int c, T x) {                \
+      return gshmem_##NAME##_test_some(v, n, i, s, c, x);                                               \
+    }                                                                                                   \
+    static GT_HD int test_all_v(T* v, size_t n, const int* s, int c, T* x) {                            \
+      return gshmem_##NAME##_test_all_vector(v, n, s, c, x);                                            \
+    }                                                                                                   \
+    static GT_HD size_t test_any_v(T* v, size_t n, const int* s, int c, T* x) {                         \
+      return gshmem_##NAME##_test_any_vector(v, n, s, c, x);                                            \
+    }                                                                                                   \
+    static GT_HD size_t test_some_v(T* v, size_t n, size_t* i, const int* s, int c, T* x) {             \
+      return gshmem_##NAME##_test_some_vector(v, n, i, s, c, x);                                        \
+    }                                                                                                   \
+    static void wait_until_on_stream(T* v, int c, T x, cudaStream_t st) {                               \
+      gshmemx_##NAME##_wait_until_on_stream(v, c, x, st);                                               \
+    }                                                                                                   \
+    static void wait_all_on_stream(T* v, size_t n, const int* s, int c, T x, cudaStream_t st) {         \
+      gshmemx_##NAME##_wait_until_all_on_stream(v, n, s, c, x, st);                                     \
+    }                                                                                                   \
+    static void wait_all_vector_on_stream(T* v, size_t n, const int* s, int c, T* x, cudaStream_t st) { \
+      gshmemx_##NAME##_wait_until_all_vector_on_stream(v, n, s, c, x, st);                              \
+    }                                                                                                   \
   }
 
 GT_WAIT_TYPE(short, short);
@@ -97,23 +111,39 @@ struct w_cpp {
   static __device__ gshmem::cmp C(int c) { return static_cast<gshmem::cmp>(c); }
   static __device__ void wait_until(T* v, int c, T x) { gshmem::wait_until(v, C(c), x); }
   static __device__ int test(T* v, int c, T x) { return gshmem::test(v, C(c), x) ? 1 : 0; }
-  static __device__ void wait_all(T* v, size_t n, const int* s, int c, T x) { gshmem::wait_until_all(v, n, s, C(c), x); }
-  static __device__ size_t wait_any(T* v, size_t n, const int* s, int c, T x) { return gshmem::wait_until_any(v, n, s, C(c), x); }
+  static __device__ void wait_all(T* v, size_t n, const int* s, int c, T x) {
+    gshmem::wait_until_all(v, n, s, C(c), x);
+  }
+  static __device__ size_t wait_any(T* v, size_t n, const int* s, int c, T x) {
+    return gshmem::wait_until_any(v, n, s, C(c), x);
+  }
   static __device__ size_t wait_some(T* v, size_t n, size_t* i, const int* s, int c, T x) {
     return gshmem::wait_until_some(v, n, i, s, C(c), x);
   }
-  static __device__ void wait_all_v(T* v, size_t n, const int* s, int c, T* x) { gshmem::wait_until_all_vector(v, n, s, C(c), x); }
-  static __device__ size_t wait_any_v(T* v, size_t n, const int* s, int c, T* x) { return gshmem::wait_until_any_vector(v, n, s, C(c), x); }
+  static __device__ void wait_all_v(T* v, size_t n, const int* s, int c, T* x) {
+    gshmem::wait_until_all_vector(v, n, s, C(c), x);
+  }
+  static __device__ size_t wait_any_v(T* v, size_t n, const int* s, int c, T* x) {
+    return gshmem::wait_until_any_vector(v, n, s, C(c), x);
+  }
   static __device__ size_t wait_some_v(T* v, size_t n, size_t* i, const int* s, int c, T* x) {
     return gshmem::wait_until_some_vector(v, n, i, s, C(c), x);
   }
-  static __device__ int test_all(T* v, size_t n, const int* s, int c, T x) { return gshmem::test_all(v, n, s, C(c), x) ? 1 : 0; }
-  static __device__ size_t test_any(T* v, size_t n, const int* s, int c, T x) { return gshmem::test_any(v, n, s, C(c), x); }
+  static __device__ int test_all(T* v, size_t n, const int* s, int c, T x) {
+    return gshmem::test_all(v, n, s, C(c), x) ? 1 : 0;
+  }
+  static __device__ size_t test_any(T* v, size_t n, const int* s, int c, T x) {
+    return gshmem::test_any(v, n, s, C(c), x);
+  }
   static __device__ size_t test_some(T* v, size_t n, size_t* i, const int* s, int c, T x) {
     return gshmem::test_some(v, n, i, s, C(c), x);
   }
-  static __device__ int test_all_v(T* v, size_t n, const int* s, int c, T* x) { return gshmem::test_all_vector(v, n, s, C(c), x) ? 1 : 0; }
-  static __device__ size_t test_any_v(T* v, size_t n, const int* s, int c, T* x) { return gshmem::test_any_vector(v, n, s, C(c), x); }
+  static __device__ int test_all_v(T* v, size_t n, const int* s, int c, T* x) {
+    return gshmem::test_all_vector(v, n, s, C(c), x) ? 1 : 0;
+  }
+  static __device__ size_t test_any_v(T* v, size_t n, const int* s, int c, T* x) {
+    return gshmem::test_any_vector(v, n, s, C(c), x);
+  }
   static __device__ size_t test_some_v(T* v, size_t n, size_t* i, const int* s, int c, T* x) {
     return gshmem::test_some_vector(v, n, i, s, C(c), x);
   }
@@ -191,12 +221,18 @@ GT_HD void run_case(typename Ops::T* iv, const int* status, int c, typename Ops:
 template <class T>
 bool holds(T a, int c, T b) {
   switch (c) {
-    case GSHMEM_CMP_EQ: return a == b;
-    case GSHMEM_CMP_NE: return a != b;
-    case GSHMEM_CMP_GT: return a > b;
-    case GSHMEM_CMP_GE: return a >= b;
-    case GSHMEM_CMP_LT: return a < b;
-    case GSHMEM_CMP_LE: return a <= b;
+    case GSHMEM_CMP_EQ:
+      return a == b;
+    case GSHMEM_CMP_NE:
+      return a != b;
+    case GSHMEM_CMP_GT:
+      return a > b;
+    case GSHMEM_CMP_GE:
+      return a >= b;
+    case GSHMEM_CMP_LT:
+      return a < b;
+    case GSHMEM_CMP_LE:
+      return a <= b;
   }
   return false;
 }
@@ -229,8 +265,10 @@ void check_case(int m, int c, const Res& res) {
     const unsigned long long all = s.size() == in ? 1 : 0;
     GT_CHECK_EQ(all, res.r[vec ? 3 : 0]);  // test_all (1 for an empty set)
     const unsigned long long any = res.r[vec ? 4 : 1];
-    if (s.empty()) GT_CHECK_EQ(static_cast<unsigned long long>(SIZE_MAX), any);
-    else GT_CHECK(std::find(s.begin(), s.end(), any) != s.end());
+    if (s.empty())
+      GT_CHECK_EQ(static_cast<unsigned long long>(SIZE_MAX), any);
+    else
+      GT_CHECK(std::find(s.begin(), s.end(), any) != s.end());
     for (int w = 0; w < 2; ++w) {  // test_some, then wait_some (when it would not hang)
       const unsigned long long count = res.r[w ? (vec ? 9 : 7) : (vec ? 5 : 2)];
       if (w && !(may_wait<T>(m, c) & (vec ? 8 : 2))) {
@@ -244,8 +282,10 @@ void check_case(int m, int c, const Res& res) {
     }
     if (may_wait<T>(m, c) & (vec ? 8 : 2)) {
       const unsigned long long wany = res.r[vec ? 8 : 6];
-      if (in == 0) GT_CHECK_EQ(static_cast<unsigned long long>(SIZE_MAX), wany);
-      else GT_CHECK(std::find(s.begin(), s.end(), wany) != s.end());
+      if (in == 0)
+        GT_CHECK_EQ(static_cast<unsigned long long>(SIZE_MAX), wany);
+      else
+        GT_CHECK(std::find(s.begin(), s.end(), wany) != s.end());
     }
     if (may_wait<T>(m, c) & (vec ? 4 : 1)) GT_CHECK_EQ(1ull, res.r[vec ? 11 : 10]);
   }

@@ -19,7 +19,9 @@ int main(int argc, char** argv) {
   int provided = -1;
   const int st = gshmem_init_thread(GSHMEM_THREAD_SINGLE, &provided);
   fprintf(stderr, "init_config_probe: PE %s: status %d\n", rank != nullptr ? rank : "?", st);
-  if (st == 0) gshmem_finalize();
-  else usleep(300 * 1000);
+  if (st == 0)
+    gshmem_finalize();
+  else
+    usleep(300 * 1000);
   return st;
 }

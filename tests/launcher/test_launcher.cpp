@@ -54,17 +54,18 @@ double now_s() {
 }
 
 void sleep_s(double s) {
-  struct timespec ts = {static_cast<time_t>(s), static_cast<long>((s - static_cast<double>(static_cast<time_t>(s))) * 1e9)};
+  struct timespec ts = {static_cast<time_t>(s),
+                        static_cast<long>((s - static_cast<double>(static_cast<time_t>(s))) * 1e9)};
   while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
   }
 }
 
 struct Result {
-  bool exited = false;     // normal exit (else killed by a signal, or hung)
-  int code = -1;           // exit code when exited
-  int signal = 0;          // terminating signal otherwise
-  bool hung = false;       // had to be killed by the test
-  double seconds = 0;      // from start (or from mark()) until gshmrun exited
+  bool exited = false;        // normal exit (else killed by a signal, or hung)
+  int code = -1;              // exit code when exited
+  int signal = 0;             // terminating signal otherwise
+  bool hung = false;          // had to be killed by the test
+  double seconds = 0;         // from start (or from mark()) until gshmrun exited
   bool pipes_closed = false;  // stdout/stderr reached EOF soon after: no PE left
   std::string out, err;
 };
@@ -217,7 +218,8 @@ std::string describe(const Result& r) {
   std::ostringstream s;
   s << "exited=" << r.exited << " code=" << r.code << " signal=" << r.signal << " hung=" << r.hung
     << " seconds=" << r.seconds << " pipes_closed=" << r.pipes_closed << "\n--- stdout ---\n"
-    << r.out << "\n--- stderr ---\n" << r.err;
+    << r.out << "\n--- stderr ---\n"
+    << r.err;
   return s.str();
 }
 
@@ -249,9 +251,9 @@ class TempDir {
     free(real);
   }
   ~TempDir() {
-    nftw(path_.c_str(),
-         [](const char* p, const struct stat*, int, struct FTW*) { return remove(p); }, 16,
-         FTW_DEPTH | FTW_PHYS);
+    nftw(
+        path_.c_str(), [](const char* p, const struct stat*, int, struct FTW*) { return remove(p); }, 16,
+        FTW_DEPTH | FTW_PHYS);
   }
   const std::string& path() const { return path_; }
   std::string file(const std::string& name) const { return path_ + "/" + name; }
@@ -421,7 +423,8 @@ TEST(Launcher, InitRefusesConfigThatDiffersBetweenPes) {
   EXPECT_EQ(r.code, 10) << "GSHMEM_ERROR_MISMATCH\n" << describe(r);
   // PE 0 has the default, 256 (kLLDefaultBytes in include/gshmem/device/impl/ll_layout.cuh).
   EXPECT_EQ(count_of(r.err, "gshmem_init: GSHMEM_LL_MAX_BYTES differs between PEs (PE 0: 256, PE 1: 1024)"), 3)
-      << "every PE names the variable, the PEs and their values\n" << describe(r);
+      << "every PE names the variable, the PEs and their values\n"
+      << describe(r);
   // The same values everywhere pass the check (without a GPU, init fails later).
   const Result same = run({"-n", "3", "--", kInitConfigProbe, "GSHMEM_LL_MAX_BYTES", "256"});
   ASSERT_TRUE(same.exited) << describe(same);
@@ -447,8 +450,7 @@ TEST(Launcher, PeKilledBySignalGives128PlusSignal) {
   EXPECT_LT(r.seconds, 6.0) << describe(r);
   EXPECT_TRUE(r.pipes_closed) << describe(r);
   EXPECT_NE(r.err.find("gshmrun: PE 1 (pid "), std::string::npos) << describe(r);
-  EXPECT_NE(r.err.find("was killed by signal 9 (Killed); stopping the other 2 PEs"), std::string::npos)
-      << describe(r);
+  EXPECT_NE(r.err.find("was killed by signal 9 (Killed); stopping the other 2 PEs"), std::string::npos) << describe(r);
 }
 
 TEST(Launcher, PeIgnoringSigtermIsKilledAfterTheGrace) {
@@ -645,9 +647,9 @@ TEST(Launcher, HelpMentionsEveryOptionAndVariable) {
   for (const char* flag : {"--help", "-h"}) {
     const Result r = run({flag});
     ASSERT_TRUE(r.exited && r.code == 0) << describe(r);
-    for (const char* word : {"-n", "--np", "--timeout", "-x NAME=VALUE", "--tag-output", "--help", "-h,",
-                             "--version", "GSHMEM_RANK", "GSHMEM_SIZE", "GSHMEM_LOCAL_RANK", "GSHMEM_LOCAL_SIZE",
-                             "GSHMEM_UNIQUEID", "GSHMEM_BOOTSTRAP_LISTEN_FD", "GSHMRUN_KILL_GRACE", "124", "127"})
+    for (const char* word : {"-n", "--np", "--timeout", "-x NAME=VALUE", "--tag-output", "--help", "-h,", "--version",
+                             "GSHMEM_RANK", "GSHMEM_SIZE", "GSHMEM_LOCAL_RANK", "GSHMEM_LOCAL_SIZE", "GSHMEM_UNIQUEID",
+                             "GSHMEM_BOOTSTRAP_LISTEN_FD", "GSHMRUN_KILL_GRACE", "124", "127"})
       EXPECT_NE(r.out.find(word), std::string::npos) << "help lacks " << word << "\n" << r.out;
   }
   const Result v = run({"--version"});

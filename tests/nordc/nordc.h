@@ -24,7 +24,7 @@ struct nordc_report {
   unsigned long long ptr_bad;    // wrong elements read through gshmem_ptr(buf, next)
   unsigned long long first_bad_index;
   int first_bad_value;
-  int ptr_null;                  // gshmem_ptr(buf, next) was NULL
+  int ptr_null;  // gshmem_ptr(buf, next) was NULL
 };
 
 extern "C" {

@@ -38,21 +38,19 @@ using namespace gshmem;
 using namespace gshmem::bootstrap;
 using Clock = std::chrono::steady_clock;
 
-inline double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+inline double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // ---------------------------------------------------------------- harness --
 
-#define CHILD_CHECK(cond, ...)                                                        \
-  do {                                                                                \
-    if (!(cond)) {                                                                    \
-      fprintf(stderr, "CHECK FAILED %s:%d: %s: ", __FILE__, __LINE__, #cond);         \
-      fprintf(stderr, __VA_ARGS__);                                                   \
-      fprintf(stderr, "\n");                                                          \
-      fflush(stderr);                                                                 \
-      return 1;                                                                       \
-    }                                                                                 \
+#define CHILD_CHECK(cond, ...)                                                \
+  do {                                                                        \
+    if (!(cond)) {                                                            \
+      fprintf(stderr, "CHECK FAILED %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+      fprintf(stderr, __VA_ARGS__);                                           \
+      fprintf(stderr, "\n");                                                  \
+      fflush(stderr);                                                         \
+      return 1;                                                               \
+    }                                                                         \
   } while (0)
 
 struct Child {
@@ -66,10 +64,13 @@ struct Child {
   bool exited_with(int code) const { return reaped && WIFEXITED(status) && WEXITSTATUS(status) == code; }
   std::string describe() const {
     std::string s = "child rank " + std::to_string(rank) + ": ";
-    if (!reaped) s += "not reaped";
-    else if (WIFEXITED(status)) s += "exit code " + std::to_string(WEXITSTATUS(status));
-    else if (WIFSIGNALED(status)) s += "killed by signal " + std::to_string(WTERMSIG(status)) +
-                                       (WTERMSIG(status) == SIGALRM ? " (alarm: it hung)" : "");
+    if (!reaped)
+      s += "not reaped";
+    else if (WIFEXITED(status))
+      s += "exit code " + std::to_string(WEXITSTATUS(status));
+    else if (WIFSIGNALED(status))
+      s += "killed by signal " + std::to_string(WTERMSIG(status)) +
+           (WTERMSIG(status) == SIGALRM ? " (alarm: it hung)" : "");
     return s + "\n--- its log ---\n" + output + "--- end ---";
   }
 };
@@ -101,8 +102,10 @@ inline void wait_all(std::vector<Child*> cs, double deadline_s) {
     bool all = true;
     for (Child* c : cs) {
       if (c->reaped) continue;
-      if (waitpid(c->pid, &c->status, WNOHANG) == c->pid) c->reaped = true;
-      else all = false;
+      if (waitpid(c->pid, &c->status, WNOHANG) == c->pid)
+        c->reaped = true;
+      else
+        all = false;
     }
     if (all || seconds_since(t0) > deadline_s) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -143,7 +146,7 @@ inline gshmemx_uniqueid_t loopback_id() {
 
 // Run `n` ranks of body(rank) and expect each to exit 0.
 inline void run_ranks(int n, const gshmemx_uniqueid_t& id, int alarm_s, const std::function<int(int)>& body,
-               std::vector<Child>* out = nullptr) {
+                      std::vector<Child>* out = nullptr) {
   std::vector<Child> cs;
   for (int r = 0; r < n; ++r) cs.push_back(spawn(r, alarm_s, [&, r] { return body(r); }));
   release_uniqueid_listener(id);  // only rank 0 keeps it

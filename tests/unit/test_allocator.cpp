@@ -30,13 +30,10 @@ struct Snapshot {
   uint64_t capacity, free_bytes, largest_free;
   size_t live;
   bool operator==(const Snapshot& o) const {
-    return capacity == o.capacity && free_bytes == o.free_bytes && largest_free == o.largest_free &&
-           live == o.live;
+    return capacity == o.capacity && free_bytes == o.free_bytes && largest_free == o.largest_free && live == o.live;
   }
 };
-Snapshot snap(const Allocator& a) {
-  return {a.capacity(), a.free_bytes(), a.largest_free(), a.live_blocks()};
-}
+Snapshot snap(const Allocator& a) { return {a.capacity(), a.free_bytes(), a.largest_free(), a.live_blocks()}; }
 
 // Independent model: live blocks only. Free ranges are the gaps between them.
 struct Shadow {
@@ -114,8 +111,8 @@ void check_growth_exact(const Allocator& a, uint64_t size, uint64_t align) {
 }  // namespace
 
 TEST(Allocator, EveryAlignmentIsHonoured) {
-  for (uint64_t align : {0ull, 1ull, 2ull, 8ull, 16ull, 128ull, 256ull, 512ull, 4096ull, 65536ull,
-                         1ull << 20, 1ull << 21, 1ull << 30}) {
+  for (uint64_t align :
+       {0ull, 1ull, 2ull, 8ull, 16ull, 128ull, 256ull, 512ull, 4096ull, 65536ull, 1ull << 20, 1ull << 21, 1ull << 30}) {
     Allocator a(8ull << 30);
     alloc_or_die(a, 1);  // so the free space no longer starts at 0
     for (uint64_t size : {0ull, 1ull, 255ull, 256ull, 257ull, 10000ull}) {
@@ -151,10 +148,10 @@ TEST(Allocator, BestFitPrefersSmallestRangeThenLowestOffset) {
   Allocator a(64 * KiB);
   uint64_t b[8];
   for (auto& x : b) x = alloc_or_die(a, 1 * KiB);  // [0, 8K)
-  a.free(b[1]);                                      // hole of 1K at 1K
+  a.free(b[1]);                                    // hole of 1K at 1K
   a.free(b[3]);
-  a.free(b[4]);  // hole of 2K at 3K
-  a.free(b[6]);  // hole of 1K at 6K
+  a.free(b[4]);                                  // hole of 2K at 3K
+  a.free(b[6]);                                  // hole of 1K at 6K
   EXPECT_EQ(alloc_or_die(a, 2 * KiB), 3 * KiB);  // only the 2K hole fits exactly
   EXPECT_EQ(alloc_or_die(a, 512), 1 * KiB);      // two 1K holes tie: lowest offset
   EXPECT_EQ(alloc_or_die(a, 1 * KiB), 6 * KiB);  // smaller than the tail
@@ -255,7 +252,7 @@ TEST(Allocator, GrowthNeededIsExact) {
   Allocator a(4 * KiB);
   alloc_or_die(a, 1 * KiB);  // tail [1K, 4K) free
   EXPECT_EQ(a.growth_needed(3 * KiB, 0), 0u);
-  EXPECT_EQ(a.growth_needed(4 * KiB, 0), 1 * KiB);  // uses the free tail
+  EXPECT_EQ(a.growth_needed(4 * KiB, 0), 1 * KiB);        // uses the free tail
   EXPECT_EQ(a.growth_needed(4 * KiB, 4 * KiB), 4 * KiB);  // tail starts misaligned
   check_growth_exact(a, 4 * KiB, 0);
   check_growth_exact(a, 4 * KiB, 4 * KiB);
@@ -289,10 +286,10 @@ TEST(Allocator, DoubleFreeAndBadOffsetsAreRejected) {
   Allocator a(1 * MiB);
   uint64_t x = alloc_or_die(a, 4 * KiB), y = alloc_or_die(a, 4 * KiB);
   const Snapshot before = snap(a);
-  EXPECT_FALSE(a.free(x + 1));       // interior
-  EXPECT_FALSE(a.free(x + kMin));    // interior, aligned
-  EXPECT_FALSE(a.free(y + 4 * KiB)); // free space
-  EXPECT_FALSE(a.free(2 * MiB));     // beyond capacity
+  EXPECT_FALSE(a.free(x + 1));        // interior
+  EXPECT_FALSE(a.free(x + kMin));     // interior, aligned
+  EXPECT_FALSE(a.free(y + 4 * KiB));  // free space
+  EXPECT_FALSE(a.free(2 * MiB));      // beyond capacity
   EXPECT_FALSE(a.free(~0ull));
   EXPECT_TRUE(snap(a) == before);
   EXPECT_TRUE(a.free(x));

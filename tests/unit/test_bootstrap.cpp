@@ -57,8 +57,10 @@ int collectives_body(const gshmemx_uniqueid_t& id, int rank, int n, int spin_us 
     CHILD_CHECK(st == GSHMEM_SUCCESS, "round %d allgather(%zu): %s", it, bytes, status_name(st));
     for (int r = 0; r < n; ++r)
       for (size_t i = 0; i < bytes; ++i)
-        CHILD_CHECK(all[r * bytes + i] == pattern(r, i, it), "round %d allgather(%zu): byte %zu of PE %d "
-                    "is %u, expected %u", it, bytes, i, r, all[r * bytes + i], pattern(r, i, it));
+        CHILD_CHECK(all[r * bytes + i] == pattern(r, i, it),
+                    "round %d allgather(%zu): byte %zu of PE %d "
+                    "is %u, expected %u",
+                    it, bytes, i, r, all[r * bytes + i], pattern(r, i, it));
     CHILD_CHECK(all[bytes * n] == 0xEE, "round %d: allgather wrote past the end", it);
 
     st = b->barrier();
@@ -72,8 +74,7 @@ int collectives_body(const gshmemx_uniqueid_t& id, int rank, int n, int spin_us 
     st = b->broadcast(bb ? buf.data() : nullptr, bb, root);
     CHILD_CHECK(st == GSHMEM_SUCCESS, "round %d broadcast(%zu from %d): %s", it, bb, root, status_name(st));
     for (size_t i = 0; i < bb; ++i)
-      CHILD_CHECK(buf[i] == pattern(root, i, it + 100), "round %d broadcast(%zu from %d): byte %zu",
-                  it, bb, root, i);
+      CHILD_CHECK(buf[i] == pattern(root, i, it + 100), "round %d broadcast(%zu from %d): byte %zu", it, bb, root, i);
     CHILD_CHECK(buf[bb] == 0xCC, "round %d: broadcast wrote past the end", it);
   }
   const size_t big = 8u << 20;
@@ -154,22 +155,25 @@ TEST(BootstrapMulti, InheritedListenFd) {
 void dying_peer_test(int victim, int spin_us = 0) {
   gshmemx_uniqueid_t id = loopback_id();
   std::vector<Child> cs;
-  run_ranks(3, id, 30, [&](int rank) {
-    std::unique_ptr<Bootstrap> b;
-    Status st = connect(id, rank, 3, opts(30), &b);
-    CHILD_CHECK(st == GSHMEM_SUCCESS, "connect: %s", status_name(st));
-    if (rank == victim) _exit(0);  // "dies" (exit code 0 so run_ranks accepts it)
-    b->set_wait_spin_us(spin_us);
-    uint8_t mine[16] = {}, all[48];
-    auto t0 = Clock::now();
-    st = b->allgather(mine, all, sizeof(mine));
-    double dt = seconds_since(t0);
-    CHILD_CHECK(st == GSHMEM_ERROR_PEER_FAILURE, "allgather returned %s", status_name(st));
-    CHILD_CHECK(dt < 5.0, "took %.2f s", dt);
-    st = b->barrier();  // the failure is sticky
-    CHILD_CHECK(st == GSHMEM_ERROR_PEER_FAILURE, "barrier after failure returned %s", status_name(st));
-    return 0;
-  }, &cs);
+  run_ranks(
+      3, id, 30,
+      [&](int rank) {
+        std::unique_ptr<Bootstrap> b;
+        Status st = connect(id, rank, 3, opts(30), &b);
+        CHILD_CHECK(st == GSHMEM_SUCCESS, "connect: %s", status_name(st));
+        if (rank == victim) _exit(0);  // "dies" (exit code 0 so run_ranks accepts it)
+        b->set_wait_spin_us(spin_us);
+        uint8_t mine[16] = {}, all[48];
+        auto t0 = Clock::now();
+        st = b->allgather(mine, all, sizeof(mine));
+        double dt = seconds_since(t0);
+        CHILD_CHECK(st == GSHMEM_ERROR_PEER_FAILURE, "allgather returned %s", status_name(st));
+        CHILD_CHECK(dt < 5.0, "took %.2f s", dt);
+        st = b->barrier();  // the failure is sticky
+        CHILD_CHECK(st == GSHMEM_ERROR_PEER_FAILURE, "barrier after failure returned %s", status_name(st));
+        return 0;
+      },
+      &cs);
   std::string expect = "PE " + std::to_string(victim) + " disconnected during allgather (process died?)";
   for (const Child& c : cs)
     if (c.rank != victim) EXPECT_TRUE(contains(c.output, expect)) << c.describe();
@@ -349,28 +353,29 @@ TEST(BootstrapMulti, MismatchedCollectives) {
        },
        {"PE 0 called broadcast of 8 bytes from PE 2", "PE 1 called broadcast of 8 bytes from PE 1"}},
       {"large allgather vs barrier",
-       [&](Bootstrap& b, int r) {
-         return r == 1 ? b.allgather(big.data(), big_all.data(), big.size()) : b.barrier();
-       },
+       [&](Bootstrap& b, int r) { return r == 1 ? b.allgather(big.data(), big_all.data(), big.size()) : b.barrier(); },
        {"PE 0 called barrier", "PE 1 called allgather of 4194304 bytes per PE"}},
   };
   for (const Plan& p : plans) {
     SCOPED_TRACE(p.name);
     gshmemx_uniqueid_t id = loopback_id();
     std::vector<Child> cs;
-    run_ranks(3, id, 30, [&](int rank) {
-      std::unique_ptr<Bootstrap> b;
-      Status st = connect(id, rank, 3, opts(20), &b);
-      CHILD_CHECK(st == GSHMEM_SUCCESS, "connect: %s", status_name(st));
-      CHILD_CHECK(b->barrier() == GSHMEM_SUCCESS, "first barrier");
-      auto t0 = Clock::now();
-      st = p.call(*b, rank);
-      CHILD_CHECK(st == GSHMEM_ERROR_MISMATCH, "returned %s", status_name(st));
-      CHILD_CHECK(seconds_since(t0) < 5.0, "took %.2f s", seconds_since(t0));
-      st = b->barrier();
-      CHILD_CHECK(st == GSHMEM_ERROR_MISMATCH, "barrier after the mismatch returned %s", status_name(st));
-      return 0;
-    }, &cs);
+    run_ranks(
+        3, id, 30,
+        [&](int rank) {
+          std::unique_ptr<Bootstrap> b;
+          Status st = connect(id, rank, 3, opts(20), &b);
+          CHILD_CHECK(st == GSHMEM_SUCCESS, "connect: %s", status_name(st));
+          CHILD_CHECK(b->barrier() == GSHMEM_SUCCESS, "first barrier");
+          auto t0 = Clock::now();
+          st = p.call(*b, rank);
+          CHILD_CHECK(st == GSHMEM_ERROR_MISMATCH, "returned %s", status_name(st));
+          CHILD_CHECK(seconds_since(t0) < 5.0, "took %.2f s", seconds_since(t0));
+          st = b->barrier();
+          CHILD_CHECK(st == GSHMEM_ERROR_MISMATCH, "barrier after the mismatch returned %s", status_name(st));
+          return 0;
+        },
+        &cs);
     for (const Child& c : cs) EXPECT_TRUE(contains(c.output, "collective mismatch")) << c.describe();
     for (const char* text : p.root_log)
       for (const Child& c : cs) EXPECT_TRUE(contains(c.output, text)) << text << "\n" << c.describe();
@@ -382,19 +387,24 @@ TEST(BootstrapMulti, MismatchedCollectives) {
 TEST(BootstrapMulti, CollectiveTimeoutNamesLateRank) {
   gshmemx_uniqueid_t id = loopback_id();
   std::vector<Child> cs;
-  run_ranks(3, id, 20, [&](int rank) {
-    std::unique_ptr<Bootstrap> b;
-    Status st = connect(id, rank, 3, opts(1), &b);
-    CHILD_CHECK(st == GSHMEM_SUCCESS, "connect: %s", status_name(st));
-    if (rank == 2) std::this_thread::sleep_for(std::chrono::milliseconds(2500));
-    auto t0 = Clock::now();
-    st = b->barrier();
-    double dt = seconds_since(t0);
-    CHILD_CHECK(st == GSHMEM_ERROR_TIMEOUT, "barrier returned %s", status_name(st));
-    if (rank == 2) CHILD_CHECK(dt < 0.5, "late rank waited %.2f s", dt);
-    else CHILD_CHECK(dt > 0.8 && dt < 3.0, "took %.2f s", dt);
-    return 0;
-  }, &cs);
+  run_ranks(
+      3, id, 20,
+      [&](int rank) {
+        std::unique_ptr<Bootstrap> b;
+        Status st = connect(id, rank, 3, opts(1), &b);
+        CHILD_CHECK(st == GSHMEM_SUCCESS, "connect: %s", status_name(st));
+        if (rank == 2) std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+        auto t0 = Clock::now();
+        st = b->barrier();
+        double dt = seconds_since(t0);
+        CHILD_CHECK(st == GSHMEM_ERROR_TIMEOUT, "barrier returned %s", status_name(st));
+        if (rank == 2)
+          CHILD_CHECK(dt < 0.5, "late rank waited %.2f s", dt);
+        else
+          CHILD_CHECK(dt > 0.8 && dt < 3.0, "took %.2f s", dt);
+        return 0;
+      },
+      &cs);
   for (const Child& c : cs)
     EXPECT_TRUE(contains(c.output, "barrier timed out after 1 s waiting for PE 2")) << c.describe();
 }
@@ -451,25 +461,27 @@ std::unique_ptr<Bootstrap> connect_watched(const gshmemx_uniqueid_t& id, int ran
 void monitor_test(int victim) {
   gshmemx_uniqueid_t id = loopback_id();
   std::vector<Child> cs;
-  run_ranks(3, id, 30, [&](int rank) {
-    MonitorSeen seen;
-    std::unique_ptr<Bootstrap> b = connect_watched(id, rank, 3, 30, &seen);
-    CHILD_CHECK(b != nullptr, "connect_watched");
-    CHILD_CHECK(b->start_failure_monitor([](int, const std::string&) {}) == GSHMEM_ERROR_INVALID_VALUE,
-                "second start accepted");
-    CHILD_CHECK(b->barrier() == GSHMEM_SUCCESS, "barrier");  // every monitor runs now
-    if (rank == victim) _exit(0);
-    const double dt = seen.wait(3.0);
-    CHILD_CHECK(seen.calls.load() == 1, "callback calls: %d after %.2f s", seen.calls.load(), dt);
-    CHILD_CHECK(seen.dead.load() == victim, "dead rank %d", seen.dead.load());
-    CHILD_CHECK(contains(seen.how, "PE " + std::to_string(victim) + " disconnected"), "how: %s",
-                seen.how.c_str());
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    CHILD_CHECK(seen.calls.load() == 1, "callback called %d times", seen.calls.load());
-    const Status st = b->barrier();
-    CHILD_CHECK(st == GSHMEM_ERROR_PEER_FAILURE, "barrier after the failure returned %s", status_name(st));
-    return 0;
-  }, &cs);
+  run_ranks(
+      3, id, 30,
+      [&](int rank) {
+        MonitorSeen seen;
+        std::unique_ptr<Bootstrap> b = connect_watched(id, rank, 3, 30, &seen);
+        CHILD_CHECK(b != nullptr, "connect_watched");
+        CHILD_CHECK(b->start_failure_monitor([](int, const std::string&) {}) == GSHMEM_ERROR_INVALID_VALUE,
+                    "second start accepted");
+        CHILD_CHECK(b->barrier() == GSHMEM_SUCCESS, "barrier");  // every monitor runs now
+        if (rank == victim) _exit(0);
+        const double dt = seen.wait(3.0);
+        CHILD_CHECK(seen.calls.load() == 1, "callback calls: %d after %.2f s", seen.calls.load(), dt);
+        CHILD_CHECK(seen.dead.load() == victim, "dead rank %d", seen.dead.load());
+        CHILD_CHECK(contains(seen.how, "PE " + std::to_string(victim) + " disconnected"), "how: %s", seen.how.c_str());
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        CHILD_CHECK(seen.calls.load() == 1, "callback called %d times", seen.calls.load());
+        const Status st = b->barrier();
+        CHILD_CHECK(st == GSHMEM_ERROR_PEER_FAILURE, "barrier after the failure returned %s", status_name(st));
+        return 0;
+      },
+      &cs);
 }
 
 TEST(BootstrapMulti, FailureMonitorReportsDeadPe) { monitor_test(1); }
@@ -480,34 +492,37 @@ TEST(BootstrapMulti, FailureMonitorReportsDeadRoot) { monitor_test(0); }
 TEST(BootstrapMulti, FinalizeRaisesNoFailure) {
   gshmemx_uniqueid_t id = loopback_id();
   std::vector<Child> cs;
-  run_ranks(3, id, 30, [&](int rank) {
-    MonitorSeen seen;
-    std::unique_ptr<Bootstrap> b;
-    Status st = connect(id, rank, 3, opts(20), &b);
-    CHILD_CHECK(st == GSHMEM_SUCCESS, "connect: %s", status_name(st));
-    st = b->start_failure_monitor([&seen](int dead, const std::string&) {
-      seen.dead.store(dead);
-      seen.calls.fetch_add(1);
-    });
-    CHILD_CHECK(st == GSHMEM_SUCCESS, "start_failure_monitor: %s", status_name(st));
-    for (int i = 0; i < 20; ++i) {
-      int v = rank * 1000 + i, all[3];
-      CHILD_CHECK(b->allgather(&v, all, sizeof(v)) == GSHMEM_SUCCESS, "allgather %d", i);
-      for (int r = 0; r < 3; ++r) CHILD_CHECK(all[r] == r * 1000 + i, "allgather %d PE %d", i, r);
-      if (i % 5 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));  // let monitors look
-    }
-    if (rank == 2) std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    st = b->finalize();
-    CHILD_CHECK(st == GSHMEM_SUCCESS, "finalize: %s", status_name(st));
-    CHILD_CHECK(b->finalize() == GSHMEM_SUCCESS, "second finalize");
-    CHILD_CHECK(b->barrier() == GSHMEM_ERROR_NOT_INITIALIZED, "barrier after finalize");
-    if (rank != 0) std::this_thread::sleep_for(std::chrono::milliseconds(500));  // rank 0 is gone
-    CHILD_CHECK(seen.calls.load() == 0, "callback fired (dead rank %d)", seen.dead.load());
-    auto t0 = Clock::now();
-    b.reset();
-    CHILD_CHECK(seconds_since(t0) < 0.5, "destructor took %.2f s", seconds_since(t0));
-    return 0;
-  }, &cs);
+  run_ranks(
+      3, id, 30,
+      [&](int rank) {
+        MonitorSeen seen;
+        std::unique_ptr<Bootstrap> b;
+        Status st = connect(id, rank, 3, opts(20), &b);
+        CHILD_CHECK(st == GSHMEM_SUCCESS, "connect: %s", status_name(st));
+        st = b->start_failure_monitor([&seen](int dead, const std::string&) {
+          seen.dead.store(dead);
+          seen.calls.fetch_add(1);
+        });
+        CHILD_CHECK(st == GSHMEM_SUCCESS, "start_failure_monitor: %s", status_name(st));
+        for (int i = 0; i < 20; ++i) {
+          int v = rank * 1000 + i, all[3];
+          CHILD_CHECK(b->allgather(&v, all, sizeof(v)) == GSHMEM_SUCCESS, "allgather %d", i);
+          for (int r = 0; r < 3; ++r) CHILD_CHECK(all[r] == r * 1000 + i, "allgather %d PE %d", i, r);
+          if (i % 5 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));  // let monitors look
+        }
+        if (rank == 2) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        st = b->finalize();
+        CHILD_CHECK(st == GSHMEM_SUCCESS, "finalize: %s", status_name(st));
+        CHILD_CHECK(b->finalize() == GSHMEM_SUCCESS, "second finalize");
+        CHILD_CHECK(b->barrier() == GSHMEM_ERROR_NOT_INITIALIZED, "barrier after finalize");
+        if (rank != 0) std::this_thread::sleep_for(std::chrono::milliseconds(500));  // rank 0 is gone
+        CHILD_CHECK(seen.calls.load() == 0, "callback fired (dead rank %d)", seen.dead.load());
+        auto t0 = Clock::now();
+        b.reset();
+        CHILD_CHECK(seconds_since(t0) < 0.5, "destructor took %.2f s", seconds_since(t0));
+        return 0;
+      },
+      &cs);
   for (const Child& c : cs) EXPECT_FALSE(contains(c.output, "disconnected")) << c.describe();
 }
 
@@ -572,38 +587,43 @@ TEST(BootstrapMulti, RankZeroOutOfFileDescriptorsFailsNamingTheLimit) {
 TEST(BootstrapMulti, ForkedChildDoesNotHideADeadPe) {
   gshmemx_uniqueid_t id = loopback_id();
   std::vector<Child> cs;
-  run_ranks(3, id, 30, [&](int rank) {
-    MonitorSeen seen;
-    std::unique_ptr<Bootstrap> b = connect_watched(id, rank, 3, 30, &seen);
-    CHILD_CHECK(b != nullptr, "connect_watched");
-    CHILD_CHECK(b->barrier() == GSHMEM_SUCCESS, "barrier");
-    if (rank == 1) {
-      int p[2];
-      CHILD_CHECK(pipe(p) == 0, "pipe");
-      pid_t kid = fork();
-      if (kid == 0) {  // the worker: outlives the PE by 4 s
-        close(p[0]);
-        auto t0 = Clock::now();
-        Status kst = b->barrier();
-        char verdict = kst == GSHMEM_ERROR_NOT_INITIALIZED && seconds_since(t0) < 1.0 ? 'y' : 'n';
-        b.reset();  // the child's copy: must touch none of the PE's fds or threads
-        ssize_t ignored = write(p[1], &verdict, 1);
-        (void)ignored;
-        sleep(4);
-        _exit(0);
-      }
-      close(p[1]);
-      char verdict = 0;
-      CHILD_CHECK(read(p[0], &verdict, 1) == 1, "no word from the forked child");
-      CHILD_CHECK(verdict == 'y', "the forked child's barrier did not fail at once with NOT_INITIALIZED");
-      _exit(0);  // the PE dies; its child lives on
-    }
-    const double dt = seen.wait(3.0);
-    CHILD_CHECK(seen.calls.load() == 1, "callback calls: %d after %.2f s (the forked child kept PE 1's "
-                "connection open?)", seen.calls.load(), dt);
-    CHILD_CHECK(seen.dead.load() == 1, "dead rank %d", seen.dead.load());
-    return 0;
-  }, &cs);
+  run_ranks(
+      3, id, 30,
+      [&](int rank) {
+        MonitorSeen seen;
+        std::unique_ptr<Bootstrap> b = connect_watched(id, rank, 3, 30, &seen);
+        CHILD_CHECK(b != nullptr, "connect_watched");
+        CHILD_CHECK(b->barrier() == GSHMEM_SUCCESS, "barrier");
+        if (rank == 1) {
+          int p[2];
+          CHILD_CHECK(pipe(p) == 0, "pipe");
+          pid_t kid = fork();
+          if (kid == 0) {  // the worker: outlives the PE by 4 s
+            close(p[0]);
+            auto t0 = Clock::now();
+            Status kst = b->barrier();
+            char verdict = kst == GSHMEM_ERROR_NOT_INITIALIZED && seconds_since(t0) < 1.0 ? 'y' : 'n';
+            b.reset();  // the child's copy: must touch none of the PE's fds or threads
+            ssize_t ignored = write(p[1], &verdict, 1);
+            (void)ignored;
+            sleep(4);
+            _exit(0);
+          }
+          close(p[1]);
+          char verdict = 0;
+          CHILD_CHECK(read(p[0], &verdict, 1) == 1, "no word from the forked child");
+          CHILD_CHECK(verdict == 'y', "the forked child's barrier did not fail at once with NOT_INITIALIZED");
+          _exit(0);  // the PE dies; its child lives on
+        }
+        const double dt = seen.wait(3.0);
+        CHILD_CHECK(seen.calls.load() == 1,
+                    "callback calls: %d after %.2f s (the forked child kept PE 1's "
+                    "connection open?)",
+                    seen.calls.load(), dt);
+        CHILD_CHECK(seen.dead.load() == 1, "dead rank %d", seen.dead.load());
+        return 0;
+      },
+      &cs);
   EXPECT_TRUE(contains(cs[1].output, "which was fork()ed from PE 1")) << cs[1].describe();
   EXPECT_TRUE(contains(cs[1].output, "barrier called in process")) << cs[1].describe();
 }
@@ -615,41 +635,47 @@ TEST(BootstrapMulti, ForkedChildDoesNotHideADeadPe) {
 void member_timeout_test(bool monitor) {
   gshmemx_uniqueid_t id = loopback_id();
   std::vector<Child> cs;
-  run_ranks(2, id, 20, [&](int rank) {
-    MonitorSeen seen;
-    std::unique_ptr<Bootstrap> b;
-    Status st = connect(id, rank, 2, opts(1), &b);  // members wait 1 s + 1 s grace
-    CHILD_CHECK(st == GSHMEM_SUCCESS, "connect: %s", status_name(st));
-    if (rank == 1) {
-      st = b->barrier();
-      CHILD_CHECK(st == GSHMEM_ERROR_TIMEOUT, "barrier returned %s", status_name(st));
-      std::this_thread::sleep_for(std::chrono::milliseconds(4000));  // alive: no disconnect to see
-      return 0;
-    }
-    if (monitor)
-      CHILD_CHECK(b->start_failure_monitor([&seen](int dead, const std::string& how) {
-        seen.how = how;
-        seen.dead.store(dead);
-        seen.calls.fetch_add(1);
-      }) == GSHMEM_SUCCESS, "start_failure_monitor");
-    std::this_thread::sleep_for(std::chrono::milliseconds(2800));  // late for PE 1's barrier
-    b->barrier();  // PE 1's request is here: may complete
-    if (monitor) {
-      seen.wait(2.0);
-      CHILD_CHECK(seen.calls.load() == 1, "callback calls: %d", seen.calls.load());
-      CHILD_CHECK(seen.dead.load() == 1, "dead rank %d", seen.dead.load());
-      CHILD_CHECK(contains(seen.how, "PE 1 failed collective call #1: barrier timed out"), "how: %s",
-                  seen.how.c_str());
-    }
-    auto t0 = Clock::now();
-    st = b->barrier();
-    double dt = seconds_since(t0);
-    CHILD_CHECK(st == GSHMEM_ERROR_TIMEOUT, "next barrier returned %s", status_name(st));
-    CHILD_CHECK(dt < 0.5, "next barrier took %.2f s", dt);
-    return 0;
-  }, &cs);
-  EXPECT_TRUE(contains(cs[0].output, "PE 1 failed collective call #1: barrier timed out after 2 s "
-                                     "waiting for PE 0")) << cs[0].describe();
+  run_ranks(
+      2, id, 20,
+      [&](int rank) {
+        MonitorSeen seen;
+        std::unique_ptr<Bootstrap> b;
+        Status st = connect(id, rank, 2, opts(1), &b);  // members wait 1 s + 1 s grace
+        CHILD_CHECK(st == GSHMEM_SUCCESS, "connect: %s", status_name(st));
+        if (rank == 1) {
+          st = b->barrier();
+          CHILD_CHECK(st == GSHMEM_ERROR_TIMEOUT, "barrier returned %s", status_name(st));
+          std::this_thread::sleep_for(std::chrono::milliseconds(4000));  // alive: no disconnect to see
+          return 0;
+        }
+        if (monitor)
+          CHILD_CHECK(b->start_failure_monitor([&seen](int dead, const std::string& how) {
+            seen.how = how;
+            seen.dead.store(dead);
+            seen.calls.fetch_add(1);
+          }) == GSHMEM_SUCCESS,
+                      "start_failure_monitor");
+        std::this_thread::sleep_for(std::chrono::milliseconds(2800));  // late for PE 1's barrier
+        b->barrier();                                                  // PE 1's request is here: may complete
+        if (monitor) {
+          seen.wait(2.0);
+          CHILD_CHECK(seen.calls.load() == 1, "callback calls: %d", seen.calls.load());
+          CHILD_CHECK(seen.dead.load() == 1, "dead rank %d", seen.dead.load());
+          CHILD_CHECK(contains(seen.how, "PE 1 failed collective call #1: barrier timed out"), "how: %s",
+                      seen.how.c_str());
+        }
+        auto t0 = Clock::now();
+        st = b->barrier();
+        double dt = seconds_since(t0);
+        CHILD_CHECK(st == GSHMEM_ERROR_TIMEOUT, "next barrier returned %s", status_name(st));
+        CHILD_CHECK(dt < 0.5, "next barrier took %.2f s", dt);
+        return 0;
+      },
+      &cs);
+  EXPECT_TRUE(contains(cs[0].output,
+                       "PE 1 failed collective call #1: barrier timed out after 2 s "
+                       "waiting for PE 0"))
+      << cs[0].describe();
   EXPECT_FALSE(contains(cs[0].output, "stuck")) << cs[0].describe();
 }
 
@@ -662,23 +688,25 @@ TEST(BootstrapMulti, MemberTimeoutIsReportedByRankZerosMonitor) { member_timeout
 TEST(BootstrapMulti, MonitorNamesTheLatePe) {
   gshmemx_uniqueid_t id = loopback_id();
   std::vector<Child> cs;
-  run_ranks(3, id, 20, [&](int rank) {
-    MonitorSeen seen;
-    std::unique_ptr<Bootstrap> b = connect_watched(id, rank, 3, 1, &seen);
-    CHILD_CHECK(b != nullptr, "connect_watched");
-    CHILD_CHECK(b->barrier() == GSHMEM_SUCCESS, "barrier");
-    if (rank != 2) {
-      const Status st = b->barrier();
-      CHILD_CHECK(st == GSHMEM_ERROR_TIMEOUT, "barrier returned %s", status_name(st));
-      return 0;
-    }
-    seen.wait(4.0);
-    CHILD_CHECK(seen.calls.load() == 1, "callback calls: %d", seen.calls.load());
-    CHILD_CHECK(seen.dead.load() == 2, "callback names PE %d", seen.dead.load());
-    CHILD_CHECK(contains(seen.how, "barrier timed out after 1 s waiting for PE 2"), "how: %s",
-                seen.how.c_str());
-    return 0;
-  }, &cs);
+  run_ranks(
+      3, id, 20,
+      [&](int rank) {
+        MonitorSeen seen;
+        std::unique_ptr<Bootstrap> b = connect_watched(id, rank, 3, 1, &seen);
+        CHILD_CHECK(b != nullptr, "connect_watched");
+        CHILD_CHECK(b->barrier() == GSHMEM_SUCCESS, "barrier");
+        if (rank != 2) {
+          const Status st = b->barrier();
+          CHILD_CHECK(st == GSHMEM_ERROR_TIMEOUT, "barrier returned %s", status_name(st));
+          return 0;
+        }
+        seen.wait(4.0);
+        CHILD_CHECK(seen.calls.load() == 1, "callback calls: %d", seen.calls.load());
+        CHILD_CHECK(seen.dead.load() == 2, "callback names PE %d", seen.dead.load());
+        CHILD_CHECK(contains(seen.how, "barrier timed out after 1 s waiting for PE 2"), "how: %s", seen.how.c_str());
+        return 0;
+      },
+      &cs);
 }
 
 // GSHMEM_BOOTSTRAP_TIMEOUT is bounded by the configuration, but connect()

@@ -41,24 +41,33 @@ Result detect(const std::map<std::string, std::string>& env) {
 bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
 
 const std::map<std::string, std::string> kGshmrun = {
-    {"GSHMEM_RANK", "2"}, {"GSHMEM_SIZE", "4"}, {"GSHMEM_LOCAL_RANK", "0"},
-    {"GSHMEM_LOCAL_SIZE", "2"}, {"GSHMEM_UNIQUEID", "10.0.0.7:4242:00000000deadbeef:0000000000c0ffee"}};
-const std::map<std::string, std::string> kTorchrun = {
-    {"RANK", "3"}, {"WORLD_SIZE", "8"}, {"LOCAL_RANK", "1"}, {"LOCAL_WORLD_SIZE", "4"},
-    {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", "29500"}};
-const std::map<std::string, std::string> kOmpi = {
-    {"OMPI_COMM_WORLD_RANK", "1"}, {"OMPI_COMM_WORLD_SIZE", "4"},
-    {"OMPI_COMM_WORLD_LOCAL_RANK", "1"}, {"OMPI_COMM_WORLD_LOCAL_SIZE", "4"},
-    {"OMPI_MCA_ess_base_jobid", "1234567"}};
-const std::map<std::string, std::string> kSlurm = {
-    {"SLURM_PROCID", "5"}, {"SLURM_NTASKS", "6"}, {"SLURM_LOCALID", "5"}, {"SLURM_NNODES", "1"},
-    {"SLURM_JOB_ID", "98765"}, {"SLURM_STEP_ID", "0"}};
+    {"GSHMEM_RANK", "2"},
+    {"GSHMEM_SIZE", "4"},
+    {"GSHMEM_LOCAL_RANK", "0"},
+    {"GSHMEM_LOCAL_SIZE", "2"},
+    {"GSHMEM_UNIQUEID", "10.0.0.7:4242:00000000deadbeef:0000000000c0ffee"}};
+const std::map<std::string, std::string> kTorchrun = {{"RANK", "3"},
+                                                      {"WORLD_SIZE", "8"},
+                                                      {"LOCAL_RANK", "1"},
+                                                      {"LOCAL_WORLD_SIZE", "4"},
+                                                      {"MASTER_ADDR", "127.0.0.1"},
+                                                      {"MASTER_PORT", "29500"}};
+const std::map<std::string, std::string> kOmpi = {{"OMPI_COMM_WORLD_RANK", "1"},
+                                                  {"OMPI_COMM_WORLD_SIZE", "4"},
+                                                  {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
+                                                  {"OMPI_COMM_WORLD_LOCAL_SIZE", "4"},
+                                                  {"OMPI_MCA_ess_base_jobid", "1234567"}};
+const std::map<std::string, std::string> kSlurm = {{"SLURM_PROCID", "5"},     {"SLURM_NTASKS", "6"},
+                                                   {"SLURM_LOCALID", "5"},    {"SLURM_NNODES", "1"},
+                                                   {"SLURM_JOB_ID", "98765"}, {"SLURM_STEP_ID", "0"}};
 
 std::map<std::string, std::string> with(std::map<std::string, std::string> base,
                                         const std::map<std::string, std::string>& changes) {
   for (const auto& kv : changes) {
-    if (kv.second == "<unset>") base.erase(kv.first);
-    else base[kv.first] = kv.second;
+    if (kv.second == "<unset>")
+      base.erase(kv.first);
+    else
+      base[kv.first] = kv.second;
   }
   return base;
 }
@@ -183,7 +192,8 @@ TEST(BootstrapEnv, TorchrunErrors) {
     Status status;
   } cases[] = {
       {{{"WORLD_SIZE", "<unset>"}}, "WORLD_SIZE is not", GSHMEM_ERROR_INVALID_VALUE},
-      {{{"MASTER_ADDR", "<unset>"}, {"MASTER_PORT", "<unset>"}}, "MASTER_ADDR, MASTER_PORT are not",
+      {{{"MASTER_ADDR", "<unset>"}, {"MASTER_PORT", "<unset>"}},
+       "MASTER_ADDR, MASTER_PORT are not",
        GSHMEM_ERROR_INVALID_VALUE},
       {{{"RANK", "abc"}}, "RANK=\"abc\" is not an integer", GSHMEM_ERROR_INVALID_VALUE},
       {{{"RANK", "1x"}}, "RANK=\"1x\"", GSHMEM_ERROR_INVALID_VALUE},
@@ -199,8 +209,7 @@ TEST(BootstrapEnv, TorchrunErrors) {
       {{{"MASTER_PORT", "65535"}}, "MASTER_PORT=65535", GSHMEM_ERROR_INVALID_VALUE},
       {{{"GSHMEM_BOOTSTRAP_PORT", "99999"}}, "GSHMEM_BOOTSTRAP_PORT=99999", GSHMEM_ERROR_INVALID_VALUE},
       {{{"GSHMEM_BOOTSTRAP_PORT", "x1"}}, "GSHMEM_BOOTSTRAP_PORT=\"x1\"", GSHMEM_ERROR_INVALID_VALUE},
-      {{{"MASTER_ADDR", "no-such-host.invalid"}}, "MASTER_ADDR=\"no-such-host.invalid\"",
-       GSHMEM_ERROR_BOOTSTRAP},
+      {{{"MASTER_ADDR", "no-such-host.invalid"}}, "MASTER_ADDR=\"no-such-host.invalid\"", GSHMEM_ERROR_BOOTSTRAP},
   };
   for (const Case& c : cases) {
     Result r = detect(with(kTorchrun, c.change));
@@ -235,19 +244,21 @@ TEST(BootstrapEnv, OpenMpi) {
   Result pmix = detect(with(kOmpi, {{"OMPI_MCA_ess_base_jobid", "<unset>"}, {"PMIX_NAMESPACE", "prterun-x-1@1"}}));
   ASSERT_EQ(pmix.status, GSHMEM_SUCCESS) << pmix.log;
   EXPECT_NE(data(pmix.info).secret, d.secret);
-  Result hnp = detect(with(kOmpi, {{"OMPI_MCA_ess_base_jobid", "<unset>"}, {"OMPI_MCA_orte_hnp_uri", "123.0;tcp://x"}}));
+  Result hnp =
+      detect(with(kOmpi, {{"OMPI_MCA_ess_base_jobid", "<unset>"}, {"OMPI_MCA_orte_hnp_uri", "123.0;tcp://x"}}));
   ASSERT_EQ(hnp.status, GSHMEM_SUCCESS) << hnp.log;
   // Several nodes: the address must be given.
   Result multi = detect(with(kOmpi, {{"OMPI_COMM_WORLD_LOCAL_SIZE", "2"}}));
   EXPECT_EQ(multi.status, GSHMEM_ERROR_INVALID_VALUE);
   EXPECT_TRUE(contains(multi.log, "GSHMEM_BOOTSTRAP_ADDR")) << multi.log;
   EXPECT_TRUE(contains(multi.log, "MASTER_ADDR")) << multi.log;
-  Result given = detect(with(kOmpi, {{"OMPI_COMM_WORLD_LOCAL_SIZE", "2"}, {"GSHMEM_BOOTSTRAP_ADDR", "10.1.1.1"},
-                                     {"MASTER_ADDR", "10.2.2.2"}}));
+  Result given = detect(
+      with(kOmpi,
+           {{"OMPI_COMM_WORLD_LOCAL_SIZE", "2"}, {"GSHMEM_BOOTSTRAP_ADDR", "10.1.1.1"}, {"MASTER_ADDR", "10.2.2.2"}}));
   ASSERT_EQ(given.status, GSHMEM_SUCCESS) << given.log;
   EXPECT_EQ(encode_uniqueid(given.info.id).rfind("10.1.1.1:", 0), 0u);
-  given = detect(with(kOmpi, {{"OMPI_COMM_WORLD_LOCAL_SIZE", "2"}, {"MASTER_ADDR", "10.2.2.2"},
-                              {"GSHMEM_BOOTSTRAP_PORT", "45678"}}));
+  given = detect(with(
+      kOmpi, {{"OMPI_COMM_WORLD_LOCAL_SIZE", "2"}, {"MASTER_ADDR", "10.2.2.2"}, {"GSHMEM_BOOTSTRAP_PORT", "45678"}}));
   ASSERT_EQ(given.status, GSHMEM_SUCCESS) << given.log;
   EXPECT_EQ(encode_uniqueid(given.info.id).rfind("10.2.2.2:45678:", 0), 0u);
   // Unknown local size and several PEs: cannot assume one node.
@@ -288,18 +299,25 @@ TEST(BootstrapEnv, Slurm) {
   EXPECT_NE(data(step.info).secret, d.secret);
   EXPECT_NE(data(step.info).port, d.port);
   // Older spellings.
-  Result old = detect(with(kSlurm, {{"SLURM_NTASKS", "<unset>"}, {"SLURM_NPROCS", "6"},
-                                    {"SLURM_JOB_ID", "<unset>"}, {"SLURM_JOBID", "98765"},
-                                    {"SLURM_STEP_ID", "<unset>"}, {"SLURM_STEPID", "0"}}));
+  Result old = detect(with(kSlurm, {{"SLURM_NTASKS", "<unset>"},
+                                    {"SLURM_NPROCS", "6"},
+                                    {"SLURM_JOB_ID", "<unset>"},
+                                    {"SLURM_JOBID", "98765"},
+                                    {"SLURM_STEP_ID", "<unset>"},
+                                    {"SLURM_STEPID", "0"}}));
   ASSERT_EQ(old.status, GSHMEM_SUCCESS) << old.log;
   EXPECT_EQ(encode_uniqueid(old.info.id), encode_uniqueid(r.info.id));
   // Local size from the tasks-per-node variables.
-  Result tpn = detect(with(kSlurm, {{"SLURM_NNODES", "<unset>"}, {"SLURM_NTASKS_PER_NODE", "3"},
-                                    {"SLURM_LOCALID", "2"}, {"MASTER_ADDR", "10.0.0.1"}}));
+  Result tpn = detect(with(kSlurm, {{"SLURM_NNODES", "<unset>"},
+                                    {"SLURM_NTASKS_PER_NODE", "3"},
+                                    {"SLURM_LOCALID", "2"},
+                                    {"MASTER_ADDR", "10.0.0.1"}}));
   ASSERT_EQ(tpn.status, GSHMEM_SUCCESS) << tpn.log;
   EXPECT_EQ(tpn.info.local_size, 3);
-  tpn = detect(with(kSlurm, {{"SLURM_NNODES", "2"}, {"SLURM_TASKS_PER_NODE", "3(x2)"},
-                             {"SLURM_LOCALID", "2"}, {"GSHMEM_BOOTSTRAP_ADDR", "10.0.0.1"}}));
+  tpn = detect(with(kSlurm, {{"SLURM_NNODES", "2"},
+                             {"SLURM_TASKS_PER_NODE", "3(x2)"},
+                             {"SLURM_LOCALID", "2"},
+                             {"GSHMEM_BOOTSTRAP_ADDR", "10.0.0.1"}}));
   ASSERT_EQ(tpn.status, GSHMEM_SUCCESS) << tpn.log;
   EXPECT_EQ(tpn.info.local_size, 3);
   // Several nodes without an address.
@@ -350,10 +368,10 @@ TEST(BootstrapEnv, DerivedPortsAreBelowTheEphemeralRange) {
 // variables describe the job, the allocation's (inherited) ones do not.
 TEST(BootstrapEnv, SlurmStepVariablesWinOverTheAllocations) {
   const std::map<std::string, std::string> step = {
-      {"SLURM_PROCID", "1"}, {"SLURM_NTASKS", "2"}, {"SLURM_LOCALID", "1"}, {"SLURM_JOB_ID", "123"},
-      {"SLURM_STEP_ID", "0"}, {"SLURM_NTASKS_PER_NODE", "8"}, {"SLURM_NNODES", "1"},
-      {"SLURM_JOB_NUM_NODES", "1"}, {"SLURM_TASKS_PER_NODE", "8"}, {"SLURM_STEP_NUM_NODES", "1"},
-      {"SLURM_STEP_NUM_TASKS", "2"}, {"SLURM_STEP_TASKS_PER_NODE", "2"}};
+      {"SLURM_PROCID", "1"},         {"SLURM_NTASKS", "2"},         {"SLURM_LOCALID", "1"},
+      {"SLURM_JOB_ID", "123"},       {"SLURM_STEP_ID", "0"},        {"SLURM_NTASKS_PER_NODE", "8"},
+      {"SLURM_NNODES", "1"},         {"SLURM_JOB_NUM_NODES", "1"},  {"SLURM_TASKS_PER_NODE", "8"},
+      {"SLURM_STEP_NUM_NODES", "1"}, {"SLURM_STEP_NUM_TASKS", "2"}, {"SLURM_STEP_TASKS_PER_NODE", "2"}};
   Result r = detect(step);
   ASSERT_EQ(r.status, GSHMEM_SUCCESS) << r.log;
   EXPECT_EQ(r.info.size, 2);
@@ -366,15 +384,18 @@ TEST(BootstrapEnv, SlurmStepVariablesWinOverTheAllocations) {
   EXPECT_EQ(r.info.local_size, 2);
   // No step variables at all (old Slurm): a per-node value larger than the
   // job is ignored, the allocation's single node still says "one node".
-  const auto old = with(step, {{"SLURM_STEP_NUM_NODES", "<unset>"}, {"SLURM_STEP_NUM_TASKS", "<unset>"},
+  const auto old = with(step, {{"SLURM_STEP_NUM_NODES", "<unset>"},
+                               {"SLURM_STEP_NUM_TASKS", "<unset>"},
                                {"SLURM_STEP_TASKS_PER_NODE", "<unset>"}});
   r = detect(old);
   ASSERT_EQ(r.status, GSHMEM_SUCCESS) << r.log;
   EXPECT_EQ(r.info.local_size, 2);
   // ... and with nothing usable the local size is unknown, not an error (here
   // the job may span nodes, so the rendezvous address must be given).
-  r = detect(with(old, {{"SLURM_NNODES", "<unset>"}, {"SLURM_JOB_NUM_NODES", "<unset>"},
-                        {"SLURM_TASKS_PER_NODE", "<unset>"}, {"SLURM_LOCALID", "0"},
+  r = detect(with(old, {{"SLURM_NNODES", "<unset>"},
+                        {"SLURM_JOB_NUM_NODES", "<unset>"},
+                        {"SLURM_TASKS_PER_NODE", "<unset>"},
+                        {"SLURM_LOCALID", "0"},
                         {"GSHMEM_BOOTSTRAP_ADDR", "10.0.0.1"}}));
   ASSERT_EQ(r.status, GSHMEM_SUCCESS) << r.log;
   EXPECT_EQ(r.info.local_size, -1);
@@ -385,9 +406,11 @@ TEST(BootstrapEnv, SlurmStepVariablesWinOverTheAllocations) {
   // The allocation's SLURM_NTASKS_PER_NODE=2 equals the job size and would
   // claim both PEs share a node (so rank 0 would listen on loopback).
   const std::map<std::string, std::string> spread = {
-      {"SLURM_PROCID", "1"}, {"SLURM_NTASKS", "2"}, {"SLURM_LOCALID", "0"}, {"SLURM_JOB_ID", "124"},
-      {"SLURM_STEP_ID", "0"}, {"SLURM_NTASKS_PER_NODE", "2"}, {"SLURM_NNODES", "2"},
-      {"SLURM_STEP_NUM_NODES", "2"}, {"SLURM_STEP_NUM_TASKS", "2"}, {"SLURM_STEP_TASKS_PER_NODE", "1(x2)"}};
+      {"SLURM_PROCID", "1"},         {"SLURM_NTASKS", "2"},
+      {"SLURM_LOCALID", "0"},        {"SLURM_JOB_ID", "124"},
+      {"SLURM_STEP_ID", "0"},        {"SLURM_NTASKS_PER_NODE", "2"},
+      {"SLURM_NNODES", "2"},         {"SLURM_STEP_NUM_NODES", "2"},
+      {"SLURM_STEP_NUM_TASKS", "2"}, {"SLURM_STEP_TASKS_PER_NODE", "1(x2)"}};
   r = detect(spread);
   EXPECT_EQ(r.status, GSHMEM_ERROR_INVALID_VALUE);
   EXPECT_TRUE(contains(r.log, "GSHMEM_BOOTSTRAP_ADDR")) << r.log;
@@ -413,15 +436,13 @@ TEST(BootstrapEnv, ForeignLauncherWithSeveralProcessesIsAnError) {
   for (const auto& env : std::vector<std::map<std::string, std::string>>{
            {{"PMI_RANK", "1"}, {"PMI_SIZE", "4"}, {"MPI_LOCALRANKID", "1"}},  // MPICH / Intel MPI hydra
            {{"PMI_RANK", "0"}, {"PMI_SIZE", "2"}},
-           {{"MV2_COMM_WORLD_RANK", "0"}, {"MV2_COMM_WORLD_SIZE", "8"}},   // MVAPICH2
-           {{"PMIX_RANK", "3"}, {"PMIX_NAMESPACE", "prterun-x-1@1"}}}) {   // PMIx without Open MPI
+           {{"MV2_COMM_WORLD_RANK", "0"}, {"MV2_COMM_WORLD_SIZE", "8"}},  // MVAPICH2
+           {{"PMIX_RANK", "3"}, {"PMIX_NAMESPACE", "prterun-x-1@1"}}}) {  // PMIx without Open MPI
     Result r = detect(env);
     EXPECT_EQ(r.status, GSHMEM_ERROR_INVALID_VALUE) << env.begin()->first << "\n" << r.log;
     for (const auto& kv : env)
-      if (kv.first != "PMIX_NAMESPACE")
-        EXPECT_TRUE(contains(r.log, kv.first + "=" + kv.second)) << r.log;
-    for (const char* how : {"gshmrun", "torchrun", "srun", "Open MPI's mpirun", "GSHMEMX_INIT_WITH_UNIQUEID",
-                            "unset"})
+      if (kv.first != "PMIX_NAMESPACE") EXPECT_TRUE(contains(r.log, kv.first + "=" + kv.second)) << r.log;
+    for (const char* how : {"gshmrun", "torchrun", "srun", "Open MPI's mpirun", "GSHMEMX_INIT_WITH_UNIQUEID", "unset"})
       EXPECT_TRUE(contains(r.log, how)) << how << "\n" << r.log;
   }
   // One process: a 1-PE job, as before.

@@ -41,8 +41,8 @@ TEST(BootstrapSocket, SendPairDeliversBothPartsInOrder) {
         }
       });
       int err = -1;
-      const tcp::Io io = tcp::send_pair(sv[0], na ? a.data() : nullptr, na, nb ? b.data() : nullptr, nb,
-                                        tcp::Deadline(20), &err);
+      const tcp::Io io =
+          tcp::send_pair(sv[0], na ? a.data() : nullptr, na, nb ? b.data() : nullptr, nb, tcp::Deadline(20), &err);
       shutdown(sv[0], SHUT_WR);
       reader.join();
       close(sv[0]);
@@ -99,8 +99,7 @@ TEST(BootstrapSocket, SelfConnectIsRefused) {
         fprintf(stderr, "connect_to: %s\n", strerror(err));
       }
     }
-    fprintf(stderr, "self-connect attempts: %d connected, %d refused, %d other errors\n", connected,
-            refused, other);
+    fprintf(stderr, "self-connect attempts: %d connected, %d refused, %d other errors\n", connected, refused, other);
     // Rank 0 arriving now can still listen on the port (the connection it
     // left behind does not hold it).
     int err = 0;
@@ -112,8 +111,7 @@ TEST(BootstrapSocket, SelfConnectIsRefused) {
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
   ASSERT_TRUE(WIFEXITED(status));
   if (WEXITSTATUS(status) == 77) GTEST_SKIP() << "cannot make a private network namespace here";
-  EXPECT_EQ(WEXITSTATUS(status), 0)
-      << "connect_to returned a socket connected to itself, or left the port unbindable";
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "connect_to returned a socket connected to itself, or left the port unbindable";
 }
 
 TEST(BootstrapProtocol, MemberWaitSaturates) {
@@ -128,8 +126,7 @@ TEST(BootstrapProtocol, MemberWaitSaturates) {
 
 TEST(BootstrapUniqueId, EncodeDecodeRoundTripIPv4) {
   gshmemx_uniqueid_t id, back;
-  ASSERT_EQ(make_uniqueid("127.0.0.1", 41234, 0x0123456789abcdefULL, 0xfedcba9876543210ULL, &id),
-            GSHMEM_SUCCESS);
+  ASSERT_EQ(make_uniqueid("127.0.0.1", 41234, 0x0123456789abcdefULL, 0xfedcba9876543210ULL, &id), GSHMEM_SUCCESS);
   std::string text = encode_uniqueid(id);
   EXPECT_EQ(text, "127.0.0.1:41234:0123456789abcdef:fedcba9876543210");
   ASSERT_EQ(decode_uniqueid(text.c_str(), &back), GSHMEM_SUCCESS);
@@ -247,7 +244,8 @@ TEST(BootstrapUniqueId, MakeResolvesNamesAndRejectsBadInput) {
   ASSERT_EQ(make_uniqueid("localhost", 5000, 7, 8, &id), GSHMEM_SUCCESS);
   std::string text = encode_uniqueid(id);
   EXPECT_TRUE(text == "127.0.0.1:5000:0000000000000007:0000000000000008" ||
-              text == "[::1]:5000:0000000000000007:0000000000000008") << text;
+              text == "[::1]:5000:0000000000000007:0000000000000008")
+      << text;
   testing::internal::CaptureStderr();
   EXPECT_NE(make_uniqueid("no-such-host.invalid", 5000, 1, 2, &id), GSHMEM_SUCCESS);
   EXPECT_EQ(make_uniqueid("127.0.0.1", 0, 1, 2, &id), GSHMEM_ERROR_INVALID_VALUE);
@@ -303,8 +301,9 @@ TEST(BootstrapConnect, RankZeroPortInUse) {
   EXPECT_EQ(connect(id, 0, 2, opts(2), &b), GSHMEM_ERROR_BOOTSTRAP);
   std::string err = testing::internal::GetCapturedStderr();
   close(lfd);
-  EXPECT_TRUE(contains(err, "port " + std::to_string(port) + " on 127.0.0.1 is in use; set "
-                                                             "GSHMEM_BOOTSTRAP_PORT to a free port"))
+  EXPECT_TRUE(contains(err, "port " + std::to_string(port) +
+                                " on 127.0.0.1 is in use; set "
+                                "GSHMEM_BOOTSTRAP_PORT to a free port"))
       << err;
 }
 

@@ -84,8 +84,8 @@ TEST(ConfigParse, Size) {
   EXPECT_EQ(size_of("2T"), 2 * TiB);
   EXPECT_EQ(size_of("16777215T"), 16777215 * TiB);  // largest T value that fits
   EXPECT_EQ(size_of("18446744073709551615"), ~0ull);
-  for (const char* bad : {"", "-1", " -1", " 5", "+5", "1X", "abc", "1 G", "1G ", "1GBB", "1.5G",
-                          "99999999999T", "16777216T", "18446744073709551616", "G", "0x10"})
+  for (const char* bad : {"", "-1", " -1", " 5", "+5", "1X", "abc", "1 G", "1G ", "1GBB", "1.5G", "99999999999T",
+                          "16777216T", "18446744073709551616", "G", "0x10"})
     EXPECT_FALSE(size_of(bad).has_value()) << "\"" << bad << "\" accepted";
   uint64_t v;
   EXPECT_FALSE(cfg::parse_size(nullptr, &v));
@@ -129,9 +129,8 @@ TEST(ConfigParse, Int) {
 }
 
 TEST(ConfigParse, LogLevel) {
-  const std::pair<const char*, int> good[] = {{"NONE", -1}, {"none", -1}, {"ERROR", 0},
-                                              {"WARN", 1},  {"warn", 1},  {"INFO", 2},
-                                              {"Info", 2},  {"TRACE", 3}};
+  const std::pair<const char*, int> good[] = {{"NONE", -1}, {"none", -1}, {"ERROR", 0}, {"WARN", 1},
+                                              {"warn", 1},  {"INFO", 2},  {"Info", 2},  {"TRACE", 3}};
   for (const auto& [text, level] : good) {
     int v = 99;
     EXPECT_TRUE(cfg::parse_log_level(text, &v)) << text;
@@ -139,8 +138,7 @@ TEST(ConfigParse, LogLevel) {
   }
   EXPECT_EQ(static_cast<int>(gshmem::log::Level::warn), 1);  // the numbering above
   int v = 99;
-  for (const char* bad : {"", "DEBUG", "WARNING", "2", "INF"})
-    EXPECT_FALSE(cfg::parse_log_level(bad, &v)) << bad;
+  for (const char* bad : {"", "DEBUG", "WARNING", "2", "INF"}) EXPECT_FALSE(cfg::parse_log_level(bad, &v)) << bad;
   EXPECT_EQ(v, 99);
 }
 
@@ -244,8 +242,8 @@ TEST_F(ConfigEnv, BootstrapTimeoutOutOfRangeIsAnError) {
     std::string err;
     EXPECT_EQ(load_capturing(&err), GSHMEM_ERROR_INVALID_VALUE) << bad;
     EXPECT_NE(err.find("gshmem ERROR"), std::string::npos) << err;
-    EXPECT_NE(err.find(std::string("GSHMEM_BOOTSTRAP_TIMEOUT=\"") + bad + "\" is out of range"),
-              std::string::npos) << err;
+    EXPECT_NE(err.find(std::string("GSHMEM_BOOTSTRAP_TIMEOUT=\"") + bad + "\" is out of range"), std::string::npos)
+        << err;
     EXPECT_NE(err.find("from 1 to 2000000"), std::string::npos) << err;
     EXPECT_EQ(cfg::get().bootstrap_timeout, 45) << "a failed load must keep the previous values";
   }
@@ -289,8 +287,7 @@ TEST_F(ConfigEnv, PrintTableMentionsEveryVariable) {
 
   std::set<std::string> printed;
   std::regex name_re("(^|\\n)(GSHMEM_[A-Z0-9_]+)");
-  for (auto it = std::sregex_iterator(out.begin(), out.end(), name_re); it != std::sregex_iterator();
-       ++it)
+  for (auto it = std::sregex_iterator(out.begin(), out.end(), name_re); it != std::sregex_iterator(); ++it)
     printed.insert((*it)[2]);
   for (const Entry& e : table()) {
     EXPECT_EQ(printed.count(e.env), 1u) << e.env << " missing from print_table:\n" << out;

@@ -31,9 +31,8 @@ TEST(GshmrunOptions, Defaults) {
 
 TEST(GshmrunOptions, AllForms) {
   Options o;
-  ParseResult r = parse({"-n", "4", "--timeout", "120", "-x", "A=1", "-xB=2=3", "--tag-output", "--", "prog", "-n",
-                         "5", "--", "x"},
-                        &o);
+  ParseResult r = parse(
+      {"-n", "4", "--timeout", "120", "-x", "A=1", "-xB=2=3", "--tag-output", "--", "prog", "-n", "5", "--", "x"}, &o);
   ASSERT_EQ(r.action, ParseAction::run) << r.error;
   EXPECT_EQ(o.np, 4);
   EXPECT_EQ(o.timeout_s, 120);

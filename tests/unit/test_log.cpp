@@ -72,8 +72,7 @@ TEST_F(Log, LineCarriesPeIdentityAfterSetIdentity) {
   testing::internal::CaptureStderr();
   GSHMEM_LOG_WARN("hello from %s", "pe3");
   std::string out = testing::internal::GetCapturedStderr();
-  std::string expect = "gshmem WARN [PE 3/8 " + hostname() + ":" + std::to_string(getpid()) +
-                       "]: hello from pe3\n";
+  std::string expect = "gshmem WARN [PE 3/8 " + hostname() + ":" + std::to_string(getpid()) + "]: hello from pe3\n";
   EXPECT_EQ(out, expect);
 
   lg::set_identity(0, 1);

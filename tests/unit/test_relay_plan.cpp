@@ -47,9 +47,9 @@ std::vector<std::pair<uint64_t, uint64_t>> chunks_of(uint64_t len, uint64_t chun
 
 TEST(RelayPlan, ChunksTileTheLane) {
   for (uint64_t chunk : {16 * KiB, 64 * KiB, 256 * KiB, 512 * KiB})
-    for (uint64_t len : {uint64_t{0}, uint64_t{1}, uint64_t{255}, uint64_t{256}, 4 * KiB, 16 * KiB - 256, 16 * KiB,
-                         chunk - 256, chunk, chunk + 256, 2 * chunk, 3 * chunk + 768, 1 * MiB, 4 * MiB + 4 * KiB,
-                         17 * MiB + 256})
+    for (uint64_t len :
+         {uint64_t{0}, uint64_t{1}, uint64_t{255}, uint64_t{256}, 4 * KiB, 16 * KiB - 256, 16 * KiB, chunk - 256, chunk,
+          chunk + 256, 2 * chunk, 3 * chunk + 768, 1 * MiB, 4 * MiB + 4 * KiB, 17 * MiB + 256})
       for (uint64_t taper : {0, 1, 2, 3}) {
         SCOPED_TRACE(testing::Message() << "lane " << len << " bytes, chunk " << chunk << ", taper " << taper);
         const auto c = chunks_of(len, chunk, taper);

@@ -15,9 +15,9 @@
 
 namespace {
 
+using gshmem::detail::kLLDefaultBytes;
 using gshmem::detail::kLLMaxWords;
 using gshmem::detail::kLLMinWords;
-using gshmem::detail::kLLDefaultBytes;
 using gshmem::detail::kReduceHostCheckWords;
 using gshmem::detail::kReducePushSlots;
 using gshmem::detail::ll_area;

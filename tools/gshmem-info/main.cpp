@@ -11,9 +11,10 @@ int main(int argc, char** argv) {
   bool current = true;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      printf("usage: gshmem-info [--defaults]\n"
-             "Prints gshmem's version and its environment variables with their current values.\n"
-             "  --defaults   show defaults only, not the values set in this environment\n");
+      printf(
+          "usage: gshmem-info [--defaults]\n"
+          "Prints gshmem's version and its environment variables with their current values.\n"
+          "  --defaults   show defaults only, not the values set in this environment\n");
       return 0;
     } else if (!strcmp(argv[i], "--defaults")) {
       current = false;

@@ -20,8 +20,8 @@ namespace {
 constexpr int kCountTimeoutMs = 60000;  // cuInit on a large node can take seconds
 
 struct Answer {
-  int count;       // -1 on failure
-  char why[240];   // NUL-terminated
+  int count;      // -1 on failure
+  char why[240];  // NUL-terminated
 };
 
 using CuInitFn = int (*)(unsigned int);

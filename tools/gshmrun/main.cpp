@@ -67,8 +67,8 @@ int main(int argc, char** argv) {
   cfg.kill_grace_s = kDefaultKillGraceS;
   if (const char* g = getenv("GSHMRUN_KILL_GRACE"); g != nullptr && *g != '\0') {
     if (!parse_seconds(g, &cfg.kill_grace_s)) {
-      fprintf(stderr, "gshmrun: GSHMRUN_KILL_GRACE='%s' is not a number of seconds in 0..%g (try gshmrun --help)\n",
-              g, kMaxKillGraceS);
+      fprintf(stderr, "gshmrun: GSHMRUN_KILL_GRACE='%s' is not a number of seconds in 0..%g (try gshmrun --help)\n", g,
+              kMaxKillGraceS);
       return 2;
     }
   }

@@ -83,9 +83,8 @@ bool match(const std::string& arg, const OptSpec** spec, std::string* value, boo
 }  // namespace
 
 const std::vector<std::string>& reserved_env_names() {
-  static const std::vector<std::string> names = {
-      "GSHMEM_RANK",     "GSHMEM_SIZE",     "GSHMEM_LOCAL_RANK",
-      "GSHMEM_LOCAL_SIZE", "GSHMEM_UNIQUEID", "GSHMEM_BOOTSTRAP_LISTEN_FD"};
+  static const std::vector<std::string> names = {"GSHMEM_RANK",       "GSHMEM_SIZE",     "GSHMEM_LOCAL_RANK",
+                                                 "GSHMEM_LOCAL_SIZE", "GSHMEM_UNIQUEID", "GSHMEM_BOOTSTRAP_LISTEN_FD"};
   return names;
 }
 
@@ -140,8 +139,7 @@ ParseResult parse_options(const std::vector<std::string>& args, Options* out) {
     const std::string shown = arg.compare(0, 2, "--") == 0 ? arg.substr(0, arg.find('=')) : arg.substr(0, 2);
     if (!spec->takes_value && has_value) return fail("option '" + shown + "' takes no value");
     if (spec->takes_value && !has_value) {
-      if (i + 1 >= args.size())
-        return fail("option '" + shown + "' needs a value (" + spec->value_help + ")");
+      if (i + 1 >= args.size()) return fail("option '" + shown + "' needs a value (" + spec->value_help + ")");
       value = args[++i];
     }
 
@@ -149,8 +147,8 @@ ParseResult parse_options(const std::vector<std::string>& args, Options* out) {
       case Opt::np: {
         long n = 0;
         if (!parse_int_in_range(value.c_str(), 1, kMaxPes, &n))
-          return fail("-n needs a positive integer number of PEs (1.." + std::to_string(kMaxPes) +
-                      "), not '" + value + "'");
+          return fail("-n needs a positive integer number of PEs (1.." + std::to_string(kMaxPes) + "), not '" + value +
+                      "'");
         out->np = static_cast<int>(n);
         break;
       }
@@ -163,12 +161,10 @@ ParseResult parse_options(const std::vector<std::string>& args, Options* out) {
       }
       case Opt::env: {
         const size_t eq = value.find('=');
-        if (eq == std::string::npos)
-          return fail("-x needs NAME=VALUE, not '" + value + "'");
+        if (eq == std::string::npos) return fail("-x needs NAME=VALUE, not '" + value + "'");
         std::string name = value.substr(0, eq);
         if (name.empty()) return fail("-x needs NAME=VALUE with a non-empty NAME, not '" + value + "'");
-        if (is_reserved_env(name))
-          return fail("-x cannot set " + name + ": gshmrun sets it for each PE itself");
+        if (is_reserved_env(name)) return fail("-x cannot set " + name + ": gshmrun sets it for each PE itself");
         out->env.emplace_back(std::move(name), value.substr(eq + 1));
         break;
       }

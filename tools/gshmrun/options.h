@@ -11,17 +11,17 @@
 
 namespace gshmrun {
 
-constexpr int kMaxPes = 4096;            // upper bound accepted for -n
+constexpr int kMaxPes = 4096;             // upper bound accepted for -n
 constexpr long kMaxTimeoutS = 100000000;  // upper bound accepted for --timeout
 constexpr double kDefaultKillGraceS = 3.0;
 constexpr double kMaxKillGraceS = 3600.0;
 
 struct Options {
-  int np = 0;              // -n/--np; 0 = not given (use the number of visible GPUs)
-  long timeout_s = 0;      // --timeout; 0 = no limit
-  bool tag_output = false;  // --tag-output
+  int np = 0;                                            // -n/--np; 0 = not given (use the number of visible GPUs)
+  long timeout_s = 0;                                    // --timeout; 0 = no limit
+  bool tag_output = false;                               // --tag-output
   std::vector<std::pair<std::string, std::string>> env;  // -x NAME=VALUE, in order
-  std::vector<std::string> command;  // program and its arguments (non-empty on success)
+  std::vector<std::string> command;                      // program and its arguments (non-empty on success)
 };
 
 enum class ParseAction { run, help, version, error };

@@ -22,8 +22,7 @@ void write_all(int fd, const char* data, size_t n) {
   }
 }
 
-LineTagger::LineTagger(int rank, int out_fd)
-    : prefix_("[" + std::to_string(rank) + "] "), out_fd_(out_fd) {}
+LineTagger::LineTagger(int rank, int out_fd) : prefix_("[" + std::to_string(rank) + "] "), out_fd_(out_fd) {}
 
 void LineTagger::emit(const char* line, size_t n) {
   buf_.assign(prefix_);

@@ -35,8 +35,7 @@ bool open_listener(int backlog, Listener* out, std::string* err) {
   // connections on it are still closing.
   int one = 1;
   setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-  if (bind(fd, reinterpret_cast<struct sockaddr*>(&addr), sizeof(addr)) != 0 ||
-      listen(fd, backlog) != 0 ||
+  if (bind(fd, reinterpret_cast<struct sockaddr*>(&addr), sizeof(addr)) != 0 || listen(fd, backlog) != 0 ||
       getsockname(fd, reinterpret_cast<struct sockaddr*>(&addr), &len) != 0) {
     *err = std::string("cannot listen on 127.0.0.1: ") + strerror(errno);
     close(fd);
@@ -149,8 +148,7 @@ const char* env_lookup(const std::vector<std::string>& env, const char* name) {
 namespace {
 
 // Between fork and exec: async-signal-safe calls only.
-[[noreturn]] void child_exec(const SpawnSpec& spec, char* const* argv, char* const* envp, int status_fd,
-                             pid_t parent) {
+[[noreturn]] void child_exec(const SpawnSpec& spec, char* const* argv, char* const* envp, int status_fd, pid_t parent) {
   int rc = 0;
   // Own process group, so signals sent to -pid reach the PE's children too.
   if (setpgid(0, 0) != 0) rc = errno;

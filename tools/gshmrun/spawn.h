@@ -49,10 +49,10 @@ struct SpawnSpec {
   std::string path;               // resolved program
   std::vector<std::string> argv;  // argv[0] as the user wrote it
   std::vector<std::string> env;   // complete environment of this PE
-  int listen_fd = -1;  // inherited by this PE (rank 0), else -1
-  int stdin_fd = -1;   // becomes fd 0, or -1 to inherit gshmrun's
-  int stdout_fd = -1;  // becomes fd 1, or -1 to inherit
-  int stderr_fd = -1;  // becomes fd 2, or -1 to inherit
+  int listen_fd = -1;             // inherited by this PE (rank 0), else -1
+  int stdin_fd = -1;              // becomes fd 0, or -1 to inherit gshmrun's
+  int stdout_fd = -1;             // becomes fd 1, or -1 to inherit
+  int stderr_fd = -1;             // becomes fd 2, or -1 to inherit
   const ChildRestore* restore = nullptr;
 };
 

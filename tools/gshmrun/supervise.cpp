@@ -22,14 +22,22 @@ constexpr int64_t kSigintWindowMs = 2000;  // a second SIGINT within this escala
 
 const char* sig_abbrev(int sig) {
   switch (sig) {
-    case SIGINT: return "SIGINT";
-    case SIGTERM: return "SIGTERM";
-    case SIGHUP: return "SIGHUP";
-    case SIGQUIT: return "SIGQUIT";
-    case SIGUSR1: return "SIGUSR1";
-    case SIGUSR2: return "SIGUSR2";
-    case SIGKILL: return "SIGKILL";
-    default: return "signal";
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGHUP:
+      return "SIGHUP";
+    case SIGQUIT:
+      return "SIGQUIT";
+    case SIGUSR1:
+      return "SIGUSR1";
+    case SIGUSR2:
+      return "SIGUSR2";
+    case SIGKILL:
+      return "SIGKILL";
+    default:
+      return "signal";
   }
 }
 
@@ -137,7 +145,7 @@ void Supervisor::kill_now() {
 void Supervisor::on_pe_exit(Pe& pe, int status) {
   pe.running = false;
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return;  // early clean exits are fine
-  if (stopping_) return;  // a consequence of stopping the job, not news
+  if (stopping_) return;                                      // a consequence of stopping the job, not news
   char how[160];
   int code;
   if (WIFEXITED(status)) {
@@ -154,8 +162,8 @@ void Supervisor::on_pe_exit(Pe& pe, int status) {
   }
   const int others = running_count();
   if (others > 0)
-    fprintf(stderr, "gshmrun: PE %d (pid %d) %s; stopping the other %d PE%s\n", pe.rank,
-            static_cast<int>(pe.pid), how, others, plural(others));
+    fprintf(stderr, "gshmrun: PE %d (pid %d) %s; stopping the other %d PE%s\n", pe.rank, static_cast<int>(pe.pid), how,
+            others, plural(others));
   else
     fprintf(stderr, "gshmrun: PE %d (pid %d) %s\n", pe.rank, static_cast<int>(pe.pid), how);
   begin_stop(code);
@@ -186,8 +194,8 @@ void Supervisor::on_signal(int sig) {
         fprintf(stderr, "gshmrun: second SIGINT within 2 s; killing %d PE%s with SIGKILL\n", n, plural(n));
         kill_now();
       } else {
-        fprintf(stderr, "gshmrun: caught SIGINT; forwarding it to %d PE%s (a second SIGINT within 2 s kills them)\n",
-                n, plural(n));
+        fprintf(stderr, "gshmrun: caught SIGINT; forwarding it to %d PE%s (a second SIGINT within 2 s kills them)\n", n,
+                plural(n));
         signal_all(SIGINT);
         last_sigint_ = now;
       }
@@ -329,8 +337,10 @@ int Supervisor::run() {
       const double secs = static_cast<double>(cfg_.give_up_ms) / 1000.0;
       for (Pe& pe : pes_) {
         if (!pe.running) continue;
-        fprintf(stderr, "gshmrun: PE %d (pid %d) is still there %g s after SIGKILL (stuck in the kernel?); "
-                        "exiting without it\n", pe.rank, static_cast<int>(pe.pid), secs);
+        fprintf(stderr,
+                "gshmrun: PE %d (pid %d) is still there %g s after SIGKILL (stuck in the kernel?); "
+                "exiting without it\n",
+                pe.rank, static_cast<int>(pe.pid), secs);
         pe.running = false;
       }
     }

@@ -23,9 +23,9 @@ namespace gshmrun {
 bool setup_signals(int* signal_fd, ChildRestore* restore, std::string* err);
 
 struct SupervisorConfig {
-  int size = 0;              // N, the number of PEs the job should have
-  long timeout_s = 0;        // --timeout (0 = none)
-  double kill_grace_s = 3;   // SIGTERM -> SIGKILL delay
+  int size = 0;                // N, the number of PEs the job should have
+  long timeout_s = 0;          // --timeout (0 = none)
+  double kill_grace_s = 3;     // SIGTERM -> SIGKILL delay
   int64_t give_up_ms = 10000;  // after SIGKILL, stop waiting for a PE stuck in the kernel
 };
 

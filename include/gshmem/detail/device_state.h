@@ -28,13 +28,13 @@
  * peer_address() of them reaches the same object on another member.
  * Cost per team: (2 * size) * 8 bytes of flags + scratch_bytes of heap per PE. */
 typedef struct gshmemi_team {
-  int32_t start;          /* world PE of team PE 0 */
-  int32_t stride;         /* >= 1 */
-  int32_t size;           /* number of PEs; 0 marks an unused slot */
-  int32_t my_pe;          /* this PE's index in the team; -1 if not a member */
-  uint64_t* sync_flags;   /* symmetric [size]: sync_flags[i] = syncs team PE i signalled here, not yet waited for */
-  uint64_t* coll_flags;   /* symmetric [size]: data-ready epochs for collectives */
-  char* scratch;          /* symmetric collective scratch */
+  int32_t start;        /* world PE of team PE 0 */
+  int32_t stride;       /* >= 1 */
+  int32_t size;         /* number of PEs; 0 marks an unused slot */
+  int32_t my_pe;        /* this PE's index in the team; -1 if not a member */
+  uint64_t* sync_flags; /* symmetric [size]: sync_flags[i] = syncs team PE i signalled here, not yet waited for */
+  uint64_t* coll_flags; /* symmetric [size]: data-ready epochs for collectives */
+  char* scratch;        /* symmetric collective scratch */
   uint64_t scratch_bytes;
   /* The scratch's layout, sized once when the team is created (team_layout_fill in
    * device/impl/reduce_layout.cuh) so that device calls only add and multiply: */
@@ -44,18 +44,18 @@ typedef struct gshmemi_team {
 } gshmemi_team;
 
 typedef struct gshmemi_device_state {
-  uint32_t version;          /* GSHMEMI_DEVICE_STATE_VERSION once initialised, 0 before */
-  uint32_t struct_size;      /* sizeof(gshmemi_device_state) */
+  uint32_t version;     /* GSHMEMI_DEVICE_STATE_VERSION once initialised, 0 before */
+  uint32_t struct_size; /* sizeof(gshmemi_device_state) */
   int32_t my_pe;
   int32_t n_pes;
-  char* heap_base;           /* this PE's heap: symmetric addresses live in [base, base+size) */
-  uint64_t heap_size;        /* bytes currently mapped */
-  char* const* peer_base;    /* device array [n_pes]: PE p's heap as mapped here; NULL if unreachable */
-  gshmemi_team* teams;       /* device array [max_teams]; teams[GSHMEM_TEAM_WORLD] always valid */
+  char* heap_base;        /* this PE's heap: symmetric addresses live in [base, base+size) */
+  uint64_t heap_size;     /* bytes currently mapped */
+  char* const* peer_base; /* device array [n_pes]: PE p's heap as mapped here; NULL if unreachable */
+  gshmemi_team* teams;    /* device array [max_teams]; teams[GSHMEM_TEAM_WORLD] always valid */
   int32_t max_teams;
   int32_t reserved1;
-  uint64_t wait_timeout_ns;  /* 0: device waits are unbounded; else report + trap after this */
-  uint32_t debug_checks;     /* 1: device calls validate PE and pointer arguments */
+  uint64_t wait_timeout_ns; /* 0: device waits are unbounded; else report + trap after this */
+  uint32_t debug_checks;    /* 1: device calls validate PE and pointer arguments */
   uint32_t reserved0;
   /* Flat peer layout, when the mapped heaps of PEs flat_first .. flat_first+flat_count-1
    * lie flat_stride apart from flat_base (the VMM heap of a node's PEs): their bases come
@@ -63,7 +63,7 @@ typedef struct gshmemi_device_state {
   char* flat_base;
   uint64_t flat_stride;
   int32_t flat_first;
-  int32_t flat_count;        /* 0: no flat layout; use peer_base */
+  int32_t flat_count; /* 0: no flat layout; use peer_base */
   /* teams[GSHMEM_TEAM_WORLD], which never changes after init, in the __constant__ block:
    * the world team's operations read its fields from the constant cache, which no fence
    * empties, instead of from global memory (device/impl/team.cuh, team_entry). */
@@ -81,8 +81,8 @@ typedef int (*gshmemi_state_upload_fn)(const gshmemi_device_state* state);
 GSHMEM_EXTERN_C_BEGIN
 /* Called by each CUDA TU's static registrar (load time) and on unload. If the
  * library is already initialised the state is uploaded at once. */
-GSHMEM_API void gshmemi_register_device_state(gshmemi_state_upload_fn upload, uint32_t version,
-                                              uint32_t struct_size, const char* tu_name);
+GSHMEM_API void gshmemi_register_device_state(gshmemi_state_upload_fn upload, uint32_t version, uint32_t struct_size,
+                                              const char* tu_name);
 GSHMEM_API void gshmemi_unregister_device_state(gshmemi_state_upload_fn upload);
 GSHMEM_EXTERN_C_END
 

@@ -53,9 +53,8 @@ GSHMEM_API void gshmemi_host_getmem_on_stream(void* dest, const void* source, si
 #define GSHMEMI_RMA_STREAM 2
 #define GSHMEMI_RMA_STREAM_WAIT 3
 #define GSHMEMI_RMA_VALUE 8
-GSHMEM_API void gshmemi_host_rma(const char* call, int op, void* dest, const void* source, ptrdiff_t dst,
-                                 ptrdiff_t sst, size_t nelems, size_t elem_bytes, int pe, int mode,
-                                 cudaStream_t stream);
+GSHMEM_API void gshmemi_host_rma(const char* call, int op, void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst,
+                                 size_t nelems, size_t elem_bytes, int pe, int mode, cudaStream_t stream);
 /* Stream-ordered single-element store (p_on_stream): the `bytes` (1..16) at
  * `value` are captured before return and written to dest on pe in order on
  * `stream`. */

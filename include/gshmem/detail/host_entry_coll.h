@@ -59,8 +59,8 @@ GSHMEM_API int gshmemi_host_team_sync(const char* call, gshmem_team_t team, int 
  * dst / sst: element strides (alltoalls; 1 otherwise); root: team PE (broadcast).
  * Returns 0 (GSHMEM_SUCCESS) or a status code after logging the cause. */
 GSHMEM_API int gshmemi_host_coll(const char* call, int op, gshmem_team_t team, void* dest, const void* source,
-                                 size_t nelems, size_t elem_bytes, ptrdiff_t dst, ptrdiff_t sst, int root,
-                                 int mode, cudaStream_t stream);
+                                 size_t nelems, size_t elem_bytes, ptrdiff_t dst, ptrdiff_t sst, int root, int mode,
+                                 cudaStream_t stream);
 GSHMEM_EXTERN_C_END
 
 #endif

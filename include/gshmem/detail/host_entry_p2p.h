@@ -60,8 +60,7 @@ GSHMEM_API void gshmemi_host_putmem_signal(const char* call, void* dest, const v
 GSHMEM_API void gshmemi_host_signal_op(const char* call, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe,
                                        int mode, cudaStream_t stream);
 GSHMEM_API uint64_t gshmemi_host_signal_fetch(const char* call, const uint64_t* sig_addr);
-GSHMEM_API uint64_t gshmemi_host_signal_wait_until(const char* call, uint64_t* sig_addr, int cmp,
-                                                   uint64_t cmp_value);
+GSHMEM_API uint64_t gshmemi_host_signal_wait_until(const char* call, uint64_t* sig_addr, int cmp, uint64_t cmp_value);
 GSHMEM_API void gshmemi_host_signal_wait_until_on_stream(const char* call, uint64_t* sig_addr, int cmp,
                                                          uint64_t cmp_value, cudaStream_t stream);
 
@@ -74,9 +73,9 @@ GSHMEM_API size_t gshmemi_host_wait(const char* call, int op, int kind, size_t s
 /* Stream-ordered GSHMEMI_WAIT_UNTIL or GSHMEMI_WAIT_UNTIL_ALL (status and
  * cmp_values in host memory are read before return, in device memory in
  * stream order). */
-GSHMEM_API void gshmemi_host_wait_on_stream(const char* call, int op, int kind, size_t size, void* ivars,
-                                            size_t nelems, const int* status, int cmp, const void* cmp_value,
-                                            const void* cmp_values, cudaStream_t stream);
+GSHMEM_API void gshmemi_host_wait_on_stream(const char* call, int op, int kind, size_t size, void* ivars, size_t nelems,
+                                            const int* status, int cmp, const void* cmp_value, const void* cmp_values,
+                                            cudaStream_t stream);
 GSHMEM_EXTERN_C_END
 
 #endif

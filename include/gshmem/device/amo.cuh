@@ -32,35 +32,57 @@
 namespace gshmem {
 
 // Returns *source on `pe`.
-template <class T> __device__ T atomic_fetch(const T* source, int pe);
+template <class T>
+__device__ T atomic_fetch(const T* source, int pe);
 // *dest on `pe` = value.
-template <class T> __device__ void atomic_set(T* dest, T value, int pe);
+template <class T>
+__device__ void atomic_set(T* dest, T value, int pe);
 // *dest on `pe` = value; returns the previous value.
-template <class T> __device__ T atomic_swap(T* dest, T value, int pe);
+template <class T>
+__device__ T atomic_swap(T* dest, T value, int pe);
 // If *dest on `pe` == cond, *dest = value. Returns the previous value either way.
-template <class T> __device__ T atomic_compare_swap(T* dest, T cond, T value, int pe);
+template <class T>
+__device__ T atomic_compare_swap(T* dest, T cond, T value, int pe);
 // *dest on `pe` += 1 / += value; the fetch_ forms return the previous value.
-template <class T> __device__ T atomic_fetch_inc(T* dest, int pe);
-template <class T> __device__ void atomic_inc(T* dest, int pe);
-template <class T> __device__ T atomic_fetch_add(T* dest, T value, int pe);
-template <class T> __device__ void atomic_add(T* dest, T value, int pe);
+template <class T>
+__device__ T atomic_fetch_inc(T* dest, int pe);
+template <class T>
+__device__ void atomic_inc(T* dest, int pe);
+template <class T>
+__device__ T atomic_fetch_add(T* dest, T value, int pe);
+template <class T>
+__device__ void atomic_add(T* dest, T value, int pe);
 // *dest on `pe` &=, |=, ^= value; the fetch_ forms return the previous value.
-template <class T> __device__ T atomic_fetch_and(T* dest, T value, int pe);
-template <class T> __device__ void atomic_and(T* dest, T value, int pe);
-template <class T> __device__ T atomic_fetch_or(T* dest, T value, int pe);
-template <class T> __device__ void atomic_or(T* dest, T value, int pe);
-template <class T> __device__ T atomic_fetch_xor(T* dest, T value, int pe);
-template <class T> __device__ void atomic_xor(T* dest, T value, int pe);
+template <class T>
+__device__ T atomic_fetch_and(T* dest, T value, int pe);
+template <class T>
+__device__ void atomic_and(T* dest, T value, int pe);
+template <class T>
+__device__ T atomic_fetch_or(T* dest, T value, int pe);
+template <class T>
+__device__ void atomic_or(T* dest, T value, int pe);
+template <class T>
+__device__ T atomic_fetch_xor(T* dest, T value, int pe);
+template <class T>
+__device__ void atomic_xor(T* dest, T value, int pe);
 
 // Non-blocking fetching forms (OpenSHMEM 1.5): *fetch = the value the blocking
 // form returns. `fetch` is local (any memory this GPU can write).
-template <class T> __device__ void atomic_fetch_nbi(T* fetch, const T* source, int pe);
-template <class T> __device__ void atomic_swap_nbi(T* fetch, T* dest, T value, int pe);
-template <class T> __device__ void atomic_compare_swap_nbi(T* fetch, T* dest, T cond, T value, int pe);
-template <class T> __device__ void atomic_fetch_inc_nbi(T* fetch, T* dest, int pe);
-template <class T> __device__ void atomic_fetch_add_nbi(T* fetch, T* dest, T value, int pe);
-template <class T> __device__ void atomic_fetch_and_nbi(T* fetch, T* dest, T value, int pe);
-template <class T> __device__ void atomic_fetch_or_nbi(T* fetch, T* dest, T value, int pe);
-template <class T> __device__ void atomic_fetch_xor_nbi(T* fetch, T* dest, T value, int pe);
+template <class T>
+__device__ void atomic_fetch_nbi(T* fetch, const T* source, int pe);
+template <class T>
+__device__ void atomic_swap_nbi(T* fetch, T* dest, T value, int pe);
+template <class T>
+__device__ void atomic_compare_swap_nbi(T* fetch, T* dest, T cond, T value, int pe);
+template <class T>
+__device__ void atomic_fetch_inc_nbi(T* fetch, T* dest, int pe);
+template <class T>
+__device__ void atomic_fetch_add_nbi(T* fetch, T* dest, T value, int pe);
+template <class T>
+__device__ void atomic_fetch_and_nbi(T* fetch, T* dest, T value, int pe);
+template <class T>
+__device__ void atomic_fetch_or_nbi(T* fetch, T* dest, T value, int pe);
+template <class T>
+__device__ void atomic_fetch_xor_nbi(T* fetch, T* dest, T value, int pe);
 
 }  // namespace gshmem

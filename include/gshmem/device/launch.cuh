@@ -9,8 +9,8 @@
 
 #include "gshmem/host.h"
 
-static inline int gshmemx_collective_launch_query_gridsize(const void* func, dim3 block, void** args,
-                                                           size_t shared_mem, int* grid_blocks) {
+static inline int gshmemx_collective_launch_query_gridsize(const void* func, dim3 block, void** args, size_t shared_mem,
+                                                           int* grid_blocks) {
   (void)args;
   cudaFunction_t f = nullptr;
   if (cudaGetFuncBySymbol(&f, func) != cudaSuccess) {
@@ -20,8 +20,8 @@ static inline int gshmemx_collective_launch_query_gridsize(const void* func, dim
   return gshmemi_collective_launch_query_gridsize(f, block, shared_mem, grid_blocks);
 }
 
-static inline int gshmemx_collective_launch(const void* func, dim3 grid, dim3 block, void** args,
-                                            size_t shared_mem, cudaStream_t stream) {
+static inline int gshmemx_collective_launch(const void* func, dim3 grid, dim3 block, void** args, size_t shared_mem,
+                                            cudaStream_t stream) {
   cudaFunction_t f = nullptr;
   if (cudaGetFuncBySymbol(&f, func) != cudaSuccess) {
     cudaGetLastError();

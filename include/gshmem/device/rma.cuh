@@ -38,9 +38,11 @@
 namespace gshmem {
 
 // Single element: *dest on `pe` = value. dest symmetric.
-template <class T> __device__ void p(T* dest, T value, int pe);
+template <class T>
+__device__ void p(T* dest, T value, int pe);
 // Single element: returns *source on `pe`. source symmetric.
-template <class T> __device__ T g(const T* source, int pe);
+template <class T>
+__device__ T g(const T* source, int pe);
 
 // nelems elements from local `source` to symmetric `dest` on `pe`.
 template <class Scope = thread_scope, class T>

@@ -48,8 +48,8 @@ template <class Scope = thread_scope, class T>
 __device__ void put_signal(T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op,
                            int pe);
 template <class Scope = thread_scope, class T>
-__device__ void put_signal_nbi(T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal,
-                               int sig_op, int pe);
+__device__ void put_signal_nbi(T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op,
+                               int pe);
 
 __device__ void signal_op(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
 __device__ uint64_t signal_fetch(const uint64_t* sig_addr);

@@ -42,10 +42,13 @@ __device__ int my_pe();
 __device__ int n_pes();
 
 __device__ void fence();
-template <class Scope = thread_scope> __device__ void quiet();
+template <class Scope = thread_scope>
+__device__ void quiet();
 
-template <class Scope = thread_scope> __device__ void sync_all();
-template <class Scope = thread_scope> __device__ void barrier_all();
+template <class Scope = thread_scope>
+__device__ void sync_all();
+template <class Scope = thread_scope>
+__device__ void barrier_all();
 
 // Team forms (teams: team.cuh). Every member of `team` calls, one thread / warp /
 // block per PE, in the same order as its other collectives on that team:
@@ -58,7 +61,9 @@ template <class Scope = thread_scope> __device__ void barrier_all();
 // (GSHMEM_DEBUG_CHECKS) report it and trap. Host, *_on_stream and device forms
 // of one team share one sequence. Teams of up to 32 PEs exchange all-to-all
 // (one round trip); larger teams use a dissemination barrier (log2 M rounds).
-template <class Scope = thread_scope> __device__ int team_sync(gshmem_team_t team);
-template <class Scope = thread_scope> __device__ int barrier(gshmem_team_t team);
+template <class Scope = thread_scope>
+__device__ int team_sync(gshmem_team_t team);
+template <class Scope = thread_scope>
+__device__ int barrier(gshmem_team_t team);
 
 }  // namespace gshmem

@@ -46,9 +46,11 @@ enum class cmp : int { eq = 0, ne = 1, gt = 2, ge = 3, lt = 4, le = 5 };
 
 // Wait until `*ivar cmp value` holds (ivar local and symmetric). Loads after
 // it observe what the writer made visible before its update (acquire, system).
-template <class T> __device__ void wait_until(T* ivar, cmp c, T value);
+template <class T>
+__device__ void wait_until(T* ivar, cmp c, T value);
 // Non-blocking check of the same condition (acquire when true).
-template <class T> __device__ bool test(T* ivar, cmp c, T value);
+template <class T>
+__device__ bool test(T* ivar, cmp c, T value);
 
 // Sets of variables (see "Sets" above).
 template <class T>
@@ -76,7 +78,6 @@ __device__ bool test_all_vector(T* ivars, size_t nelems, const int* status, cmp 
 template <class T>
 __device__ size_t test_any_vector(T* ivars, size_t nelems, const int* status, cmp c, const T* values);
 template <class T>
-__device__ size_t test_some_vector(T* ivars, size_t nelems, size_t* indices, const int* status, cmp c,
-                                   const T* values);
+__device__ size_t test_some_vector(T* ivars, size_t nelems, size_t* indices, const int* status, cmp c, const T* values);
 
 }  // namespace gshmem

@@ -27,16 +27,15 @@
 namespace gshmem::bootstrap::tcp {
 
 std::string TcpBootstrap::disconnect_message(int peer, const char* what, int err) const {
-  std::string m = "bootstrap: PE " + std::to_string(peer) + " disconnected during " + what +
-                  " (process died?)";
+  std::string m = "bootstrap: PE " + std::to_string(peer) + " disconnected during " + what + " (process died?)";
   if (err) m += " [" + errno_string(err) + "]";
   return m;
 }
 
 std::string TcpBootstrap::timeout_message(const char* what, const std::vector<int>& waiting) const {
   const int waited = rank_ == 0 ? timeout_s_ : member_wait_s(timeout_s_);
-  std::string m = std::string("bootstrap: ") + what + " timed out after " +
-                  std::to_string(waited) + " s waiting for PE";
+  std::string m =
+      std::string("bootstrap: ") + what + " timed out after " + std::to_string(waited) + " s waiting for PE";
   if (waiting.size() > 1) m += "s";
   for (size_t i = 0; i < waiting.size(); ++i) m += (i ? ", " : " ") + std::to_string(waiting[i]);
   if (rank_ == 0)
@@ -51,11 +50,12 @@ bool TcpBootstrap::forked() const { return getpid() != owner_pid_; }
 
 Status TcpBootstrap::forked_check(const char* what) const {
   if (!forked()) return GSHMEM_SUCCESS;
-  GSHMEM_LOG_ERROR("bootstrap: %s called in process %d, which was fork()ed from PE %d (process %d) "
-                   "after gshmem_init: the PE's bootstrap connections were closed in this child. "
-                   "gshmem can only be used by the PE's own process; a child must exec a new program "
-                   "(e.g. Python multiprocessing with the \"spawn\" start method) to be a PE",
-                   what, static_cast<int>(getpid()), rank_, static_cast<int>(owner_pid_));
+  GSHMEM_LOG_ERROR(
+      "bootstrap: %s called in process %d, which was fork()ed from PE %d (process %d) "
+      "after gshmem_init: the PE's bootstrap connections were closed in this child. "
+      "gshmem can only be used by the PE's own process; a child must exec a new program "
+      "(e.g. Python multiprocessing with the \"spawn\" start method) to be a PE",
+      what, static_cast<int>(getpid()), rank_, static_cast<int>(owner_pid_));
   return GSHMEM_ERROR_NOT_INITIALIZED;
 }
 
@@ -109,15 +109,15 @@ void TcpBootstrap::tell_root(Status st, uint32_t seq, bool at_boundary) {
 Status TcpBootstrap::take_member_abort(int r, const Header& h, const Deadline& dl) {
   std::string text;
   int err = 0;
-  if (read_text(fds_[r], h.len, dl.sooner(2.0), &text, &err) != Io::ok || text.empty())
-    text = "(reason not received)";
+  if (read_text(fds_[r], h.len, dl.sooner(2.0), &text, &err) != Io::ok || text.empty()) text = "(reason not received)";
   const std::string prefix = "bootstrap: ";  // the member's own message; ours adds it again
   if (text.rfind(prefix, 0) == 0) text.erase(0, prefix.size());
   Status st = h.status;
   if (st <= GSHMEM_SUCCESS || st > GSHMEM_ERROR_INTERNAL) st = GSHMEM_ERROR_INTERNAL;
   broken_[r] = 1;  // it has given up and no longer reads: send it nothing more
-  return fail(st, -1, "bootstrap: PE " + std::to_string(r) + " failed collective call #" +
-                          std::to_string(h.seq) + ": " + text, r);
+  return fail(st, -1,
+              "bootstrap: PE " + std::to_string(r) + " failed collective call #" + std::to_string(h.seq) + ": " + text,
+              r);
 }
 
 Status TcpBootstrap::take_abort(const Header& h, const Deadline& dl) {
@@ -130,8 +130,8 @@ Status TcpBootstrap::take_abort(const Header& h, const Deadline& dl) {
   return fail(st, h.arg, text + " (reported by PE 0)");
 }
 
-Status TcpBootstrap::root_gather(const Call& call, uint32_t seq,
-                                 const std::function<Span(int)>& request, const Deadline& dl) {
+Status TcpBootstrap::root_gather(const Call& call, uint32_t seq, const std::function<Span(int)>& request,
+                                 const Deadline& dl) {
   const char* what = op_name(static_cast<uint32_t>(call.op));
   struct State {
     uint8_t hdr[kHeaderBytes];
@@ -155,16 +155,14 @@ Status TcpBootstrap::root_gather(const Call& call, uint32_t seq,
     int n = poll_spin(pf.data(), pf.size(), dl, spin_us_.load(std::memory_order_relaxed));
     if (n < 0) {
       if (errno == EINTR) continue;
-      return fail(GSHMEM_ERROR_SYSTEM, -1, std::string("bootstrap: ") + what + ": poll failed: " +
-                                               errno_string(errno));
+      return fail(GSHMEM_ERROR_SYSTEM, -1, std::string("bootstrap: ") + what + ": poll failed: " + errno_string(errno));
     }
     if (n == 0) {
       if (!dl.expired()) continue;
       std::vector<int> waiting;
       for (int r = 1; r < size_; ++r)
         if (!st[r].done) waiting.push_back(r);
-      return fail(GSHMEM_ERROR_TIMEOUT, -1, timeout_message(what, waiting),
-                  waiting.empty() ? -1 : waiting[0]);
+      return fail(GSHMEM_ERROR_TIMEOUT, -1, timeout_message(what, waiting), waiting.empty() ? -1 : waiting[0]);
     }
     for (size_t i = 0; i < pf.size(); ++i) {
       if (!pf[i].revents) continue;
@@ -193,26 +191,22 @@ Status TcpBootstrap::root_gather(const Call& call, uint32_t seq,
           if (errno == EINTR) continue;
           if (errno == EAGAIN || errno == EWOULDBLOCK) break;
           int e = errno;
-          if (is_disconnect_errno(e))
-            return fail(GSHMEM_ERROR_PEER_FAILURE, r, disconnect_message(r, what, e));
-          return fail(GSHMEM_ERROR_SYSTEM, -1, std::string("bootstrap: ") + what +
-                                                   ": receiving from PE " + std::to_string(r) +
-                                                   " failed: " + errno_string(e));
+          if (is_disconnect_errno(e)) return fail(GSHMEM_ERROR_PEER_FAILURE, r, disconnect_message(r, what, e));
+          return fail(GSHMEM_ERROR_SYSTEM, -1,
+                      std::string("bootstrap: ") + what + ": receiving from PE " + std::to_string(r) +
+                          " failed: " + errno_string(e));
         }
         if (!s.have_hdr) {
           s.hdr_got += static_cast<size_t>(k);
           if (s.hdr_got < kHeaderBytes) continue;
           Header h = decode_header(s.hdr);
           if (h.op == static_cast<uint32_t>(Op::abort)) return take_member_abort(r, h, dl);
-          if (h.op != static_cast<uint32_t>(call.op) || h.seq != seq || h.len != call.len ||
-              h.arg != call.arg) {
+          if (h.op != static_cast<uint32_t>(call.op) || h.seq != seq || h.len != call.len || h.arg != call.arg) {
             return fail(GSHMEM_ERROR_MISMATCH, -1,
-                        "bootstrap: collective mismatch between PE 0 and PE " + std::to_string(r) +
-                            ": PE 0 called " +
-                            describe_op(static_cast<uint32_t>(call.op), call.len, call.arg) +
-                            " (collective call #" + std::to_string(seq) + "), PE " +
-                            std::to_string(r) + " called " + describe_op(h.op, h.len, h.arg) +
-                            " (collective call #" + std::to_string(h.seq) +
+                        "bootstrap: collective mismatch between PE 0 and PE " + std::to_string(r) + ": PE 0 called " +
+                            describe_op(static_cast<uint32_t>(call.op), call.len, call.arg) + " (collective call #" +
+                            std::to_string(seq) + "), PE " + std::to_string(r) + " called " +
+                            describe_op(h.op, h.len, h.arg) + " (collective call #" + std::to_string(h.seq) +
                             "); every PE must make the same bootstrap calls in the same order",
                         r);
           }
@@ -234,8 +228,8 @@ Status TcpBootstrap::root_gather(const Call& call, uint32_t seq,
   return GSHMEM_SUCCESS;
 }
 
-Status TcpBootstrap::root_reply(const Call& call, uint32_t seq,
-                                const std::function<Span(int)>& reply, const Deadline& dl) {
+Status TcpBootstrap::root_reply(const Call& call, uint32_t seq, const std::function<Span(int)>& reply,
+                                const Deadline& dl) {
   const char* what = op_name(static_cast<uint32_t>(call.op));
   for (int r = 1; r < size_; ++r) {
     Span sp = reply(r);
@@ -246,14 +240,15 @@ Status TcpBootstrap::root_reply(const Call& call, uint32_t seq,
     broken_[r] = 1;  // its stream may hold half a message: no abort to it
     if (io == Io::closed) return fail(GSHMEM_ERROR_PEER_FAILURE, r, disconnect_message(r, what, err));
     if (io == Io::timeout) return fail(GSHMEM_ERROR_TIMEOUT, -1, timeout_message(what, {r}), r);
-    return fail(GSHMEM_ERROR_SYSTEM, -1, std::string("bootstrap: ") + what + ": sending to PE " +
-                                             std::to_string(r) + " failed: " + errno_string(err));
+    return fail(
+        GSHMEM_ERROR_SYSTEM, -1,
+        std::string("bootstrap: ") + what + ": sending to PE " + std::to_string(r) + " failed: " + errno_string(err));
   }
   return GSHMEM_SUCCESS;
 }
 
-Status TcpBootstrap::member_exchange(const Call& call, uint32_t seq, Span my_request,
-                                     Span my_reply, const Deadline& dl) {
+Status TcpBootstrap::member_exchange(const Call& call, uint32_t seq, Span my_request, Span my_reply,
+                                     const Deadline& dl) {
   const char* what = op_name(static_cast<uint32_t>(call.op));
   const int fd = fds_[0];
   uint8_t hb[kHeaderBytes];
@@ -274,23 +269,22 @@ Status TcpBootstrap::member_exchange(const Call& call, uint32_t seq, Span my_req
   if (io == Io::closed) return fail(GSHMEM_ERROR_PEER_FAILURE, 0, disconnect_message(0, what, err));
   if (io == Io::timeout) return own_failure(GSHMEM_ERROR_TIMEOUT, timeout_message(what, {0}), false);
   if (io == Io::error)
-    return own_failure(GSHMEM_ERROR_SYSTEM, std::string("bootstrap: ") + what +
-                                                ": sending to PE 0 failed: " + errno_string(err), false);
+    return own_failure(GSHMEM_ERROR_SYSTEM,
+                       std::string("bootstrap: ") + what + ": sending to PE 0 failed: " + errno_string(err), false);
   io = recv_all(fd, hb, sizeof(hb), dl, &err, spin_us_.load(std::memory_order_relaxed));
   if (io == Io::closed) return fail(GSHMEM_ERROR_PEER_FAILURE, 0, disconnect_message(0, what, err));
   if (io == Io::timeout) return own_failure(GSHMEM_ERROR_TIMEOUT, timeout_message(what, {0}), sent);
   if (io != Io::ok)
-    return own_failure(GSHMEM_ERROR_SYSTEM, std::string("bootstrap: ") + what +
-                                                ": receiving from PE 0 failed: " + errno_string(err), sent);
+    return own_failure(GSHMEM_ERROR_SYSTEM,
+                       std::string("bootstrap: ") + what + ": receiving from PE 0 failed: " + errno_string(err), sent);
   Header h = decode_header(hb);
   if (h.op == static_cast<uint32_t>(Op::abort)) return take_abort(h, dl);
-  if (!sent || h.op != static_cast<uint32_t>(call.op) || h.seq != seq || h.len != my_reply.len ||
-      h.arg != call.arg) {
+  if (!sent || h.op != static_cast<uint32_t>(call.op) || h.seq != seq || h.len != my_reply.len || h.arg != call.arg) {
     return own_failure(GSHMEM_ERROR_MISMATCH,
                        "bootstrap: protocol error: PE " + std::to_string(rank_) + " called " +
-                           describe_op(static_cast<uint32_t>(call.op), call.len, call.arg) +
-                           " (collective call #" + std::to_string(seq) + ") but PE 0 answered with " +
-                           describe_op(h.op, h.len, h.arg) + " (call #" + std::to_string(h.seq) + ")",
+                           describe_op(static_cast<uint32_t>(call.op), call.len, call.arg) + " (collective call #" +
+                           std::to_string(seq) + ") but PE 0 answered with " + describe_op(h.op, h.len, h.arg) +
+                           " (call #" + std::to_string(h.seq) + ")",
                        sent);
   }
   if (my_reply.len > 0) {
@@ -298,16 +292,15 @@ Status TcpBootstrap::member_exchange(const Call& call, uint32_t seq, Span my_req
     if (io == Io::closed) return fail(GSHMEM_ERROR_PEER_FAILURE, 0, disconnect_message(0, what, err));
     if (io == Io::timeout) return own_failure(GSHMEM_ERROR_TIMEOUT, timeout_message(what, {0}), true);
     if (io != Io::ok)
-      return own_failure(GSHMEM_ERROR_SYSTEM, std::string("bootstrap: ") + what +
-                                                  ": receiving from PE 0 failed: " + errno_string(err),
+      return own_failure(GSHMEM_ERROR_SYSTEM,
+                         std::string("bootstrap: ") + what + ": receiving from PE 0 failed: " + errno_string(err),
                          true);
   }
   return GSHMEM_SUCCESS;
 }
 
 Status TcpBootstrap::run_collective(const Call& call, const std::function<Span(int)>& request,
-                                    const std::function<Span(int)>& reply, Span my_request,
-                                    Span my_reply) {
+                                    const std::function<Span(int)>& reply, Span my_request, Span my_reply) {
   GSHMEM_TRY(usable(op_name(static_cast<uint32_t>(call.op))));
   Status st = GSHMEM_SUCCESS;
   if (size_ > 1) {
@@ -328,8 +321,7 @@ Status TcpBootstrap::run_collective(const Call& call, const std::function<Span(i
 
 Status TcpBootstrap::allgather(const void* mine, void* all, size_t bytes) {
   if (bytes > 0 && (!mine || !all)) {
-    GSHMEM_LOG_ERROR("bootstrap: allgather of %zu bytes with a NULL %s buffer", bytes,
-                     mine ? "output" : "input");
+    GSHMEM_LOG_ERROR("bootstrap: allgather of %zu bytes with a NULL %s buffer", bytes, mine ? "output" : "input");
     return GSHMEM_ERROR_INVALID_VALUE;
   }
   if (bytes > SIZE_MAX / static_cast<size_t>(size_)) {
@@ -343,9 +335,13 @@ Status TcpBootstrap::allgather(const void* mine, void* all, size_t bytes) {
   if (rank_ == 0 && bytes > 0 && !closed_ && failed_ == GSHMEM_SUCCESS) memmove(a, mine, bytes);
   return run_collective(
       {Op::allgather, bytes, 0},
-      [&](int r) { return Span{nullptr, a + static_cast<size_t>(r) * bytes, bytes}; },
-      [&](int) { return Span{a, nullptr, total}; }, Span{mine, nullptr, bytes},
-      Span{nullptr, a, total});
+      [&](int r) {
+        return Span{nullptr, a + static_cast<size_t>(r) * bytes, bytes};
+      },
+      [&](int) {
+        return Span{a, nullptr, total};
+      },
+      Span{mine, nullptr, bytes}, Span{nullptr, a, total});
 }
 
 Status TcpBootstrap::barrier() {
@@ -369,8 +365,12 @@ Status TcpBootstrap::broadcast(void* buf, size_t bytes, int root) {
   const bool me = rank_ == root;
   return run_collective(
       {Op::broadcast, bytes, root},
-      [&](int r) { return r == root ? Span{nullptr, buf, bytes} : Span{}; },
-      [&](int r) { return r == root ? Span{} : Span{buf, nullptr, bytes}; },
+      [&](int r) {
+        return r == root ? Span{nullptr, buf, bytes} : Span{};
+      },
+      [&](int r) {
+        return r == root ? Span{} : Span{buf, nullptr, bytes};
+      },
       me ? Span{buf, nullptr, bytes} : Span{}, me ? Span{} : Span{nullptr, buf, bytes});
 }
 
@@ -380,8 +380,10 @@ Status TcpBootstrap::finalize() {
   std::lock_guard<std::mutex> lock(io_mutex_);
   if (closed_) return GSHMEM_SUCCESS;
   if (failed_ != GSHMEM_SUCCESS) {
-    GSHMEM_LOG_WARN("bootstrap: finalize after an earlier failure; closing connections without "
-                    "goodbye (%s)", failed_msg_.c_str());
+    GSHMEM_LOG_WARN(
+        "bootstrap: finalize after an earlier failure; closing connections without "
+        "goodbye (%s)",
+        failed_msg_.c_str());
     close_connections(true);
     closed_ = true;
     return failed_;

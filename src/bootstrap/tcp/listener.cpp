@@ -34,30 +34,32 @@ Status adopt_inherited_listener(const UniqueIdData& d, int* fd) {
   errno = 0;
   long v = strtol(text, &end, 10);
   if (errno || *end || v < 0 || v > 1 << 30) {
-    GSHMEM_LOG_ERROR("bootstrap: %s=\"%s\" is not a file descriptor number (it is set by the "
-                     "launcher for rank 0; unset it when not launching with gshmrun)",
-                     kListenFdEnvVar, text);
+    GSHMEM_LOG_ERROR(
+        "bootstrap: %s=\"%s\" is not a file descriptor number (it is set by the "
+        "launcher for rank 0; unset it when not launching with gshmrun)",
+        kListenFdEnvVar, text);
     return GSHMEM_ERROR_INVALID_VALUE;
   }
   int cand = static_cast<int>(v);
   if (!is_listening_socket(cand)) {
-    GSHMEM_LOG_ERROR("bootstrap: %s=%d is not a listening socket in this process (%s); it must "
-                     "be the socket the launcher listens on for rank 0",
-                     kListenFdEnvVar, cand, fcntl(cand, F_GETFD) < 0 ? "not open" : "wrong kind");
+    GSHMEM_LOG_ERROR(
+        "bootstrap: %s=%d is not a listening socket in this process (%s); it must "
+        "be the socket the launcher listens on for rank 0",
+        kListenFdEnvVar, cand, fcntl(cand, F_GETFD) < 0 ? "not open" : "wrong kind");
     return GSHMEM_ERROR_BOOTSTRAP;
   }
   int port = local_port(cand);
   if (port != d.port) {
-    GSHMEM_LOG_WARN("bootstrap: not using %s=%d: it listens on port %d but the unique id names "
-                    "port %u; listening on the id's port instead",
-                    kListenFdEnvVar, cand, port, static_cast<unsigned>(d.port));
+    GSHMEM_LOG_WARN(
+        "bootstrap: not using %s=%d: it listens on port %d but the unique id names "
+        "port %u; listening on the id's port instead",
+        kListenFdEnvVar, cand, port, static_cast<unsigned>(d.port));
     return GSHMEM_SUCCESS;
   }
   g_inherited_listener.store(cand);
   tune_socket(cand);
   *fd = cand;
-  GSHMEM_LOG_INFO("bootstrap: rank 0 accepts on the launcher's socket (%s=%d, port %d)",
-                  kListenFdEnvVar, cand, port);
+  GSHMEM_LOG_INFO("bootstrap: rank 0 accepts on the launcher's socket (%s=%d, port %d)", kListenFdEnvVar, cand, port);
   return GSHMEM_SUCCESS;
 }
 
@@ -72,12 +74,13 @@ Status open_root_listener(const UniqueIdData& d, int* out) {
     listener = open_listener(d.family, d.port, &err);
     if (listener < 0) {
       if (err == EADDRINUSE)
-        GSHMEM_LOG_ERROR("bootstrap: port %u on %s is in use; set GSHMEM_BOOTSTRAP_PORT to a free "
-                         "port", static_cast<unsigned>(d.port), uniqueid_host(d).c_str());
+        GSHMEM_LOG_ERROR(
+            "bootstrap: port %u on %s is in use; set GSHMEM_BOOTSTRAP_PORT to a free "
+            "port",
+            static_cast<unsigned>(d.port), uniqueid_host(d).c_str());
       else
-        GSHMEM_LOG_ERROR("bootstrap: cannot listen on port %u (%s): %s",
-                         static_cast<unsigned>(d.port), uniqueid_host(d).c_str(),
-                         errno_string(err).c_str());
+        GSHMEM_LOG_ERROR("bootstrap: cannot listen on port %u (%s): %s", static_cast<unsigned>(d.port),
+                         uniqueid_host(d).c_str(), errno_string(err).c_str());
       return GSHMEM_ERROR_BOOTSTRAP;
     }
   }

@@ -31,8 +31,8 @@
 
 namespace gshmem::bootstrap::tcp {
 
-TcpBootstrap::TcpBootstrap(int rank, int size, uint64_t job_key, int timeout_s,
-                           std::vector<int> fds, std::string root_endpoint)
+TcpBootstrap::TcpBootstrap(int rank, int size, uint64_t job_key, int timeout_s, std::vector<int> fds,
+                           std::string root_endpoint)
     : rank_(rank),
       size_(size),
       job_key_(job_key),
@@ -93,8 +93,7 @@ Status TcpBootstrap::start_failure_monitor(std::function<void(int, const std::st
     return GSHMEM_ERROR_NOT_INITIALIZED;
   }
   if (failed_ != GSHMEM_SUCCESS) {
-    GSHMEM_LOG_ERROR("bootstrap: start_failure_monitor refused: an earlier operation failed (%s)",
-                     failed_msg_.c_str());
+    GSHMEM_LOG_ERROR("bootstrap: start_failure_monitor refused: an earlier operation failed (%s)", failed_msg_.c_str());
     return failed_;
   }
   monitor_started_ = true;
@@ -189,8 +188,10 @@ void TcpBootstrap::monitor_main(std::function<void(int, const std::string&)> cb)
         continue;
       }
       if (static_cast<size_t>(got) < kHeaderBytes) {
-        if (hangup) dead = rank_of[i];
-        else partial = true;  // rest of the header is on its way
+        if (hangup)
+          dead = rank_of[i];
+        else
+          partial = true;  // rest of the header is on its way
         continue;
       }
       Header h = decode_header(hb);
@@ -207,13 +208,14 @@ void TcpBootstrap::monitor_main(std::function<void(int, const std::string&)> cb)
         how = failed_msg_;
         continue;
       }
-      if (hangup) dead = rank_of[i];  // sent something, then vanished
-      else pending[i] = 1;            // the start of a collective: leave it to that collective
+      if (hangup)
+        dead = rank_of[i];  // sent something, then vanished
+      else
+        pending[i] = 1;  // the start of a collective: leave it to that collective
     }
     if (dead >= 0) {
       if (how.empty()) {
-        how = "bootstrap: PE " + std::to_string(dead) +
-              " disconnected without finalizing (process died?)";
+        how = "bootstrap: PE " + std::to_string(dead) + " disconnected without finalizing (process died?)";
         fail(GSHMEM_ERROR_PEER_FAILURE, dead, how);  // rank 0 relays it to the others
       }
       lock.unlock();

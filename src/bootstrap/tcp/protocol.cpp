@@ -61,33 +61,43 @@ Header decode_header(const uint8_t in[kHeaderBytes]) {
 
 const char* op_name(uint32_t op) {
   switch (static_cast<Op>(op)) {
-    case Op::ack: return "ack";
-    case Op::ready: return "ready";
-    case Op::allgather: return "allgather";
-    case Op::barrier: return "barrier";
-    case Op::broadcast: return "broadcast";
-    case Op::bye: return "finalize";
-    case Op::abort: return "abort";
+    case Op::ack:
+      return "ack";
+    case Op::ready:
+      return "ready";
+    case Op::allgather:
+      return "allgather";
+    case Op::barrier:
+      return "barrier";
+    case Op::broadcast:
+      return "broadcast";
+    case Op::bye:
+      return "finalize";
+    case Op::abort:
+      return "abort";
   }
   return "unknown";
 }
 
 std::string describe_op(uint32_t op, uint64_t len, int32_t arg) {
   switch (static_cast<Op>(op)) {
-    case Op::allgather: return "allgather of " + std::to_string(len) + " bytes per PE";
-    case Op::barrier: return "barrier";
+    case Op::allgather:
+      return "allgather of " + std::to_string(len) + " bytes per PE";
+    case Op::barrier:
+      return "barrier";
     case Op::broadcast:
       return "broadcast of " + std::to_string(len) + " bytes from PE " + std::to_string(arg);
-    case Op::bye: return "finalize";
+    case Op::bye:
+      return "finalize";
     case Op::ack:
     case Op::ready:
-    case Op::abort: return std::string("a protocol message (") + op_name(op) + ")";
+    case Op::abort:
+      return std::string("a protocol message (") + op_name(op) + ")";
   }
   return "an unknown message (type " + std::to_string(op) + ")";
 }
 
-Io send_message(int fd, const Header& h, const void* payload, size_t len, const Deadline& dl,
-                int* err) {
+Io send_message(int fd, const Header& h, const void* payload, size_t len, const Deadline& dl, int* err) {
   uint8_t hb[kHeaderBytes];
   encode_header(h, hb);
   return send_pair(fd, hb, sizeof(hb), payload, len, dl, err);

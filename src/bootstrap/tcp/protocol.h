@@ -26,8 +26,8 @@ constexpr uint32_t kHelloMagic = 0x67736862;  // "gshb"
 constexpr uint32_t kProtocolVersion = 1;
 
 enum class Op : uint32_t {
-  ack = 1,        // rank 0 -> joiner: hello accepted (status 0) or rejected (status, reason)
-  ready = 2,      // rank 0 -> all: every rank joined
+  ack = 1,    // rank 0 -> joiner: hello accepted (status 0) or rejected (status, reason)
+  ready = 2,  // rank 0 -> all: every rank joined
   allgather = 3,
   barrier = 4,
   broadcast = 5,  // arg: root
@@ -87,8 +87,7 @@ inline int member_wait_s(int timeout_s) {
 constexpr uint64_t kMaxReasonBytes = 64 * 1024;
 
 // Send a header followed by `len` payload bytes (Io as in socket.h).
-Io send_message(int fd, const Header& h, const void* payload, size_t len, const Deadline& dl,
-                int* err);
+Io send_message(int fd, const Header& h, const void* payload, size_t len, const Deadline& dl, int* err);
 // Read a `len`-byte text payload (ack reason, abort message); text beyond
 // kMaxReasonBytes is read and dropped.
 Io read_text(int fd, uint64_t len, const Deadline& dl, std::string* out, int* err);

@@ -26,8 +26,7 @@ namespace {
 constexpr size_t kMaxPending = 64;  // unidentified connections held at once
 void send_text(int fd, Op op, Status st, int arg, const std::string& text, const Deadline& dl) {
   int err = 0;
-  send_message(fd, Header{static_cast<uint32_t>(op), 0, text.size(), arg, st}, text.data(),
-               text.size(), dl, &err);
+  send_message(fd, Header{static_cast<uint32_t>(op), 0, text.size(), arg, st}, text.data(), text.size(), dl, &err);
 }
 
 struct Pending {
@@ -57,8 +56,8 @@ std::string fd_limit_message(int err, int size) {
 }
 
 // Rank 0: accept until every rank joined. On success fds[r] is rank r's socket.
-Status root_accept(int listener, const UniqueIdData& d, int size, int timeout_s,
-                   const Deadline& dl, std::vector<int>* fds) {
+Status root_accept(int listener, const UniqueIdData& d, int size, int timeout_s, const Deadline& dl,
+                   std::vector<int>* fds) {
   std::vector<std::string> where(size);
   std::vector<Pending> pend;
   int joined = 1;
@@ -76,11 +75,10 @@ Status root_accept(int listener, const UniqueIdData& d, int size, int timeout_s,
       std::string missing;
       for (int r = 1; r < size; ++r)
         if ((*fds)[r] < 0) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
-      job_error(GSHMEM_ERROR_BOOTSTRAP,
-                "bootstrap: " + std::to_string(size - joined) + " of " + std::to_string(size) +
-                    " PEs did not join within " + std::to_string(timeout_s) + " s: missing rank" +
-                    (size - joined > 1 ? "s " : " ") + missing +
-                    " (not started, crashed, or cannot reach " + uniqueid_endpoint(d) + "?)");
+      job_error(GSHMEM_ERROR_BOOTSTRAP, "bootstrap: " + std::to_string(size - joined) + " of " + std::to_string(size) +
+                                            " PEs did not join within " + std::to_string(timeout_s) +
+                                            " s: missing rank" + (size - joined > 1 ? "s " : " ") + missing +
+                                            " (not started, crashed, or cannot reach " + uniqueid_endpoint(d) + "?)");
       break;
     }
     pf.clear();
@@ -100,9 +98,8 @@ Status root_accept(int listener, const UniqueIdData& d, int size, int timeout_s,
       if (!pf[i].revents) continue;
       for (int r = 1; r < size; ++r)
         if ((*fds)[r] == pf[i].fd)
-          job_error(GSHMEM_ERROR_PEER_FAILURE,
-                    "bootstrap: PE " + std::to_string(r) + " (" + where[r] +
-                        ") disconnected during the rendezvous (process died?)");
+          job_error(GSHMEM_ERROR_PEER_FAILURE, "bootstrap: PE " + std::to_string(r) + " (" + where[r] +
+                                                   ") disconnected during the rendezvous (process died?)");
     }
     // Hellos.
     for (size_t i = pend.size(); i-- > 0 && st == GSHMEM_SUCCESS;) {
@@ -123,33 +120,36 @@ Status root_accept(int listener, const UniqueIdData& d, int size, int timeout_s,
       Hello h = decode_hello(c.buf);
       Deadline ack_dl = dl.sooner(2.0);
       if (h.magic != kHelloMagic) {
-        GSHMEM_LOG_WARN("bootstrap: rejected a connection from %s: not a gshmem bootstrap peer "
-                        "(bad magic 0x%08x); ignoring it", c.peer.c_str(), h.magic);
+        GSHMEM_LOG_WARN(
+            "bootstrap: rejected a connection from %s: not a gshmem bootstrap peer "
+            "(bad magic 0x%08x); ignoring it",
+            c.peer.c_str(), h.magic);
       } else if (h.version != kProtocolVersion) {
-        std::string m = "bootstrap protocol version " + std::to_string(h.version) +
-                        " does not match PE 0's version " + std::to_string(kProtocolVersion) +
-                        " (mixed gshmem installations?)";
+        std::string m = "bootstrap protocol version " + std::to_string(h.version) + " does not match PE 0's version " +
+                        std::to_string(kProtocolVersion) + " (mixed gshmem installations?)";
         GSHMEM_LOG_WARN("bootstrap: rejected a connection from %s: %s", c.peer.c_str(), m.c_str());
         send_text(c.fd, Op::ack, GSHMEM_ERROR_BOOTSTRAP, -1, m, ack_dl);
       } else if (h.secret != d.secret) {
-        GSHMEM_LOG_WARN("bootstrap: rejected a connection from %s (claiming rank %d of %d): wrong "
-                        "job secret (a process from another job?); ignoring it",
-                        c.peer.c_str(), h.rank, h.size);
+        GSHMEM_LOG_WARN(
+            "bootstrap: rejected a connection from %s (claiming rank %d of %d): wrong "
+            "job secret (a process from another job?); ignoring it",
+            c.peer.c_str(), h.rank, h.size);
         send_text(c.fd, Op::ack, GSHMEM_ERROR_AUTH, -1,
                   "wrong job secret: the rendezvous at " + uniqueid_endpoint(d) +
-                      " belongs to another job (stale or mixed-up unique id?)", ack_dl);
+                      " belongs to another job (stale or mixed-up unique id?)",
+                  ack_dl);
       } else {
         std::string m;
         if (h.size != size)
-          m = "bootstrap: the PE at " + c.peer + " (rank " + std::to_string(h.rank) +
-              ") was started with " + std::to_string(h.size) + " PEs but PE 0 with " +
-              std::to_string(size) + "; every PE must be given the same number of PEs";
+          m = "bootstrap: the PE at " + c.peer + " (rank " + std::to_string(h.rank) + ") was started with " +
+              std::to_string(h.size) + " PEs but PE 0 with " + std::to_string(size) +
+              "; every PE must be given the same number of PEs";
         else if (h.rank < 1 || h.rank >= size)
-          m = "bootstrap: the PE at " + c.peer + " claims rank " + std::to_string(h.rank) +
-              ", which is not in 1.." + std::to_string(size - 1);
+          m = "bootstrap: the PE at " + c.peer + " claims rank " + std::to_string(h.rank) + ", which is not in 1.." +
+              std::to_string(size - 1);
         else if ((*fds)[h.rank] >= 0)
-          m = "bootstrap: two PEs claim rank " + std::to_string(h.rank) + " (at " + where[h.rank] +
-              " and " + c.peer + "); every PE needs a distinct rank";
+          m = "bootstrap: two PEs claim rank " + std::to_string(h.rank) + " (at " + where[h.rank] + " and " + c.peer +
+              "); every PE needs a distinct rank";
         if (!m.empty()) {
           send_text(c.fd, Op::ack, GSHMEM_ERROR_BOOTSTRAP, -1, m, ack_dl);
           std::vector<int> one{c.fd};
@@ -158,13 +158,12 @@ Status root_accept(int listener, const UniqueIdData& d, int size, int timeout_s,
           continue;
         }
         int err = 0;
-        if (send_message(c.fd, Header{static_cast<uint32_t>(Op::ack), 0, 0, h.rank, 0}, nullptr, 0,
-                         ack_dl, &err) == Io::ok) {
+        if (send_message(c.fd, Header{static_cast<uint32_t>(Op::ack), 0, 0, h.rank, 0}, nullptr, 0, ack_dl, &err) ==
+            Io::ok) {
           (*fds)[h.rank] = c.fd;
           where[h.rank] = c.peer;
           ++joined;
-          GSHMEM_LOG_TRACE("bootstrap: PE %d joined from %s (%d of %d)", h.rank, c.peer.c_str(),
-                           joined, size);
+          GSHMEM_LOG_TRACE("bootstrap: PE %d joined from %s (%d of %d)", h.rank, c.peer.c_str(), joined, size);
           continue;  // keep the socket
         }
         GSHMEM_LOG_INFO("bootstrap: PE %d at %s vanished before its ack", h.rank, c.peer.c_str());
@@ -190,8 +189,10 @@ Status root_accept(int listener, const UniqueIdData& d, int size, int timeout_s,
           break;
         }
         if (pend.size() >= kMaxPending) {
-          GSHMEM_LOG_WARN("bootstrap: too many connections that do not identify themselves; "
-                          "dropping the one from %s", pend.front().peer.c_str());
+          GSHMEM_LOG_WARN(
+              "bootstrap: too many connections that do not identify themselves; "
+              "dropping the one from %s",
+              pend.front().peer.c_str());
           close_fd(&pend.front().fd);
           pend.erase(pend.begin());
         }
@@ -211,8 +212,8 @@ Status root_accept(int listener, const UniqueIdData& d, int size, int timeout_s,
   Deadline rdl = dl.sooner(5.0);
   for (int r = 1; r < size; ++r) {
     int err = 0;
-    if (send_message((*fds)[r], Header{static_cast<uint32_t>(Op::ready), 0, 0, size, 0}, nullptr, 0,
-                     rdl, &err) != Io::ok) {
+    if (send_message((*fds)[r], Header{static_cast<uint32_t>(Op::ready), 0, 0, size, 0}, nullptr, 0, rdl, &err) !=
+        Io::ok) {
       std::string m = "bootstrap: PE " + std::to_string(r) + " (" + where[r] +
                       ") disconnected during the rendezvous (process died?)";
       GSHMEM_LOG_ERROR("%s", m.c_str());
@@ -289,15 +290,15 @@ Status member_connect(const UniqueIdData& d, int rank, int size, int timeout_s, 
         return GSHMEM_SUCCESS;
       }
       if (io == Io::timeout) {
-        GSHMEM_LOG_ERROR("bootstrap: PE %d joined PE 0 at %s, but not all %d PEs joined within %d s "
-                         "(PE 0 reports which are missing)", rank, ep.c_str(), size,
-                         member_wait_s(timeout_s));
+        GSHMEM_LOG_ERROR(
+            "bootstrap: PE %d joined PE 0 at %s, but not all %d PEs joined within %d s "
+            "(PE 0 reports which are missing)",
+            rank, ep.c_str(), size, member_wait_s(timeout_s));
         close_fd(&fd);
         return GSHMEM_ERROR_BOOTSTRAP;
       }
       if (io != Io::ok) {
-        GSHMEM_LOG_ERROR("bootstrap: PE 0 at %s disconnected during the rendezvous (process died?)",
-                         ep.c_str());
+        GSHMEM_LOG_ERROR("bootstrap: PE 0 at %s disconnected during the rendezvous (process died?)", ep.c_str());
         close_fd(&fd);
         return GSHMEM_ERROR_PEER_FAILURE;
       }
@@ -312,15 +313,17 @@ Status member_connect(const UniqueIdData& d, int rank, int size, int timeout_s, 
     lingering_close(&one, 500);
     if (text.rfind("bootstrap: ", 0) == 0) text.erase(0, 11);
     if (h.op == static_cast<uint32_t>(Op::ack))
-      GSHMEM_LOG_ERROR("bootstrap: PE 0 at %s rejected this PE (rank %d of %d): %s", ep.c_str(), rank,
-                       size, text.c_str());
+      GSHMEM_LOG_ERROR("bootstrap: PE 0 at %s rejected this PE (rank %d of %d): %s", ep.c_str(), rank, size,
+                       text.c_str());
     else
       GSHMEM_LOG_ERROR("bootstrap: %s (reported by PE 0)", text.c_str());
     return st;
   }
-  GSHMEM_LOG_ERROR("bootstrap: PE %d could not reach PE 0 at %s within %d s (last error: %s); check "
-                   "that rank 0 started and that this address is reachable from here "
-                   "(GSHMEM_BOOTSTRAP_IFNAME, MASTER_ADDR)", rank, ep.c_str(), timeout_s, last.c_str());
+  GSHMEM_LOG_ERROR(
+      "bootstrap: PE %d could not reach PE 0 at %s within %d s (last error: %s); check "
+      "that rank 0 started and that this address is reachable from here "
+      "(GSHMEM_BOOTSTRAP_IFNAME, MASTER_ADDR)",
+      rank, ep.c_str(), timeout_s, last.c_str());
   return GSHMEM_ERROR_BOOTSTRAP;
 }
 
@@ -337,13 +340,17 @@ Status connect(const gshmemx_uniqueid_t& id, int rank, int size, const ConnectOp
   }
   out->reset();
   if (size < 1 || rank < 0 || rank >= size) {
-    GSHMEM_LOG_ERROR("bootstrap: connect: rank %d of %d PEs is invalid (need 0 <= rank < size, "
-                     "size >= 1)", rank, size);
+    GSHMEM_LOG_ERROR(
+        "bootstrap: connect: rank %d of %d PEs is invalid (need 0 <= rank < size, "
+        "size >= 1)",
+        rank, size);
     return GSHMEM_ERROR_INVALID_VALUE;
   }
   if (opts.timeout_s <= 0) {
-    GSHMEM_LOG_ERROR("bootstrap: connect: timeout %d s is invalid (must be > 0; see "
-                     "GSHMEM_BOOTSTRAP_TIMEOUT)", opts.timeout_s);
+    GSHMEM_LOG_ERROR(
+        "bootstrap: connect: timeout %d s is invalid (must be > 0; see "
+        "GSHMEM_BOOTSTRAP_TIMEOUT)",
+        opts.timeout_s);
     return GSHMEM_ERROR_INVALID_VALUE;
   }
   UniqueIdData d = uniqueid_data(id);
@@ -361,8 +368,7 @@ Status connect(const gshmemx_uniqueid_t& id, int rank, int size, const ConnectOp
     return GSHMEM_ERROR_INVALID_VALUE;
   }
   Deadline dl(opts.timeout_s);
-  GSHMEM_LOG_INFO("bootstrap: PE %d of %d joining the rendezvous at %s", rank, size,
-                  uniqueid_endpoint(d).c_str());
+  GSHMEM_LOG_INFO("bootstrap: PE %d of %d joining the rendezvous at %s", rank, size, uniqueid_endpoint(d).c_str());
   if (rank == 0) return root_connect(d, size, opts.timeout_s, dl, out);
   int stale = take_registered_listener(d.job_key);  // e.g. made before fork(); rank 0 owns it
   close_fd(&stale);

@@ -42,8 +42,8 @@ int Deadline::remaining_ms() const {
 bool Deadline::expired() const { return Clock::now() >= at_; }
 
 bool is_disconnect_errno(int e) {
-  return e == ECONNRESET || e == EPIPE || e == ENOTCONN || e == ECONNABORTED || e == ETIMEDOUT ||
-         e == EHOSTUNREACH || e == ENETUNREACH || e == ENETRESET || e == ESHUTDOWN;
+  return e == ECONNRESET || e == EPIPE || e == ENOTCONN || e == ECONNABORTED || e == ETIMEDOUT || e == EHOSTUNREACH ||
+         e == ENETUNREACH || e == ENETRESET || e == ESHUTDOWN;
 }
 
 std::string errno_string(int e) {

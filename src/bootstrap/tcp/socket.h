@@ -41,8 +41,7 @@ enum class Io {
 // Send/receive exactly `len` bytes. *err receives errno for closed (0 on plain
 // EOF) and error. send_all(stop_on_input=true) also returns Io::input as soon as
 // the socket becomes readable (the peer has something to say, e.g. an abort).
-Io send_all(int fd, const void* buf, size_t len, const Deadline& dl, int* err,
-            bool stop_on_input = false);
+Io send_all(int fd, const void* buf, size_t len, const Deadline& dl, int* err, bool stop_on_input = false);
 // send_all of `na` bytes at `a` followed by `nb` at `b`, gathered into the same
 // sendmsg() calls: a header and its payload leave in one segment, so the peer
 // wakes once for the message (two sends made a 16-byte allgather between two

@@ -36,8 +36,7 @@ class TcpBootstrap final : public Bootstrap {
  public:
   // fds: on rank 0, fds[r] is the connection to rank r (fds[0] = -1);
   // elsewhere fds = {connection to rank 0}. Takes ownership.
-  TcpBootstrap(int rank, int size, uint64_t job_key, int timeout_s, std::vector<int> fds,
-               std::string root_endpoint);
+  TcpBootstrap(int rank, int size, uint64_t job_key, int timeout_s, std::vector<int> fds, std::string root_endpoint);
   ~TcpBootstrap() override;
 
   int rank() const override { return rank_; }
@@ -68,12 +67,9 @@ class TcpBootstrap final : public Bootstrap {
   Status usable(const char* what);
   Status run_collective(const Call& call, const std::function<Span(int peer)>& request,
                         const std::function<Span(int peer)>& reply, Span my_request, Span my_reply);
-  Status root_gather(const Call& call, uint32_t seq, const std::function<Span(int)>& request,
-                     const Deadline& dl);
-  Status root_reply(const Call& call, uint32_t seq, const std::function<Span(int)>& reply,
-                    const Deadline& dl);
-  Status member_exchange(const Call& call, uint32_t seq, Span my_request, Span my_reply,
-                         const Deadline& dl);
+  Status root_gather(const Call& call, uint32_t seq, const std::function<Span(int)>& request, const Deadline& dl);
+  Status root_reply(const Call& call, uint32_t seq, const std::function<Span(int)>& reply, const Deadline& dl);
+  Status member_exchange(const Call& call, uint32_t seq, Span my_request, Span my_reply, const Deadline& dl);
   // Read an abort (header already decoded) from rank 0 and enter the failed state.
   Status take_abort(const Header& h, const Deadline& dl);
   // Rank 0: read the abort member `r` sent about its own failed collective
@@ -113,12 +109,12 @@ class TcpBootstrap final : public Bootstrap {
   std::mutex io_mutex_;
   Status failed_ = GSHMEM_SUCCESS;  // sticky failure (under io_mutex_)
   std::string failed_msg_;
-  bool closed_ = false;             // finalize() done or connections closed
+  bool closed_ = false;  // finalize() done or connections closed
 
   std::thread monitor_;
   bool monitor_started_ = false;
   std::atomic<bool> monitor_stop_{false};
-  std::atomic<int> spin_us_{0};  // set_wait_spin_us
+  std::atomic<int> spin_us_{0};          // set_wait_spin_us
   std::atomic<uint64_t> generation_{0};  // bumped after each collective
   int wake_[2] = {-1, -1};               // pipe that wakes the monitor's poll
 };

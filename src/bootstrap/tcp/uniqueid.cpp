@@ -71,8 +71,10 @@ Status pick_address(UniqueIdData* d) {
   if (getifaddrs(&list) != 0) {
     int e = errno;
     if (!ifname.empty()) {
-      GSHMEM_LOG_ERROR("bootstrap: cannot list network interfaces to find GSHMEM_BOOTSTRAP_IFNAME=%s: "
-                       "getifaddrs failed: %s", ifname.c_str(), errno_string(e).c_str());
+      GSHMEM_LOG_ERROR(
+          "bootstrap: cannot list network interfaces to find GSHMEM_BOOTSTRAP_IFNAME=%s: "
+          "getifaddrs failed: %s",
+          ifname.c_str(), errno_string(e).c_str());
       return GSHMEM_ERROR_SYSTEM;
     }
     list = nullptr;
@@ -105,9 +107,10 @@ Status pick_address(UniqueIdData* d) {
     memcpy(d->addr, &reinterpret_cast<const sockaddr_in6*>(v6->ifa_addr)->sin6_addr, 16);
   } else if (!ifname.empty()) {
     if (!names.empty()) names.pop_back();  // trailing comma
-    GSHMEM_LOG_ERROR("bootstrap: GSHMEM_BOOTSTRAP_IFNAME=%s: no such interface with an IPv4 or global "
-                     "IPv6 address (interfaces with addresses:%s). Fix or unset it.",
-                     ifname.c_str(), names.empty() ? " none" : names.c_str());
+    GSHMEM_LOG_ERROR(
+        "bootstrap: GSHMEM_BOOTSTRAP_IFNAME=%s: no such interface with an IPv4 or global "
+        "IPv6 address (interfaces with addresses:%s). Fix or unset it.",
+        ifname.c_str(), names.empty() ? " none" : names.c_str());
     if (list) freeifaddrs(list);
     return GSHMEM_ERROR_INVALID_VALUE;
   } else {
@@ -123,10 +126,14 @@ bool parse_hex64(const std::string& s, uint64_t* out) {
   uint64_t v = 0;
   for (char c : s) {
     int x;
-    if (c >= '0' && c <= '9') x = c - '0';
-    else if (c >= 'a' && c <= 'f') x = c - 'a' + 10;
-    else if (c >= 'A' && c <= 'F') x = c - 'A' + 10;
-    else return false;
+    if (c >= '0' && c <= '9')
+      x = c - '0';
+    else if (c >= 'a' && c <= 'f')
+      x = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F')
+      x = c - 'A' + 10;
+    else
+      return false;
     v = (v << 4) | static_cast<uint64_t>(x);
   }
   *out = v;
@@ -136,9 +143,10 @@ bool parse_hex64(const std::string& s, uint64_t* out) {
 Status malformed(const char* text, const std::string& why) {
   std::string shown(text);
   if (shown.size() > 200) shown = shown.substr(0, 200) + "...";
-  GSHMEM_LOG_ERROR("bootstrap: malformed unique id \"%s\": %s (expected "
-                   "<IPv4 or [IPv6]>:<port>:<16 hex digits>:<16 hex digits>)",
-                   shown.c_str(), why.c_str());
+  GSHMEM_LOG_ERROR(
+      "bootstrap: malformed unique id \"%s\": %s (expected "
+      "<IPv4 or [IPv6]>:<port>:<16 hex digits>:<16 hex digits>)",
+      shown.c_str(), why.c_str());
   return GSHMEM_ERROR_INVALID_VALUE;
 }
 
@@ -233,9 +241,9 @@ std::string encode_uniqueid(const gshmemx_uniqueid_t& id) {
   char host[INET6_ADDRSTRLEN] = "";
   inet_ntop(d.family == AF_INET6 ? AF_INET6 : AF_INET, d.addr, host, sizeof(host));
   char buf[160];
-  snprintf(buf, sizeof(buf), d.family == AF_INET6 ? "[%s]:%u:%016" PRIx64 ":%016" PRIx64
-                                                  : "%s:%u:%016" PRIx64 ":%016" PRIx64,
-           host, static_cast<unsigned>(d.port), d.secret, d.job_key);
+  snprintf(buf, sizeof(buf),
+           d.family == AF_INET6 ? "[%s]:%u:%016" PRIx64 ":%016" PRIx64 : "%s:%u:%016" PRIx64 ":%016" PRIx64, host,
+           static_cast<unsigned>(d.port), d.secret, d.job_key);
   return buf;
 }
 
@@ -265,8 +273,7 @@ Status decode_uniqueid(const char* text, gshmemx_uniqueid_t* out) {
       return malformed(text, "\"" + inner + "\" is not a numeric IPv6 address");
     d.family = AF_INET6;
   } else {
-    if (addr.find(':') != std::string::npos)
-      return malformed(text, "an IPv6 address must be written in [brackets]");
+    if (addr.find(':') != std::string::npos) return malformed(text, "an IPv6 address must be written in [brackets]");
     if (addr.empty()) return malformed(text, "the address is empty");
     if (inet_pton(AF_INET, addr.c_str(), d.addr) != 1)
       return malformed(text, "\"" + addr + "\" is not a numeric IPv4 address");
@@ -277,10 +284,8 @@ Status decode_uniqueid(const char* text, gshmemx_uniqueid_t* out) {
   unsigned long pv = strtoul(port.c_str(), nullptr, 10);
   if (pv < 1 || pv > 65535) return malformed(text, "port " + port + " is not in 1..65535");
   d.port = static_cast<uint16_t>(pv);
-  if (!parse_hex64(secret, &d.secret))
-    return malformed(text, "the secret \"" + secret + "\" is not 16 hex digits");
-  if (!parse_hex64(job, &d.job_key))
-    return malformed(text, "the job key \"" + job + "\" is not 16 hex digits");
+  if (!parse_hex64(secret, &d.secret)) return malformed(text, "the secret \"" + secret + "\" is not 16 hex digits");
+  if (!parse_hex64(job, &d.job_key)) return malformed(text, "the job key \"" + job + "\" is not 16 hex digits");
   store_uniqueid(d, out);
   return GSHMEM_SUCCESS;
 }
@@ -297,14 +302,12 @@ Status create_uniqueid(gshmemx_uniqueid_t* out) {
   int err = 0;
   int fd = open_listener(d.family, 0, &err);
   if (fd < 0) {
-    GSHMEM_LOG_ERROR("bootstrap: cannot open the rendezvous listening socket: %s",
-                     errno_string(err).c_str());
+    GSHMEM_LOG_ERROR("bootstrap: cannot open the rendezvous listening socket: %s", errno_string(err).c_str());
     return GSHMEM_ERROR_SYSTEM;
   }
   int port = local_port(fd);
   if (port <= 0) {
-    GSHMEM_LOG_ERROR("bootstrap: getsockname on the rendezvous socket failed: %s",
-                     errno_string(errno).c_str());
+    GSHMEM_LOG_ERROR("bootstrap: getsockname on the rendezvous socket failed: %s", errno_string(errno).c_str());
     close(fd);
     return GSHMEM_ERROR_SYSTEM;
   }
@@ -322,12 +325,11 @@ Status create_uniqueid(gshmemx_uniqueid_t* out) {
   return GSHMEM_SUCCESS;
 }
 
-Status make_uniqueid(const char* host, uint16_t port, uint64_t secret, uint64_t job_key,
-                     gshmemx_uniqueid_t* out) {
+Status make_uniqueid(const char* host, uint16_t port, uint64_t secret, uint64_t job_key, gshmemx_uniqueid_t* out) {
   if (!host || !*host || !out || port == 0) {
     GSHMEM_LOG_ERROR("bootstrap: make_uniqueid: %s", !host || !*host ? "no host given"
-                                                     : !out         ? "output pointer is NULL"
-                                                                    : "port 0 is not allowed");
+                                                     : !out          ? "output pointer is NULL"
+                                                                     : "port 0 is not allowed");
     return GSHMEM_ERROR_INVALID_VALUE;
   }
   std::string h(host);

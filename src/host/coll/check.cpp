@@ -50,7 +50,8 @@ static_assert(GSHMEMI_TEAM_CHECK_WORDS == 4, "Record layout");
 
 Record make_record(const Request& q, bool bad) {
   Record r;
-  r.w[0] = static_cast<uint64_t>(q.op & 0xf) | (bad ? 1ull << 4 : 0) | (static_cast<uint64_t>(q.elem_bytes & 0xffffff) << 8) |
+  r.w[0] = static_cast<uint64_t>(q.op & 0xf) | (bad ? 1ull << 4 : 0) |
+           (static_cast<uint64_t>(q.elem_bytes & 0xffffff) << 8) |
            (static_cast<uint64_t>(static_cast<uint32_t>(q.root)) << 32);
   r.w[1] = q.nelems;
   r.w[2] = static_cast<uint64_t>(q.dst);
@@ -62,11 +63,16 @@ Record make_record(const Request& q, bool bad) {
 
 const char* op_name(int op) {
   switch (op) {
-    case GSHMEMI_COLL_BROADCAST: return "broadcast";
-    case GSHMEMI_COLL_FCOLLECT: return "fcollect";
-    case GSHMEMI_COLL_COLLECT: return "collect";
-    case GSHMEMI_COLL_ALLTOALL: return "alltoall";
-    case GSHMEMI_COLL_ALLTOALLS: return "alltoalls";
+    case GSHMEMI_COLL_BROADCAST:
+      return "broadcast";
+    case GSHMEMI_COLL_FCOLLECT:
+      return "fcollect";
+    case GSHMEMI_COLL_COLLECT:
+      return "collect";
+    case GSHMEMI_COLL_ALLTOALL:
+      return "alltoall";
+    case GSHMEMI_COLL_ALLTOALLS:
+      return "alltoalls";
   }
   return "(unknown collective)";
 }
@@ -78,8 +84,10 @@ Status check_arguments(const char* call, const gshmemi_team& t, const Request& q
   switch (q.op) {
     case GSHMEMI_COLL_BROADCAST:
       if (q.root < 0 || q.root >= t.size) {
-        GSHMEM_LOG_ERROR("%s: PE_root %d is not a PE of team (size %d); PE_root is a team PE number from 0 to "
-                         "gshmem_team_n_pes(team)-1. No data moved.", call, q.root, t.size);
+        GSHMEM_LOG_ERROR(
+            "%s: PE_root %d is not a PE of team (size %d); PE_root is a team PE number from 0 to "
+            "gshmem_team_n_pes(team)-1. No data moved.",
+            call, q.root, t.size);
         return GSHMEM_ERROR_INVALID_VALUE;
       }
       dest_bytes = nbytes;
@@ -99,9 +107,11 @@ Status check_arguments(const char* call, const gshmemi_team& t, const Request& q
       break;
     case GSHMEMI_COLL_ALLTOALLS: {
       if (q.dst < 1 || q.sst < 1) {
-        GSHMEM_LOG_ERROR("%s: %s stride %lld is invalid; strides count elements and must be >= 1 (1 = contiguous). "
-                         "No data moved.%s", call, q.dst < 1 ? "dest (dst)" : "source (sst)",
-                         static_cast<long long>(q.dst < 1 ? q.dst : q.sst), kStrandedNote);
+        GSHMEM_LOG_ERROR(
+            "%s: %s stride %lld is invalid; strides count elements and must be >= 1 (1 = contiguous). "
+            "No data moved.%s",
+            call, q.dst < 1 ? "dest (dst)" : "source (sst)", static_cast<long long>(q.dst < 1 ? q.dst : q.sst),
+            kStrandedNote);
         return GSHMEM_ERROR_INVALID_VALUE;
       }
       uint64_t all = 0;
@@ -114,27 +124,31 @@ Status check_arguments(const char* call, const gshmemi_team& t, const Request& q
       return GSHMEM_ERROR_INTERNAL;
   }
   if (!ok) {
-    GSHMEM_LOG_ERROR("%s: nelems %zu (x %zu bytes, team of %d) overflows the address space; check nelems. No data "
-                     "moved.%s", call, q.nelems, q.elem_bytes, t.size, kStrandedNote);
+    GSHMEM_LOG_ERROR(
+        "%s: nelems %zu (x %zu bytes, team of %d) overflows the address space; check nelems. No data "
+        "moved.%s",
+        call, q.nelems, q.elem_bytes, t.size, kStrandedNote);
     return GSHMEM_ERROR_INVALID_VALUE;
   }
   if (dest_bytes && check_symmetric(call, q.dest, dest_bytes) != GSHMEM_SUCCESS) {
-    GSHMEM_LOG_ERROR("%s: dest must be a symmetric buffer of at least %llu bytes for this %s (allocate it with "
-                     "gshmem_malloc). No data moved.%s", call, (unsigned long long)dest_bytes, op_name(q.op),
-                     kStrandedNote);
+    GSHMEM_LOG_ERROR(
+        "%s: dest must be a symmetric buffer of at least %llu bytes for this %s (allocate it with "
+        "gshmem_malloc). No data moved.%s",
+        call, (unsigned long long)dest_bytes, op_name(q.op), kStrandedNote);
     return GSHMEM_ERROR_INVALID_VALUE;
   }
   if (src_bytes && q.source == nullptr) {
-    GSHMEM_LOG_ERROR("%s: source is NULL but %llu bytes are to be sent; pass the source buffer. No data moved.%s",
-                     call, (unsigned long long)src_bytes, kStrandedNote);
+    GSHMEM_LOG_ERROR("%s: source is NULL but %llu bytes are to be sent; pass the source buffer. No data moved.%s", call,
+                     (unsigned long long)src_bytes, kStrandedNote);
     return GSHMEM_ERROR_INVALID_VALUE;
   }
   const bool same_ok = q.op == GSHMEMI_COLL_BROADCAST && q.source == q.dest;
   if (!same_ok && overlap(q.source, src_bytes, q.dest, dest_bytes)) {
-    GSHMEM_LOG_ERROR("%s: source [%p, +%llu bytes) and dest [%p, +%llu bytes) overlap, which %s does not allow%s; "
-                     "use separate buffers. No data moved.%s", call, q.source, (unsigned long long)src_bytes, q.dest,
-                     (unsigned long long)dest_bytes, op_name(q.op),
-                     q.op == GSHMEMI_COLL_BROADCAST ? " (only source == dest is allowed)" : "", kStrandedNote);
+    GSHMEM_LOG_ERROR(
+        "%s: source [%p, +%llu bytes) and dest [%p, +%llu bytes) overlap, which %s does not allow%s; "
+        "use separate buffers. No data moved.%s",
+        call, q.source, (unsigned long long)src_bytes, q.dest, (unsigned long long)dest_bytes, op_name(q.op),
+        q.op == GSHMEMI_COLL_BROADCAST ? " (only source == dest is allowed)" : "", kStrandedNote);
     return GSHMEM_ERROR_INVALID_VALUE;
   }
   return GSHMEM_SUCCESS;
@@ -147,20 +161,24 @@ Status check_agreement(const char* call, gshmem_team_t team, const gshmemi_team&
   GSHMEM_TRY(team::allgather_words(call, team, mine.w, stream, &all));
   for (int i = 0; i < t.size; ++i) {
     Record r;
-    for (int k = 0; k < GSHMEMI_TEAM_CHECK_WORDS; ++k) r.w[k] = all[static_cast<size_t>(i) * GSHMEMI_TEAM_CHECK_WORDS + k];
+    for (int k = 0; k < GSHMEMI_TEAM_CHECK_WORDS; ++k)
+      r.w[k] = all[static_cast<size_t>(i) * GSHMEMI_TEAM_CHECK_WORDS + k];
     const int world = t.start + i * t.stride;
     if (r.bad()) {
       if (i != t.my_pe)
-        GSHMEM_LOG_ERROR("%s: team PE %d (world PE %d) rejected its arguments (see its message); no member of "
-                         "team %d moves data", call, i, world, team);
+        GSHMEM_LOG_ERROR(
+            "%s: team PE %d (world PE %d) rejected its arguments (see its message); no member of "
+            "team %d moves data",
+            call, i, world, team);
       return local != GSHMEM_SUCCESS ? local : GSHMEM_ERROR_INVALID_VALUE;
     }
     const char* what = nullptr;
     unsigned long long a = 0, b = 0;
     if (r.op() != q.op) {
-      GSHMEM_LOG_ERROR("%s: team PE %d (world PE %d) called %s while this PE (team PE %d) called %s; every member "
-                       "of team %d must make the same collective calls in the same order. No data moved.",
-                       call, i, world, op_name(r.op()), t.my_pe, op_name(q.op), team);
+      GSHMEM_LOG_ERROR(
+          "%s: team PE %d (world PE %d) called %s while this PE (team PE %d) called %s; every member "
+          "of team %d must make the same collective calls in the same order. No data moved.",
+          call, i, world, op_name(r.op()), t.my_pe, op_name(q.op), team);
       return GSHMEM_ERROR_MISMATCH;
     } else if (r.elem_bytes() != q.elem_bytes) {
       what = "element size (bytes)", a = q.elem_bytes, b = r.elem_bytes();
@@ -168,15 +186,18 @@ Status check_agreement(const char* call, gshmem_team_t team, const gshmemi_team&
       what = "nelems", a = q.nelems, b = r.w[1];
     } else if (q.op == GSHMEMI_COLL_BROADCAST && r.root() != q.root) {
       what = "PE_root", a = static_cast<unsigned long long>(q.root), b = static_cast<unsigned long long>(r.root());
-    } else if (q.op == GSHMEMI_COLL_ALLTOALLS && (r.w[2] != static_cast<uint64_t>(q.dst) || r.w[3] != static_cast<uint64_t>(q.sst))) {
+    } else if (q.op == GSHMEMI_COLL_ALLTOALLS &&
+               (r.w[2] != static_cast<uint64_t>(q.dst) || r.w[3] != static_cast<uint64_t>(q.sst))) {
       what = r.w[2] != static_cast<uint64_t>(q.dst) ? "dst" : "sst";
       a = r.w[2] != static_cast<uint64_t>(q.dst) ? q.dst : q.sst;
       b = r.w[2] != static_cast<uint64_t>(q.dst) ? r.w[2] : r.w[3];
     }
     if (what) {
-      GSHMEM_LOG_ERROR("%s: %s differs between members of team %d: this PE (team PE %d) passed %llu, team PE %d "
-                       "(world PE %d) passed %llu; every member must pass the same %s. No data moved (on every "
-                       "member).", call, what, team, t.my_pe, a, i, world, b, what);
+      GSHMEM_LOG_ERROR(
+          "%s: %s differs between members of team %d: this PE (team PE %d) passed %llu, team PE %d "
+          "(world PE %d) passed %llu; every member must pass the same %s. No data moved (on every "
+          "member).",
+          call, what, team, t.my_pe, a, i, world, b, what);
       return GSHMEM_ERROR_MISMATCH;
     }
   }

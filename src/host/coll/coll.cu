@@ -37,7 +37,7 @@ struct Args {
   int elem_bytes;
   ptrdiff_t dst, sst;
   int root;
-  int parts;  // pieces per lane (grid.cuh)
+  int parts;      // pieces per lane (grid.cuh)
   DoneWord done;  // host forms: stored by the last CTA (host/launch/done_word.h)
 };
 
@@ -137,10 +137,18 @@ Shape shape_for(const Request& q, const gshmemi_team& t) {
       sh.parts = parts_for(pushed, lanes);
       break;
     }
-    case GSHMEMI_COLL_FCOLLECT: sh.kernel = reinterpret_cast<const void*>(k_fcollect); break;
-    case GSHMEMI_COLL_COLLECT: sh.kernel = reinterpret_cast<const void*>(k_collect); break;
-    case GSHMEMI_COLL_ALLTOALL: sh.kernel = reinterpret_cast<const void*>(k_alltoall); break;
-    default: sh.kernel = reinterpret_cast<const void*>(k_alltoalls); break;
+    case GSHMEMI_COLL_FCOLLECT:
+      sh.kernel = reinterpret_cast<const void*>(k_fcollect);
+      break;
+    case GSHMEMI_COLL_COLLECT:
+      sh.kernel = reinterpret_cast<const void*>(k_collect);
+      break;
+    case GSHMEMI_COLL_ALLTOALL:
+      sh.kernel = reinterpret_cast<const void*>(k_alltoall);
+      break;
+    default:
+      sh.kernel = reinterpret_cast<const void*>(k_alltoalls);
+      break;
   }
   if (q.op != GSHMEMI_COLL_BROADCAST) sh.parts = parts_for(all, lanes);
   // Fewer CTAs than pieces is fine: a CTA takes pieces b, b + G, ... (grid.cuh).

@@ -43,9 +43,10 @@ Status capacity(const char* call, const void* kernel, int threads, size_t smem, 
   GSHMEM_CUDA_TRY(call, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   GSHMEM_CUDA_TRY(call, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
   if (per_sm < 1) {
-    GSHMEM_LOG_ERROR("%s: the library's collective kernel does not fit on GPU %d with %d threads per block "
-                     "(no block can be resident); this is a gshmem build problem, please report it", call, dev,
-                     threads);
+    GSHMEM_LOG_ERROR(
+        "%s: the library's collective kernel does not fit on GPU %d with %d threads per block "
+        "(no block can be resident); this is a gshmem build problem, please report it",
+        call, dev, threads);
     return GSHMEM_ERROR_LAUNCH;
   }
   cache.emplace(key, per_sm * sms);

@@ -55,9 +55,10 @@ unsigned long long* CallMemory::done_word() {
   if (e != cudaSuccess) {
     cudaGetLastError();
     done_word_failed_ = true;
-    GSHMEM_LOG_WARN("gshmem: could not allocate 64 bytes of pinned host memory for the completion word of blocking "
-                    "host calls: %s (%s); they synchronise their stream instead (~2 us more a call)",
-                    cudaGetErrorString(e), cudaGetErrorName(e));
+    GSHMEM_LOG_WARN(
+        "gshmem: could not allocate 64 bytes of pinned host memory for the completion word of blocking "
+        "host calls: %s (%s); they synchronise their stream instead (~2 us more a call)",
+        cudaGetErrorString(e), cudaGetErrorName(e));
     return nullptr;
   }
   done_word_ = static_cast<unsigned long long*>(p);
@@ -98,18 +99,21 @@ void* StreamCallMemory::acquire(const char* call, Kind kind, size_t bytes, cudaS
     return b.ptr;
   }
   cudaGetLastError();
-  if (b.ptr && pinned) cudaFreeHost(b.ptr);
-  else if (b.ptr) cudaFree(b.ptr);
+  if (b.ptr && pinned)
+    cudaFreeHost(b.ptr);
+  else if (b.ptr)
+    cudaFree(b.ptr);
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   cudaStreamIsCapturing(stream, &capture);
-  GSHMEM_LOG_ERROR("%s: could not allocate %zu bytes of %s for the call%s%s%s: %s (%s)%s", call, b.bytes,
-                   pinned ? "pinned host memory" : "device memory",
-                   why == cudaSuccess ? "" : " (stream-ordered allocation failed: ",
-                   why == cudaSuccess ? "" : cudaGetErrorName(why), why == cudaSuccess ? "" : ")",
-                   cudaGetErrorString(e), cudaGetErrorName(e),
-                   capture == cudaStreamCaptureStatusNone ? ""
-                       : "; the stream is being captured: make the call once before capturing (its memory is "
-                         "then reused) or capture with cudaStreamCaptureModeRelaxed");
+  GSHMEM_LOG_ERROR(
+      "%s: could not allocate %zu bytes of %s for the call%s%s%s: %s (%s)%s", call, b.bytes,
+      pinned ? "pinned host memory" : "device memory",
+      why == cudaSuccess ? "" : " (stream-ordered allocation failed: ", why == cudaSuccess ? "" : cudaGetErrorName(why),
+      why == cudaSuccess ? "" : ")", cudaGetErrorString(e), cudaGetErrorName(e),
+      capture == cudaStreamCaptureStatusNone
+          ? ""
+          : "; the stream is being captured: make the call once before capturing (its memory is "
+            "then reused) or capture with cudaStreamCaptureModeRelaxed");
   return nullptr;
 }
 
@@ -129,8 +133,10 @@ void StreamCallMemory::done(void* block, cudaStream_t stream) {
 
 void StreamCallMemory::release() {
   for (Block& b : blocks_) {
-    if (b.kind == Kind::pinned) cudaFreeHost(b.ptr);
-    else cudaFree(b.ptr);
+    if (b.kind == Kind::pinned)
+      cudaFreeHost(b.ptr);
+    else
+      cudaFree(b.ptr);
     cudaEventDestroy(b.free_after);
   }
   blocks_.clear();

@@ -51,10 +51,10 @@ Values g_values = defaults();
 const char* lookup(const char* env, const char** alias) {
   *alias = nullptr;
   if (const char* text = getenv(env)) return text;
-#define GSHMEM_CONFIG_ALIAS_LOOKUP(name, other)                   \
-  if (!strcmp(env, name)) {                                       \
-    const char* text = getenv(other);                             \
-    if (text && *text) return *alias = other, text;               \
+#define GSHMEM_CONFIG_ALIAS_LOOKUP(name, other)     \
+  if (!strcmp(env, name)) {                         \
+    const char* text = getenv(other);               \
+    if (text && *text) return *alias = other, text; \
   }
   GSHMEM_CONFIG_ALIASES(GSHMEM_CONFIG_ALIAS_LOOKUP)
 #undef GSHMEM_CONFIG_ALIAS_LOOKUP
@@ -80,14 +80,23 @@ bool parse_size(const char* text, uint64_t* out) {
   uint64_t mult = 1;
   if (*end) {
     switch (toupper((unsigned char)*end)) {
-      case 'K': mult = 1ull << 10; break;
-      case 'M': mult = 1ull << 20; break;
-      case 'G': mult = 1ull << 30; break;
-      case 'T': mult = 1ull << 40; break;
-      default: return false;
+      case 'K':
+        mult = 1ull << 10;
+        break;
+      case 'M':
+        mult = 1ull << 20;
+        break;
+      case 'G':
+        mult = 1ull << 30;
+        break;
+      case 'T':
+        mult = 1ull << 40;
+        break;
+      default:
+        return false;
     }
     ++end;
-    if (*end == 'i' || *end == 'I') ++end;   // "GiB"
+    if (*end == 'i' || *end == 'I') ++end;  // "GiB"
     if (*end == 'b' || *end == 'B') ++end;
     if (*end) return false;
   }
@@ -127,34 +136,40 @@ bool parse_log_level(const char* text, int* out) {
 Status load() {
   Values v = defaults();
   Status st = GSHMEM_SUCCESS;
-#define GSHMEM_CONFIG_LOAD(field, env, type, def, help)                                       \
-  if (const char *alias = nullptr, *text = lookup(env, &alias); text && !parse_##type(text, &v.field)) { \
-    if (alias) {                                                                              \
-      GSHMEM_LOG_WARN("gshmem_init: ignoring %s=\"%s\" (read as %s): expected %s; using the " \
-                      "default %s", alias, text, env, accepted(#type), def);                  \
-    } else {                                                                                  \
-      GSHMEM_LOG_ERROR("gshmem_init: environment variable %s=\"%s\" is malformed: expected %s " \
-                       "(default %s). Fix or unset it.", env, text, accepted(#type), def);    \
-      st = GSHMEM_ERROR_INVALID_VALUE;                                                        \
-    }                                                                                         \
+#define GSHMEM_CONFIG_LOAD(field, env, type, def, help)                                                  \
+  if (const char* alias = nullptr, *text = lookup(env, &alias); text && !parse_##type(text, &v.field)) { \
+    if (alias) {                                                                                         \
+      GSHMEM_LOG_WARN(                                                                                   \
+          "gshmem_init: ignoring %s=\"%s\" (read as %s): expected %s; using the "                        \
+          "default %s",                                                                                  \
+          alias, text, env, accepted(#type), def);                                                       \
+    } else {                                                                                             \
+      GSHMEM_LOG_ERROR(                                                                                  \
+          "gshmem_init: environment variable %s=\"%s\" is malformed: expected %s "                       \
+          "(default %s). Fix or unset it.",                                                              \
+          env, text, accepted(#type), def);                                                              \
+      st = GSHMEM_ERROR_INVALID_VALUE;                                                                   \
+    }                                                                                                    \
   }
   GSHMEM_CONFIG_TABLE(GSHMEM_CONFIG_LOAD)
 #undef GSHMEM_CONFIG_LOAD
-#define GSHMEM_CONFIG_CHECK_RANGE(field, env, lo, hi)                                         \
-  if (v.field < (lo) || v.field > (hi)) {                                                     \
-    const char* alias = nullptr;                                                              \
-    const char* text = lookup(env, &alias);                                                   \
-    if (alias) {                                                                              \
-      GSHMEM_LOG_WARN("gshmem_init: ignoring %s=\"%s\" (read as %s): out of range (%lld .. "   \
-                      "%lld); using the default", alias, text, env, (long long)(lo),          \
-                      (long long)(hi));                                                       \
-      v.field = defaults().field;                                                             \
-    } else {                                                                                  \
-      GSHMEM_LOG_ERROR("gshmem_init: environment variable %s=\"%s\" is out of range: expected " \
-                       "an integer from %lld to %lld. Fix or unset it.", env, text ? text : "", \
-                       (long long)(lo), (long long)(hi));                                     \
-      st = GSHMEM_ERROR_INVALID_VALUE;                                                        \
-    }                                                                                         \
+#define GSHMEM_CONFIG_CHECK_RANGE(field, env, lo, hi)                              \
+  if (v.field < (lo) || v.field > (hi)) {                                          \
+    const char* alias = nullptr;                                                   \
+    const char* text = lookup(env, &alias);                                        \
+    if (alias) {                                                                   \
+      GSHMEM_LOG_WARN(                                                             \
+          "gshmem_init: ignoring %s=\"%s\" (read as %s): out of range (%lld .. "   \
+          "%lld); using the default",                                              \
+          alias, text, env, (long long)(lo), (long long)(hi));                     \
+      v.field = defaults().field;                                                  \
+    } else {                                                                       \
+      GSHMEM_LOG_ERROR(                                                            \
+          "gshmem_init: environment variable %s=\"%s\" is out of range: expected " \
+          "an integer from %lld to %lld. Fix or unset it.",                        \
+          env, text ? text : "", (long long)(lo), (long long)(hi));                \
+      st = GSHMEM_ERROR_INVALID_VALUE;                                             \
+    }                                                                              \
   }
   GSHMEM_CONFIG_RANGES(GSHMEM_CONFIG_CHECK_RANGE)
 #undef GSHMEM_CONFIG_CHECK_RANGE
@@ -168,17 +183,17 @@ Status load() {
 const Values& get() { return g_values; }
 
 void print_table(FILE* out, bool show_current) {
-#define GSHMEM_CONFIG_PRINT(field, env, type, def, help)                        \
-  fprintf(out, "%s (%s, default \"%s\")\n", env, #type, def);                   \
-  print_aliases(out, env);                                                      \
-  if (show_current) {                                                           \
-    const char* alias = nullptr;                                                \
-    const char* cur = lookup(env, &alias);                                      \
-    if (alias)                                                                  \
-      fprintf(out, "    current: %s (from %s)\n", cur, alias);                  \
-    else                                                                        \
-      fprintf(out, "    current: %s\n", cur ? cur : "(unset: default)");        \
-  }                                                                             \
+#define GSHMEM_CONFIG_PRINT(field, env, type, def, help)                 \
+  fprintf(out, "%s (%s, default \"%s\")\n", env, #type, def);            \
+  print_aliases(out, env);                                               \
+  if (show_current) {                                                    \
+    const char* alias = nullptr;                                         \
+    const char* cur = lookup(env, &alias);                               \
+    if (alias)                                                           \
+      fprintf(out, "    current: %s (from %s)\n", cur, alias);           \
+    else                                                                 \
+      fprintf(out, "    current: %s\n", cur ? cur : "(unset: default)"); \
+  }                                                                      \
   fprintf(out, "    %s\n\n", help);
   GSHMEM_CONFIG_TABLE(GSHMEM_CONFIG_PRINT)
 #undef GSHMEM_CONFIG_PRINT

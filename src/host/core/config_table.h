@@ -7,80 +7,79 @@
 //         String, LogLevel (NONE|ERROR|WARN|INFO|TRACE)
 // Variables a launcher sets (rank, size, uniqueid) are read by the bootstrap
 // and listed in bootstrap/env.h, not here.
-#define GSHMEM_CONFIG_TABLE(GSHMEM_CONFIG_ENTRY)                                                    \
-  GSHMEM_CONFIG_ENTRY(symmetric_size, "GSHMEM_SYMMETRIC_SIZE", Size, "1G",                          \
-                      "Initial size of the symmetric heap on each PE. The heap grows on demand "   \
-                      "(VMM only) up to GSHMEM_SYMMETRIC_SIZE_MAX.")                               \
-  GSHMEM_CONFIG_ENTRY(symmetric_size_max, "GSHMEM_SYMMETRIC_SIZE_MAX", Size, "64G",                 \
-                      "Largest the symmetric heap may grow to on each PE (virtual address space "  \
-                      "reserved per node-local peer; costs no memory until used).")                \
-  GSHMEM_CONFIG_ENTRY(disable_vmm, "GSHMEM_DISABLE_VMM", Bool, "0",                                 \
-                      "Use the cudaMalloc + CUDA IPC heap instead of CUDA VMM (the heap then "      \
-                      "cannot grow). Chosen automatically when VMM is unavailable.")               \
-  GSHMEM_CONFIG_ENTRY(debug, "GSHMEM_DEBUG", LogLevel, "WARN",                                      \
-                      "Log level: NONE, ERROR, WARN, INFO or TRACE.")                              \
-  GSHMEM_CONFIG_ENTRY(debug_file, "GSHMEM_DEBUG_FILE", String, "",                                  \
-                      "Write the log to this file instead of stderr; %p becomes the process id.")  \
-  GSHMEM_CONFIG_ENTRY(debug_checks, "GSHMEM_DEBUG_CHECKS", Bool, "0",                               \
-                      "Check arguments of host calls (PE range, pointers inside the heap, "        \
-                      "collective arguments equal on all PEs). Costs time on every call.")         \
-  GSHMEM_CONFIG_ENTRY(bootstrap_timeout, "GSHMEM_BOOTSTRAP_TIMEOUT", Int, "120",                    \
-                      "Seconds the bootstrap waits for all PEs to join or answer before failing "  \
-                      "with a message naming the missing PEs (1 .. 2000000).")                     \
-  GSHMEM_CONFIG_ENTRY(bootstrap_ifname, "GSHMEM_BOOTSTRAP_IFNAME", String, "",                      \
-                      "Network interface whose address gshmemx_get_uniqueid puts in the id "       \
-                      "(default: first non-loopback interface that is up, else loopback).")        \
-  GSHMEM_CONFIG_ENTRY(bootstrap_port, "GSHMEM_BOOTSTRAP_PORT", Int, "0",                            \
-                      "TCP port rank 0 listens on when initialising from torchrun/MPI/Slurm "      \
-                      "variables (0: MASTER_PORT+1 under torchrun, else derived from the job id).")\
-  GSHMEM_CONFIG_ENTRY(bootstrap_spin_us, "GSHMEM_BOOTSTRAP_SPIN_US", Int, "-1",                     \
-                      "Microseconds a PE waiting in a bootstrap collective (gshmem_malloc/free, "   \
-                      "team creation) polls before it sleeps. -1: 50 when the node has at least "  \
-                      "two CPUs per PE on it, else 0 (sleep at once).")                            \
-  GSHMEM_CONFIG_ENTRY(host_spin_us, "GSHMEM_HOST_SPIN_US", Int, "-1",                               \
-                      "Microseconds a blocking host call (waits and tests, AMOs, signal fetches "  \
-                      "and waits, barriers, collectives, reductions) polls for its kernel's "      \
-                      "completion word before it waits in cudaStreamSynchronize, which returns "   \
-                      "~2 us later. -1: 100 when the node has at least two CPUs per PE on it "     \
-                      "and the application did not ask for blocking or yielding "                  \
-                      "synchronisation, else 0 (no polling).")                                     \
-  GSHMEM_CONFIG_ENTRY(peer_failure_abort, "GSHMEM_PEER_FAILURE_ABORT", Bool, "1",                   \
-                      "After init, when another PE dies, print who died and end this PE instead "  \
-                      "of letting it hang in a wait.")                                             \
-  GSHMEM_CONFIG_ENTRY(max_teams, "GSHMEM_MAX_TEAMS", Int, "64",                                   \
-                      "Most teams that may exist at once on a PE (predefined teams included).")    \
-  GSHMEM_CONFIG_ENTRY(team_scratch_size, "GSHMEM_TEAM_SCRATCH_SIZE", Size, "1M",                    \
-                      "Symmetric scratch memory each team reserves for collectives, per PE. "      \
-                      "Reductions of up to about this / (2 x team size) bytes a member take the "  \
-                      "one-round push path.")                                                      \
-  GSHMEM_CONFIG_ENTRY(ll_max_bytes, "GSHMEM_LL_MAX_BYTES", Size, "256",                             \
-                      "Largest message (broadcast, fcollect and alltoall: per member or pair; "     \
-                      "reductions: the array) taken by the LL path, whose data carries its own "    \
-                      "tag: no fence, no flag. 16 .. 4K, rounded down to a power of two; a large "  \
-                      "team may get less. 1K speeds up warp, block and on-stream calls of "        \
-                      "257 bytes - 1 KiB but slows down one thread's. Same on every PE.")          \
-  GSHMEM_CONFIG_ENTRY(wait_timeout, "GSHMEM_WAIT_TIMEOUT", Int, "0",                                \
-                      "Seconds a device-side barrier may spin before it reports which PE it is "   \
-                      "waiting for and traps (0: wait forever).")                                  \
-  GSHMEM_CONFIG_ENTRY(reduce_ctas, "GSHMEM_REDUCE_CTAS", Int, "128",                                \
-                      "Most CTAs of the library's reduction kernel (host and on-stream "           \
-                      "reductions; 1 .. 128, a local choice: PEs may differ; PEs that share a "    \
-                      "GPU also split its SMs between them). Tuning only.")                        \
-  GSHMEM_CONFIG_ENTRY(coll_ctas, "GSHMEM_COLL_CTAS", Int, "64",                                     \
-                      "Most CTAs of the library's broadcast, fcollect, collect and alltoall "      \
-                      "kernels (host and on-stream calls; 1 .. 64, a local choice: PEs may "       \
-                      "differ; PEs that share a GPU also split it between them, so that every "    \
-                      "PE's kernel is resident at once). Lower it to leave SMs to the "            \
-                      "application's kernels.")                                                    \
-  GSHMEM_CONFIG_ENTRY(early_launch, "GSHMEM_EARLY_LAUNCH", Bool, "1",                               \
-                      "Launch the library's barrier, reduction and single-block collective "       \
-                      "kernels on a stream so that each may start while the kernel ahead of it "   \
-                      "ends (programmatic stream serialisation; it waits on the GPU for that "     \
-                      "kernel's results). Not in graph capture. 0: plain launches.")               \
-  GSHMEM_CONFIG_ENTRY(high_priority_stream, "GSHMEM_HIGH_PRIORITY_STREAM", Bool, "1",               \
-                      "Give the library's internal stream (host-initiated blocking puts, gets, "   \
-                      "AMOs, waits, barriers and collectives) the GPU's greatest stream "          \
-                      "priority, so that its kernels take the first free SM slots instead of "     \
+#define GSHMEM_CONFIG_TABLE(GSHMEM_CONFIG_ENTRY)                                                               \
+  GSHMEM_CONFIG_ENTRY(symmetric_size, "GSHMEM_SYMMETRIC_SIZE", Size, "1G",                                     \
+                      "Initial size of the symmetric heap on each PE. The heap grows on demand "               \
+                      "(VMM only) up to GSHMEM_SYMMETRIC_SIZE_MAX.")                                           \
+  GSHMEM_CONFIG_ENTRY(symmetric_size_max, "GSHMEM_SYMMETRIC_SIZE_MAX", Size, "64G",                            \
+                      "Largest the symmetric heap may grow to on each PE (virtual address space "              \
+                      "reserved per node-local peer; costs no memory until used).")                            \
+  GSHMEM_CONFIG_ENTRY(disable_vmm, "GSHMEM_DISABLE_VMM", Bool, "0",                                            \
+                      "Use the cudaMalloc + CUDA IPC heap instead of CUDA VMM (the heap then "                 \
+                      "cannot grow). Chosen automatically when VMM is unavailable.")                           \
+  GSHMEM_CONFIG_ENTRY(debug, "GSHMEM_DEBUG", LogLevel, "WARN", "Log level: NONE, ERROR, WARN, INFO or TRACE.") \
+  GSHMEM_CONFIG_ENTRY(debug_file, "GSHMEM_DEBUG_FILE", String, "",                                             \
+                      "Write the log to this file instead of stderr; %p becomes the process id.")              \
+  GSHMEM_CONFIG_ENTRY(debug_checks, "GSHMEM_DEBUG_CHECKS", Bool, "0",                                          \
+                      "Check arguments of host calls (PE range, pointers inside the heap, "                    \
+                      "collective arguments equal on all PEs). Costs time on every call.")                     \
+  GSHMEM_CONFIG_ENTRY(bootstrap_timeout, "GSHMEM_BOOTSTRAP_TIMEOUT", Int, "120",                               \
+                      "Seconds the bootstrap waits for all PEs to join or answer before failing "              \
+                      "with a message naming the missing PEs (1 .. 2000000).")                                 \
+  GSHMEM_CONFIG_ENTRY(bootstrap_ifname, "GSHMEM_BOOTSTRAP_IFNAME", String, "",                                 \
+                      "Network interface whose address gshmemx_get_uniqueid puts in the id "                   \
+                      "(default: first non-loopback interface that is up, else loopback).")                    \
+  GSHMEM_CONFIG_ENTRY(bootstrap_port, "GSHMEM_BOOTSTRAP_PORT", Int, "0",                                       \
+                      "TCP port rank 0 listens on when initialising from torchrun/MPI/Slurm "                  \
+                      "variables (0: MASTER_PORT+1 under torchrun, else derived from the job id).")            \
+  GSHMEM_CONFIG_ENTRY(bootstrap_spin_us, "GSHMEM_BOOTSTRAP_SPIN_US", Int, "-1",                                \
+                      "Microseconds a PE waiting in a bootstrap collective (gshmem_malloc/free, "              \
+                      "team creation) polls before it sleeps. -1: 50 when the node has at least "              \
+                      "two CPUs per PE on it, else 0 (sleep at once).")                                        \
+  GSHMEM_CONFIG_ENTRY(host_spin_us, "GSHMEM_HOST_SPIN_US", Int, "-1",                                          \
+                      "Microseconds a blocking host call (waits and tests, AMOs, signal fetches "              \
+                      "and waits, barriers, collectives, reductions) polls for its kernel's "                  \
+                      "completion word before it waits in cudaStreamSynchronize, which returns "               \
+                      "~2 us later. -1: 100 when the node has at least two CPUs per PE on it "                 \
+                      "and the application did not ask for blocking or yielding "                              \
+                      "synchronisation, else 0 (no polling).")                                                 \
+  GSHMEM_CONFIG_ENTRY(peer_failure_abort, "GSHMEM_PEER_FAILURE_ABORT", Bool, "1",                              \
+                      "After init, when another PE dies, print who died and end this PE instead "              \
+                      "of letting it hang in a wait.")                                                         \
+  GSHMEM_CONFIG_ENTRY(max_teams, "GSHMEM_MAX_TEAMS", Int, "64",                                                \
+                      "Most teams that may exist at once on a PE (predefined teams included).")                \
+  GSHMEM_CONFIG_ENTRY(team_scratch_size, "GSHMEM_TEAM_SCRATCH_SIZE", Size, "1M",                               \
+                      "Symmetric scratch memory each team reserves for collectives, per PE. "                  \
+                      "Reductions of up to about this / (2 x team size) bytes a member take the "              \
+                      "one-round push path.")                                                                  \
+  GSHMEM_CONFIG_ENTRY(ll_max_bytes, "GSHMEM_LL_MAX_BYTES", Size, "256",                                        \
+                      "Largest message (broadcast, fcollect and alltoall: per member or pair; "                \
+                      "reductions: the array) taken by the LL path, whose data carries its own "               \
+                      "tag: no fence, no flag. 16 .. 4K, rounded down to a power of two; a large "             \
+                      "team may get less. 1K speeds up warp, block and on-stream calls of "                    \
+                      "257 bytes - 1 KiB but slows down one thread's. Same on every PE.")                      \
+  GSHMEM_CONFIG_ENTRY(wait_timeout, "GSHMEM_WAIT_TIMEOUT", Int, "0",                                           \
+                      "Seconds a device-side barrier may spin before it reports which PE it is "               \
+                      "waiting for and traps (0: wait forever).")                                              \
+  GSHMEM_CONFIG_ENTRY(reduce_ctas, "GSHMEM_REDUCE_CTAS", Int, "128",                                           \
+                      "Most CTAs of the library's reduction kernel (host and on-stream "                       \
+                      "reductions; 1 .. 128, a local choice: PEs may differ; PEs that share a "                \
+                      "GPU also split its SMs between them). Tuning only.")                                    \
+  GSHMEM_CONFIG_ENTRY(coll_ctas, "GSHMEM_COLL_CTAS", Int, "64",                                                \
+                      "Most CTAs of the library's broadcast, fcollect, collect and alltoall "                  \
+                      "kernels (host and on-stream calls; 1 .. 64, a local choice: PEs may "                   \
+                      "differ; PEs that share a GPU also split it between them, so that every "                \
+                      "PE's kernel is resident at once). Lower it to leave SMs to the "                        \
+                      "application's kernels.")                                                                \
+  GSHMEM_CONFIG_ENTRY(early_launch, "GSHMEM_EARLY_LAUNCH", Bool, "1",                                          \
+                      "Launch the library's barrier, reduction and single-block collective "                   \
+                      "kernels on a stream so that each may start while the kernel ahead of it "               \
+                      "ends (programmatic stream serialisation; it waits on the GPU for that "                 \
+                      "kernel's results). Not in graph capture. 0: plain launches.")                           \
+  GSHMEM_CONFIG_ENTRY(high_priority_stream, "GSHMEM_HIGH_PRIORITY_STREAM", Bool, "1",                          \
+                      "Give the library's internal stream (host-initiated blocking puts, gets, "               \
+                      "AMOs, waits, barriers and collectives) the GPU's greatest stream "                      \
+                      "priority, so that its kernels take the first free SM slots instead of "                 \
                       "waiting behind queued blocks of the application's kernels. 0: default.")
 
 // Bounds of Int variables, checked by config::load(): a value outside is an error naming the
@@ -88,8 +87,8 @@
 // GSHMEM_CONFIG_RANGE(field, "ENV_NAME", lo, hi)
 //   GSHMEM_BOOTSTRAP_TIMEOUT: 2000000 s (23 days) keeps every use in int: the bootstrap adds a
 //   grace of up to 10 s to it, the heap setup counts it in milliseconds (2e9 < INT_MAX).
-#define GSHMEM_CONFIG_RANGES(GSHMEM_CONFIG_RANGE)                                                 \
-  GSHMEM_CONFIG_RANGE(bootstrap_timeout, "GSHMEM_BOOTSTRAP_TIMEOUT", 1, 2000000)               \
+#define GSHMEM_CONFIG_RANGES(GSHMEM_CONFIG_RANGE)                                \
+  GSHMEM_CONFIG_RANGE(bootstrap_timeout, "GSHMEM_BOOTSTRAP_TIMEOUT", 1, 2000000) \
   GSHMEM_CONFIG_RANGE(host_spin_us, "GSHMEM_HOST_SPIN_US", -1, 1000000)
 
 // Other libraries' names for a variable, read when its GSHMEM_ name is unset, so that NVSHMEM
@@ -97,10 +96,10 @@
 // GSHMEM_CONFIG_ALIAS("GSHMEM_NAME", "OTHER_NAME"). A GSHMEM_ name set in the environment wins;
 // an empty alias is ignored, a malformed one (e.g. in the other library's own format) too, with
 // a warning, instead of failing init. gshmem-info lists the aliases.
-#define GSHMEM_CONFIG_ALIASES(GSHMEM_CONFIG_ALIAS)                                               \
-  GSHMEM_CONFIG_ALIAS("GSHMEM_SYMMETRIC_SIZE", "NVSHMEM_SYMMETRIC_SIZE")                          \
-  GSHMEM_CONFIG_ALIAS("GSHMEM_DISABLE_VMM", "NVSHMEM_DISABLE_CUDA_VMM")                           \
-  GSHMEM_CONFIG_ALIAS("GSHMEM_DEBUG", "NVSHMEM_DEBUG")                                            \
-  GSHMEM_CONFIG_ALIAS("GSHMEM_DEBUG_FILE", "NVSHMEM_DEBUG_FILE")                                  \
-  GSHMEM_CONFIG_ALIAS("GSHMEM_MAX_TEAMS", "NVSHMEM_MAX_TEAMS")                                    \
+#define GSHMEM_CONFIG_ALIASES(GSHMEM_CONFIG_ALIAS)                       \
+  GSHMEM_CONFIG_ALIAS("GSHMEM_SYMMETRIC_SIZE", "NVSHMEM_SYMMETRIC_SIZE") \
+  GSHMEM_CONFIG_ALIAS("GSHMEM_DISABLE_VMM", "NVSHMEM_DISABLE_CUDA_VMM")  \
+  GSHMEM_CONFIG_ALIAS("GSHMEM_DEBUG", "NVSHMEM_DEBUG")                   \
+  GSHMEM_CONFIG_ALIAS("GSHMEM_DEBUG_FILE", "NVSHMEM_DEBUG_FILE")         \
+  GSHMEM_CONFIG_ALIAS("GSHMEM_MAX_TEAMS", "NVSHMEM_MAX_TEAMS")           \
   GSHMEM_CONFIG_ALIAS("GSHMEM_BOOTSTRAP_IFNAME", "NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME")

@@ -36,8 +36,10 @@ Status upload_entry(Entry& e, const gshmemi_device_state& s) {
   cudaError_t err = static_cast<cudaError_t>(e.upload(&s));
   if (err != cudaSuccess) {
     cudaGetLastError();
-    GSHMEM_LOG_ERROR("gshmem_init: cannot fill the device state of %s: %s (%s). Kernels from that "
-                     "file will not see gshmem.", e.tu.c_str(), cudaGetErrorString(err), cudaGetErrorName(err));
+    GSHMEM_LOG_ERROR(
+        "gshmem_init: cannot fill the device state of %s: %s (%s). Kernels from that "
+        "file will not see gshmem.",
+        e.tu.c_str(), cudaGetErrorString(err), cudaGetErrorName(err));
     return GSHMEM_ERROR_CUDA;
   }
   return GSHMEM_SUCCESS;
@@ -65,10 +67,11 @@ extern "C" GSHMEM_API void gshmemi_register_device_state(gshmemi_state_upload_fn
                                                          uint32_t struct_size, const char* tu_name) {
   using namespace gshmem::device_state;
   if (version != GSHMEMI_DEVICE_STATE_VERSION || struct_size != sizeof(gshmemi_device_state)) {
-    GSHMEM_LOG_ERROR("%s was compiled against gshmem headers whose device state (version %u, %u bytes) "
-                     "differs from this libgshmem (version %u, %zu bytes); rebuild it against the "
-                     "installed headers. Its kernels will not see gshmem.", tu_name, version, struct_size,
-                     GSHMEMI_DEVICE_STATE_VERSION, sizeof(gshmemi_device_state));
+    GSHMEM_LOG_ERROR(
+        "%s was compiled against gshmem headers whose device state (version %u, %u bytes) "
+        "differs from this libgshmem (version %u, %zu bytes); rebuild it against the "
+        "installed headers. Its kernels will not see gshmem.",
+        tu_name, version, struct_size, GSHMEMI_DEVICE_STATE_VERSION, sizeof(gshmemi_device_state));
     return;
   }
   Registry& r = registry();
@@ -82,7 +85,7 @@ extern "C" GSHMEM_API void gshmemi_unregister_device_state(gshmemi_state_upload_
   using namespace gshmem::device_state;
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
-  r.entries.erase(std::remove_if(r.entries.begin(), r.entries.end(),
-                                 [&](const Entry& e) { return e.upload == upload; }),
-                  r.entries.end());
+  r.entries.erase(
+      std::remove_if(r.entries.begin(), r.entries.end(), [&](const Entry& e) { return e.upload == upload; }),
+      r.entries.end());
 }

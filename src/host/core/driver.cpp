@@ -21,9 +21,10 @@ Status get(const char* name, F* out, unsigned version = 12000, bool required = t
   if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || fn == nullptr) {
     cudaGetLastError();
     if (!required) return GSHMEM_ERROR_UNSUPPORTED;
-    GSHMEM_LOG_ERROR("gshmem_init: cannot load CUDA driver function %s (%s); is the NVIDIA driver "
-                     "installed and at least as new as CUDA 12?", name,
-                     e != cudaSuccess ? cudaGetErrorString(e) : "symbol not found");
+    GSHMEM_LOG_ERROR(
+        "gshmem_init: cannot load CUDA driver function %s (%s); is the NVIDIA driver "
+        "installed and at least as new as CUDA 12?",
+        name, e != cudaSuccess ? cudaGetErrorString(e) : "symbol not found");
     return GSHMEM_ERROR_CUDA;
   }
   *out = reinterpret_cast<F>(fn);

@@ -19,10 +19,14 @@ FILE* g_file = nullptr;  // nullptr = stderr
 
 const char* level_name(Level l) {
   switch (l) {
-    case Level::error: return "ERROR";
-    case Level::warn: return "WARN";
-    case Level::info: return "INFO";
-    case Level::trace: return "TRACE";
+    case Level::error:
+      return "ERROR";
+    case Level::warn:
+      return "WARN";
+    case Level::info:
+      return "INFO";
+    case Level::trace:
+      return "TRACE";
   }
   return "?";
 }

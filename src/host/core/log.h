@@ -19,18 +19,18 @@ void write(Level level, const char* fmt, ...) __attribute__((format(printf, 2, 3
 }  // namespace gshmem::log
 
 #define GSHMEM_LOG_ERROR(...) ::gshmem::log::write(::gshmem::log::Level::error, __VA_ARGS__)
-#define GSHMEM_LOG_WARN(...)                                                             \
-  do {                                                                                   \
-    if (::gshmem::log::enabled(::gshmem::log::Level::warn))                               \
-      ::gshmem::log::write(::gshmem::log::Level::warn, __VA_ARGS__);                       \
+#define GSHMEM_LOG_WARN(...)                                         \
+  do {                                                               \
+    if (::gshmem::log::enabled(::gshmem::log::Level::warn))          \
+      ::gshmem::log::write(::gshmem::log::Level::warn, __VA_ARGS__); \
   } while (0)
-#define GSHMEM_LOG_INFO(...)                                                             \
-  do {                                                                                   \
-    if (::gshmem::log::enabled(::gshmem::log::Level::info))                               \
-      ::gshmem::log::write(::gshmem::log::Level::info, __VA_ARGS__);                       \
+#define GSHMEM_LOG_INFO(...)                                         \
+  do {                                                               \
+    if (::gshmem::log::enabled(::gshmem::log::Level::info))          \
+      ::gshmem::log::write(::gshmem::log::Level::info, __VA_ARGS__); \
   } while (0)
-#define GSHMEM_LOG_TRACE(...)                                                            \
-  do {                                                                                   \
-    if (::gshmem::log::enabled(::gshmem::log::Level::trace))                              \
-      ::gshmem::log::write(::gshmem::log::Level::trace, __VA_ARGS__);                      \
+#define GSHMEM_LOG_TRACE(...)                                         \
+  do {                                                                \
+    if (::gshmem::log::enabled(::gshmem::log::Level::trace))          \
+      ::gshmem::log::write(::gshmem::log::Level::trace, __VA_ARGS__); \
   } while (0)

@@ -23,8 +23,10 @@ void use_pe_device(const char* call) {
   if (cudaGetDevice(&current) == cudaSuccess && current == r.device) return;
   thread_local bool told = false;
   if (!told)
-    GSHMEM_LOG_INFO("%s: called from a thread whose current GPU is %d; making this PE's GPU %d current for it "
-                    "(gshmem's host calls act on the PE's GPU)", call, current, r.device);
+    GSHMEM_LOG_INFO(
+        "%s: called from a thread whose current GPU is %d; making this PE's GPU %d current for it "
+        "(gshmem's host calls act on the PE's GPU)",
+        call, current, r.device);
   told = true;
   const cudaError_t e = cudaSetDevice(r.device);
   if (e != cudaSuccess) GSHMEM_LOG_ERROR("%s: cannot make GPU %d current: %s", call, r.device, cudaGetErrorString(e));
@@ -40,8 +42,7 @@ Status require_init(const char* call) {
 }
 
 void require_init_or_die(const char* call) {
-  if (!rt().initialized)
-    fatal("%s: gshmem is not initialized; call gshmem_init() (or gshmemx_init_attr) first", call);
+  if (!rt().initialized) fatal("%s: gshmem is not initialized; call gshmem_init() (or gshmemx_init_attr) first", call);
   use_pe_device(call);
 }
 

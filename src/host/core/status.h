@@ -25,30 +25,30 @@ const char* status_message(Status s);
 }  // namespace gshmem
 
 // Propagate a non-success status.
-#define GSHMEM_TRY(expr)                         \
-  do {                                           \
-    ::gshmem::Status gshmem_try_s_ = (expr);     \
+#define GSHMEM_TRY(expr)                                       \
+  do {                                                         \
+    ::gshmem::Status gshmem_try_s_ = (expr);                   \
     if (gshmem_try_s_ != GSHMEM_SUCCESS) return gshmem_try_s_; \
   } while (0)
 
 // Check a CUDA runtime call; on failure log "<where>: <call> failed: <error>" and return.
-#define GSHMEM_CUDA_TRY(where, call)                                                    \
-  do {                                                                                  \
-    cudaError_t gshmem_cuda_e_ = (call);                                                \
-    if (gshmem_cuda_e_ != cudaSuccess) {                                                \
-      GSHMEM_LOG_ERROR("%s: %s failed: %s (%s)", (where), #call,                        \
-                       cudaGetErrorString(gshmem_cuda_e_), cudaGetErrorName(gshmem_cuda_e_)); \
-      return GSHMEM_ERROR_CUDA;                                                         \
-    }                                                                                   \
+#define GSHMEM_CUDA_TRY(where, call)                                                                 \
+  do {                                                                                               \
+    cudaError_t gshmem_cuda_e_ = (call);                                                             \
+    if (gshmem_cuda_e_ != cudaSuccess) {                                                             \
+      GSHMEM_LOG_ERROR("%s: %s failed: %s (%s)", (where), #call, cudaGetErrorString(gshmem_cuda_e_), \
+                       cudaGetErrorName(gshmem_cuda_e_));                                            \
+      return GSHMEM_ERROR_CUDA;                                                                      \
+    }                                                                                                \
   } while (0)
 
 // Check a CUDA driver call (CUresult) made through gshmem::cu (host/core/driver.h).
-#define GSHMEM_CU_TRY(where, call)                                                      \
-  do {                                                                                  \
-    CUresult gshmem_cu_e_ = (call);                                                     \
-    if (gshmem_cu_e_ != CUDA_SUCCESS) {                                                 \
-      GSHMEM_LOG_ERROR("%s: %s failed: %s (CUresult %d)", (where), #call,               \
-                       ::gshmem::cu::error_string(gshmem_cu_e_), (int)gshmem_cu_e_);     \
-      return GSHMEM_ERROR_CUDA;                                                         \
-    }                                                                                   \
+#define GSHMEM_CU_TRY(where, call)                                                                                  \
+  do {                                                                                                              \
+    CUresult gshmem_cu_e_ = (call);                                                                                 \
+    if (gshmem_cu_e_ != CUDA_SUCCESS) {                                                                             \
+      GSHMEM_LOG_ERROR("%s: %s failed: %s (CUresult %d)", (where), #call, ::gshmem::cu::error_string(gshmem_cu_e_), \
+                       (int)gshmem_cu_e_);                                                                          \
+      return GSHMEM_ERROR_CUDA;                                                                                     \
+    }                                                                                                               \
   } while (0)

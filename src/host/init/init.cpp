@@ -62,8 +62,8 @@ Status discover_node(Runtime& r) {
 Status check_shared_config(Runtime& r) {
   const config::Values& cfg = config::get();
   constexpr int kShared = 6;
-  static const char* const kNames[kShared] = {"GSHMEM_TEAM_SCRATCH_SIZE", "GSHMEM_MAX_TEAMS",
-                                              "GSHMEM_LL_MAX_BYTES",      "GSHMEM_SYMMETRIC_SIZE",
+  static const char* const kNames[kShared] = {"GSHMEM_TEAM_SCRATCH_SIZE",  "GSHMEM_MAX_TEAMS",
+                                              "GSHMEM_LL_MAX_BYTES",       "GSHMEM_SYMMETRIC_SIZE",
                                               "GSHMEM_SYMMETRIC_SIZE_MAX", "GSHMEM_DISABLE_VMM"};
   struct Shared {
     uint64_t v[kShared];
@@ -76,9 +76,10 @@ Status check_shared_config(Runtime& r) {
   for (int k = 0; k < kShared; ++k)
     for (int pe = 1; pe < r.n_pes; ++pe)
       if (all[pe].v[k] != all[0].v[k]) {
-        GSHMEM_LOG_ERROR("gshmem_init: %s differs between PEs (PE 0: %llu, PE %d: %llu); it sizes state every PE "
-                         "shares, so give it the same value on every PE (or leave it unset everywhere)",
-                         kNames[k], (unsigned long long)all[0].v[k], pe, (unsigned long long)all[pe].v[k]);
+        GSHMEM_LOG_ERROR(
+            "gshmem_init: %s differs between PEs (PE 0: %llu, PE %d: %llu); it sizes state every PE "
+            "shares, so give it the same value on every PE (or leave it unset everywhere)",
+            kNames[k], (unsigned long long)all[0].v[k], pe, (unsigned long long)all[pe].v[k]);
         return GSHMEM_ERROR_MISMATCH;
       }
   return GSHMEM_SUCCESS;
@@ -93,17 +94,18 @@ void tune_bootstrap_waits(Runtime& r) {
   if (us < 0) us = cpus_to_spin(r) ? 50 : 0;
   if (us > 1000000) us = 1000000;
   r.boot->set_wait_spin_us(static_cast<int>(us));
-  GSHMEM_LOG_INFO("bootstrap: waits in collectives spin for %lld us before sleeping (%d PEs on this node, %u CPUs)",
-                  us, r.local_size, node_cpus());
+  GSHMEM_LOG_INFO("bootstrap: waits in collectives spin for %lld us before sleeping (%d PEs on this node, %u CPUs)", us,
+                  r.local_size, node_cpus());
 }
 
 Status select_gpu(Runtime& r, cudaUUID_t* uuid) {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0) {
-    GSHMEM_LOG_ERROR("gshmem_init: no CUDA GPU is visible to this PE (%s). gshmem needs one GPU per "
-                     "PE; check the driver and CUDA_VISIBLE_DEVICES.",
-                     e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
+    GSHMEM_LOG_ERROR(
+        "gshmem_init: no CUDA GPU is visible to this PE (%s). gshmem needs one GPU per "
+        "PE; check the driver and CUDA_VISIBLE_DEVICES.",
+        e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
     cudaGetLastError();
     return GSHMEM_ERROR_CUDA;
   }
@@ -120,12 +122,12 @@ Status select_gpu(Runtime& r, cudaUUID_t* uuid) {
   GSHMEM_CUDA_TRY("gshmem_init", cudaGetDeviceProperties(&prop, r.device));
   *uuid = prop.uuid;
   if (prop.major < 7) {
-    GSHMEM_LOG_ERROR("gshmem_init: GPU %d (%s) has compute capability %d.%d; gshmem needs 7.0 or newer",
-                     r.device, prop.name, prop.major, prop.minor);
+    GSHMEM_LOG_ERROR("gshmem_init: GPU %d (%s) has compute capability %d.%d; gshmem needs 7.0 or newer", r.device,
+                     prop.name, prop.major, prop.minor);
     return GSHMEM_ERROR_UNSUPPORTED;
   }
-  GSHMEM_LOG_INFO("PE %d: local rank %d of %d, GPU %d (%s, PCI %04x:%02x:%02x)", r.my_pe, r.local_rank,
-                  r.local_size, r.device, prop.name, prop.pciDomainID, prop.pciBusID, prop.pciDeviceID);
+  GSHMEM_LOG_INFO("PE %d: local rank %d of %d, GPU %d (%s, PCI %04x:%02x:%02x)", r.my_pe, r.local_rank, r.local_size,
+                  r.device, prop.name, prop.pciDomainID, prop.pciBusID, prop.pciDeviceID);
   return GSHMEM_SUCCESS;
 }
 
@@ -142,10 +144,11 @@ Status find_gpu_peers(Runtime& r, const cudaUUID_t& mine) {
   if (r.gpu_pes.size() < 2 || r.gpu_pes[0] != r.my_pe) return GSHMEM_SUCCESS;
   std::string pes;
   for (int pe : r.gpu_pes) pes += (pes.empty() ? "" : ", ") + std::to_string(pe);
-  GSHMEM_LOG_WARN("gshmem_init: PEs %s share one GPU (GPU %d of PE %d); they time-share it, or run side by side "
-                  "under MPS, and synchronise slowly. The library's collective kernels take 1/%zu of its SMs "
-                  "each. For speed, give each PE a GPU of its own.", pes.c_str(), r.device, r.my_pe,
-                  r.gpu_pes.size());
+  GSHMEM_LOG_WARN(
+      "gshmem_init: PEs %s share one GPU (GPU %d of PE %d); they time-share it, or run side by side "
+      "under MPS, and synchronise slowly. The library's collective kernels take 1/%zu of its SMs "
+      "each. For speed, give each PE a GPU of its own.",
+      pes.c_str(), r.device, r.my_pe, r.gpu_pes.size());
   return GSHMEM_SUCCESS;
 }
 
@@ -154,9 +157,10 @@ Status find_gpu_peers(Runtime& r, const cudaUUID_t& mine) {
 Status init_alloc(Runtime& r, uint64_t bytes, const char* what, char** out) {
   uint64_t off = 0;
   if (!r.alloc->allocate(bytes, 0, &off)) {
-    GSHMEM_LOG_ERROR("gshmem_init: the symmetric heap (%llu bytes) is too small for %s (%llu bytes); "
-                     "raise GSHMEM_SYMMETRIC_SIZE", (unsigned long long)r.alloc->capacity(), what,
-                     (unsigned long long)bytes);
+    GSHMEM_LOG_ERROR(
+        "gshmem_init: the symmetric heap (%llu bytes) is too small for %s (%llu bytes); "
+        "raise GSHMEM_SYMMETRIC_SIZE",
+        (unsigned long long)r.alloc->capacity(), what, (unsigned long long)bytes);
     return GSHMEM_ERROR_OUT_OF_MEMORY;
   }
   *out = r.heap->base() + off;
@@ -176,8 +180,10 @@ Status setup_world_team(Runtime& r) {
     r.alloc->grow(r.heap->size());
   }
   char* region = nullptr;
-  GSHMEM_TRY(init_alloc(r, bytes, "the team slots (GSHMEM_MAX_TEAMS x (GSHMEM_TEAM_SCRATCH_SIZE + control); "
-                        "or lower those)", &region));
+  GSHMEM_TRY(init_alloc(r, bytes,
+                        "the team slots (GSHMEM_MAX_TEAMS x (GSHMEM_TEAM_SCRATCH_SIZE + control); "
+                        "or lower those)",
+                        &region));
   return team::setup(r, region);
 }
 
@@ -213,14 +219,13 @@ Status setup_internal_objects(Runtime& r) {
   const config::Values& cfg = config::get();
   GSHMEM_TRY(setup_world_team(r));
   GSHMEM_CUDA_TRY("gshmem_init", cudaMalloc(&r.d_peer_base, sizeof(char*) * r.n_pes));
-  GSHMEM_CUDA_TRY("gshmem_init", cudaMemcpy(r.d_peer_base, r.heap->peer_bases().data(),
-                                            sizeof(char*) * r.n_pes, cudaMemcpyHostToDevice));
+  GSHMEM_CUDA_TRY("gshmem_init", cudaMemcpy(r.d_peer_base, r.heap->peer_bases().data(), sizeof(char*) * r.n_pes,
+                                            cudaMemcpyHostToDevice));
   // Host calls block on this stream, so its kernels (barriers, waits, AMOs, collectives)
   // should not queue behind the application's: at the greatest priority they take the next
   // free SM slot ahead of pending blocks of kernels on other streams.
   int least = 0, greatest = 0;
-  if (cfg.high_priority_stream)
-    GSHMEM_CUDA_TRY("gshmem_init", cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  if (cfg.high_priority_stream) GSHMEM_CUDA_TRY("gshmem_init", cudaDeviceGetStreamPriorityRange(&least, &greatest));
   GSHMEM_CUDA_TRY("gshmem_init", cudaStreamCreateWithPriority(&r.stream, cudaStreamNonBlocking, greatest));
   GSHMEM_LOG_INFO("PE %d: internal stream priority %d (GSHMEM_HIGH_PRIORITY_STREAM=%d)", r.my_pe, greatest,
                   cfg.high_priority_stream ? 1 : 0);
@@ -258,8 +263,10 @@ void on_peer_failure(int dead_pe, const std::string& how) {
     // Give the launcher (gshmrun, torchrun, mpirun) time to see the dead PE
     // first, so it reports that PE as the cause rather than this one.
     std::this_thread::sleep_for(std::chrono::seconds(3));
-    fatal("PE %d failed (%s); ending this PE too so the job does not hang. "
-          "(GSHMEM_PEER_FAILURE_ABORT=0 keeps it running.)", dead_pe, how.c_str());
+    fatal(
+        "PE %d failed (%s); ending this PE too so the job does not hang. "
+        "(GSHMEM_PEER_FAILURE_ABORT=0 keeps it running.)",
+        dead_pe, how.c_str());
   }
   GSHMEM_LOG_ERROR("PE %d failed (%s); calls that need it will not complete", dead_pe, how.c_str());
 }
@@ -299,9 +306,10 @@ Status connect_bootstrap(Runtime& r, unsigned flags, const gshmemx_init_attr_t* 
   if (flags & GSHMEMX_INIT_WITH_UNIQUEID) {
     if (!attr || attr->version != GSHMEMX_INIT_ATTR_VERSION || attr->nranks < 1 || attr->rank < 0 ||
         attr->rank >= attr->nranks) {
-      GSHMEM_LOG_ERROR("gshmemx_init_attr: invalid attributes (attr=%p, rank %d, nranks %d); fill them "
-                       "with gshmemx_set_attr_uniqueid_args(rank, nranks, &id, &attr)", (const void*)attr,
-                       attr ? attr->rank : -1, attr ? attr->nranks : -1);
+      GSHMEM_LOG_ERROR(
+          "gshmemx_init_attr: invalid attributes (attr=%p, rank %d, nranks %d); fill them "
+          "with gshmemx_set_attr_uniqueid_args(rank, nranks, &id, &attr)",
+          (const void*)attr, attr ? attr->rank : -1, attr ? attr->nranks : -1);
       return GSHMEM_ERROR_INVALID_VALUE;
     }
     r.my_pe = attr->rank;
@@ -333,8 +341,7 @@ Status init_steps(Runtime& r, unsigned flags, const gshmemx_init_attr_t* attr) {
   bool all_ok = false;
   GSHMEM_TRY(mem::all_agree(*r.boot, gpu == GSHMEM_SUCCESS, &all_ok));
   if (!all_ok) {
-    if (gpu == GSHMEM_SUCCESS)
-      GSHMEM_LOG_ERROR("gshmem_init: another PE could not set up its GPU (see its message)");
+    if (gpu == GSHMEM_SUCCESS) GSHMEM_LOG_ERROR("gshmem_init: another PE could not set up its GPU (see its message)");
     return gpu != GSHMEM_SUCCESS ? gpu : GSHMEM_ERROR_PEER_FAILURE;
   }
   GSHMEM_TRY(find_gpu_peers(r, uuid));
@@ -393,9 +400,10 @@ GSHMEM_API int gshmemx_init_attr(unsigned int flags, gshmemx_init_attr_t* attr) 
 // device code is unaffected (any GPU thread may call the device API).
 GSHMEM_API int gshmem_init_thread(int requested, int* provided) {
   if (requested < GSHMEM_THREAD_SINGLE || requested > GSHMEM_THREAD_MULTIPLE) {
-    GSHMEM_LOG_ERROR("gshmem_init_thread: requested thread level %d is not one of GSHMEM_THREAD_SINGLE (%d) .. "
-                     "GSHMEM_THREAD_MULTIPLE (%d); not initialising", requested, GSHMEM_THREAD_SINGLE,
-                     GSHMEM_THREAD_MULTIPLE);
+    GSHMEM_LOG_ERROR(
+        "gshmem_init_thread: requested thread level %d is not one of GSHMEM_THREAD_SINGLE (%d) .. "
+        "GSHMEM_THREAD_MULTIPLE (%d); not initialising",
+        requested, GSHMEM_THREAD_SINGLE, GSHMEM_THREAD_MULTIPLE);
     return GSHMEM_ERROR_INVALID_VALUE;
   }
   const Status st = init(GSHMEMX_INIT_DEFAULT, nullptr);
@@ -418,8 +426,7 @@ GSHMEM_API void gshmem_finalize(void) {
   use_pe_device("gshmem_finalize");
   // Every PE's GPU work is finished before any PE unmaps memory others may read.
   cudaError_t e = cudaDeviceSynchronize();
-  if (e != cudaSuccess)
-    GSHMEM_LOG_ERROR("gshmem_finalize: this PE's GPU reported an error: %s", cudaGetErrorString(e));
+  if (e != cudaSuccess) GSHMEM_LOG_ERROR("gshmem_finalize: this PE's GPU reported an error: %s", cudaGetErrorString(e));
   if (r.boot->barrier() != GSHMEM_SUCCESS)
     GSHMEM_LOG_ERROR("gshmem_finalize: not every PE reached finalize; tearing down anyway");
   r.boot->finalize();
@@ -438,9 +445,10 @@ GSHMEM_API int gshmemx_get_uniqueid(gshmemx_uniqueid_t* id) {
 GSHMEM_API int gshmemx_set_attr_uniqueid_args(int rank, int nranks, const gshmemx_uniqueid_t* id,
                                               gshmemx_init_attr_t* attr) {
   if (!id || !attr || nranks < 1 || rank < 0 || rank >= nranks) {
-    GSHMEM_LOG_ERROR("gshmemx_set_attr_uniqueid_args: invalid arguments (rank %d, nranks %d, id %p, attr %p): "
-                     "need 0 <= rank < nranks and non-NULL pointers", rank, nranks, (const void*)id,
-                     (const void*)attr);
+    GSHMEM_LOG_ERROR(
+        "gshmemx_set_attr_uniqueid_args: invalid arguments (rank %d, nranks %d, id %p, attr %p): "
+        "need 0 <= rank < nranks and non-NULL pointers",
+        rank, nranks, (const void*)id, (const void*)attr);
     return GSHMEM_ERROR_INVALID_VALUE;
   }
   attr->version = GSHMEMX_INIT_ATTR_VERSION;

@@ -36,16 +36,15 @@ struct OmpiApi {
   int (*Comm_rank)(Comm, int*) = nullptr;
   int (*Comm_size)(Comm, int*) = nullptr;
   int (*Bcast)(void*, int, Datatype, int, Comm) = nullptr;
-  Datatype byte = nullptr;  // MPI_BYTE
-  Comm comm_null = nullptr; // MPI_COMM_NULL
+  Datatype byte = nullptr;   // MPI_BYTE
+  Comm comm_null = nullptr;  // MPI_COMM_NULL
 };
 
 // Where the loaded MPI's symbols come from, for messages: library path and version string.
 std::string describe_mpi(void* handle) {
   std::string what = "unknown library";
   Dl_info info{};
-  if (void* f = dlsym(handle, "MPI_Comm_rank"); f && dladdr(f, &info) && info.dli_fname)
-    what = info.dli_fname;
+  if (void* f = dlsym(handle, "MPI_Comm_rank"); f && dladdr(f, &info) && info.dli_fname) what = info.dli_fname;
   using VersionFn = int (*)(char*, int*);
   if (auto version = reinterpret_cast<VersionFn>(dlsym(handle, "MPI_Get_library_version"))) {
     static char text[8192];  // MPI_MAX_LIBRARY_VERSION_STRING is 256 (Open MPI) to 8192 (MPICH)
@@ -81,9 +80,11 @@ void bind(void* handle, const char* name, F* out) {
 Status load_api(OmpiApi* api) {
   void* h = nullptr;
   if (!find_mpi(&h)) {
-    GSHMEM_LOG_ERROR("%s: this program has not loaded an MPI library (MPI_Comm_rank not found). Link the "
-                     "program with MPI (e.g. mpicc, or MPI::MPI_CXX in CMake) and call MPI_Init first, or "
-                     "initialise with gshmem_init / GSHMEMX_INIT_WITH_UNIQUEID instead", kCall);
+    GSHMEM_LOG_ERROR(
+        "%s: this program has not loaded an MPI library (MPI_Comm_rank not found). Link the "
+        "program with MPI (e.g. mpicc, or MPI::MPI_CXX in CMake) and call MPI_Init first, or "
+        "initialise with gshmem_init / GSHMEMX_INIT_WITH_UNIQUEID instead",
+        kCall);
     return GSHMEM_ERROR_UNSUPPORTED;
   }
   api->byte = dlsym(h, "ompi_mpi_byte");
@@ -94,23 +95,28 @@ Status load_api(OmpiApi* api) {
   bind(h, "MPI_Comm_size", &api->Comm_size);
   bind(h, "MPI_Bcast", &api->Bcast);
   if (!api->byte || !api->comm_null) {
-    GSHMEM_LOG_ERROR("%s: the loaded MPI, %s, is not Open MPI: gshmem reads MPI_Comm handles with Open MPI's "
-                     "ABI only (MPICH-family libraries use integer handles). Bootstrap with a unique id "
-                     "instead: rank 0 calls gshmemx_get_uniqueid(&id), MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, "
-                     "comm), then every rank calls gshmemx_set_attr_uniqueid_args(rank, size, &id, &attr) and "
-                     "gshmemx_init_attr(GSHMEMX_INIT_WITH_UNIQUEID, &attr)",
-                     kCall, describe_mpi(h).c_str());
+    GSHMEM_LOG_ERROR(
+        "%s: the loaded MPI, %s, is not Open MPI: gshmem reads MPI_Comm handles with Open MPI's "
+        "ABI only (MPICH-family libraries use integer handles). Bootstrap with a unique id "
+        "instead: rank 0 calls gshmemx_get_uniqueid(&id), MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, "
+        "comm), then every rank calls gshmemx_set_attr_uniqueid_args(rank, size, &id, &attr) and "
+        "gshmemx_init_attr(GSHMEMX_INIT_WITH_UNIQUEID, &attr)",
+        kCall, describe_mpi(h).c_str());
     return GSHMEM_ERROR_UNSUPPORTED;
   }
   if (!api->Initialized || !api->Finalized || !api->Comm_rank || !api->Comm_size || !api->Bcast) {
-    GSHMEM_LOG_ERROR("%s: the loaded MPI, %s, lacks one of MPI_Initialized, MPI_Finalized, MPI_Comm_rank, "
-                     "MPI_Comm_size, MPI_Bcast", kCall, describe_mpi(h).c_str());
+    GSHMEM_LOG_ERROR(
+        "%s: the loaded MPI, %s, lacks one of MPI_Initialized, MPI_Finalized, MPI_Comm_rank, "
+        "MPI_Comm_size, MPI_Bcast",
+        kCall, describe_mpi(h).c_str());
     return GSHMEM_ERROR_UNSUPPORTED;
   }
   int initialized = 0, finalized = 0;
   if (api->Initialized(&initialized) != 0 || api->Finalized(&finalized) != 0 || !initialized || finalized) {
-    GSHMEM_LOG_ERROR("%s: MPI is %s; call MPI_Init (or MPI_Init_thread) before gshmem and MPI_Finalize "
-                     "after gshmem_finalize", kCall, finalized ? "already finalised" : "not initialised");
+    GSHMEM_LOG_ERROR(
+        "%s: MPI is %s; call MPI_Init (or MPI_Init_thread) before gshmem and MPI_Finalize "
+        "after gshmem_finalize",
+        kCall, finalized ? "already finalised" : "not initialised");
     return GSHMEM_ERROR_UNSUPPORTED;
   }
   return GSHMEM_SUCCESS;
@@ -127,8 +133,10 @@ struct IdMessage {
 
 Status uniqueid_attr_from_comm(unsigned flags, const gshmemx_init_attr_t* attr, gshmemx_init_attr_t* out) {
   if (flags != GSHMEMX_INIT_WITH_MPI_COMM) {
-    GSHMEM_LOG_ERROR("gshmemx_init_attr: flags 0x%x combine GSHMEMX_INIT_WITH_MPI_COMM with other flags; pass it "
-                     "alone", flags);
+    GSHMEM_LOG_ERROR(
+        "gshmemx_init_attr: flags 0x%x combine GSHMEMX_INIT_WITH_MPI_COMM with other flags; pass it "
+        "alone",
+        flags);
     return GSHMEM_ERROR_INVALID_VALUE;
   }
   // Only attr->mpi_comm is read: NVSHMEM-style code may leave the rest of attr uninitialised.
@@ -141,15 +149,16 @@ Status uniqueid_attr_from_comm(unsigned flags, const gshmemx_init_attr_t* attr, 
   GSHMEM_TRY(load_api(&api));
   Comm comm = *static_cast<Comm const*>(attr->mpi_comm);
   if (!comm || comm == api.comm_null) {
-    GSHMEM_LOG_ERROR("%s: *attr->mpi_comm is %s; pass a pointer to a valid communicator (e.g. a copy of "
-                     "MPI_COMM_WORLD)", kCall, comm ? "MPI_COMM_NULL" : "a NULL handle");
+    GSHMEM_LOG_ERROR(
+        "%s: *attr->mpi_comm is %s; pass a pointer to a valid communicator (e.g. a copy of "
+        "MPI_COMM_WORLD)",
+        kCall, comm ? "MPI_COMM_NULL" : "a NULL handle");
     return GSHMEM_ERROR_INVALID_VALUE;
   }
   int rank = -1, size = 0;
-  if (api.Comm_rank(comm, &rank) != 0 || api.Comm_size(comm, &size) != 0 || size < 1 || rank < 0 ||
-      rank >= size) {
-    GSHMEM_LOG_ERROR("%s: MPI_Comm_rank/MPI_Comm_size failed on the communicator (rank %d, size %d)", kCall,
-                     rank, size);
+  if (api.Comm_rank(comm, &rank) != 0 || api.Comm_size(comm, &size) != 0 || size < 1 || rank < 0 || rank >= size) {
+    GSHMEM_LOG_ERROR("%s: MPI_Comm_rank/MPI_Comm_size failed on the communicator (rank %d, size %d)", kCall, rank,
+                     size);
     return GSHMEM_ERROR_BOOTSTRAP;
   }
   IdMessage msg{};
@@ -159,8 +168,8 @@ Status uniqueid_attr_from_comm(unsigned flags, const gshmemx_init_attr_t* attr, 
   }
   // Every rank takes part even when rank 0 failed (the status says so), so none is left waiting.
   if (api.Bcast(&msg, static_cast<int>(sizeof(msg)), api.byte, 0, comm) != 0) {
-    GSHMEM_LOG_ERROR("%s: MPI_Bcast of the bootstrap id from communicator rank 0 failed (rank %d of %d)", kCall,
-                     rank, size);
+    GSHMEM_LOG_ERROR("%s: MPI_Bcast of the bootstrap id from communicator rank 0 failed (rank %d of %d)", kCall, rank,
+                     size);
     return GSHMEM_ERROR_BOOTSTRAP;
   }
   if (msg.status != GSHMEM_SUCCESS) {

@@ -27,11 +27,13 @@ std::string kernel_name(CUfunction f) {
 // Blocks of `threads` threads and `smem` bytes that fit on the GPU at once, or this PE's share
 // of them where PEs share the GPU (share_of_gpu): every sharing PE's grid must be resident at
 // once, for a kernel that waits for another PE's cannot finish while that one cannot start.
-Status max_resident_blocks(const char* call, CUfunction f, unsigned threads, size_t smem, int* blocks,
-                           int* per_sm, int* sms) {
+Status max_resident_blocks(const char* call, CUfunction f, unsigned threads, size_t smem, int* blocks, int* per_sm,
+                           int* sms) {
   if (!f) {
-    GSHMEM_LOG_ERROR("%s: the kernel pointer is not a __global__ function registered in this program "
-                     "(pass the kernel itself, e.g. (const void*)my_kernel)", call);
+    GSHMEM_LOG_ERROR(
+        "%s: the kernel pointer is not a __global__ function registered in this program "
+        "(pass the kernel itself, e.g. (const void*)my_kernel)",
+        call);
     return GSHMEM_ERROR_INVALID_VALUE;
   }
   GSHMEM_TRY(cu::load(nullptr));
@@ -71,13 +73,14 @@ GSHMEM_API int gshmemi_collective_launch(CUfunction f, dim3 grid, dim3 block, vo
   GSHMEM_TRY(max_resident_blocks(call, f, threads, smem, &max_blocks, &per_sm, &sms));
   if (blocks == 0 || threads == 0 || (unsigned long long)max_blocks < blocks) {
     const size_t sharing = rt().gpu_pes.size();
-    GSHMEM_LOG_ERROR("%s: %s with %llu blocks of %u threads and %zu bytes of shared memory cannot be "
-                     "co-resident on GPU %d: at most %d blocks fit (%d per SM x %d SMs%s)%s. Launch at most "
-                     "%d blocks (gshmemx_collective_launch_query_gridsize tells the limit), or use fewer "
-                     "threads, registers or shared memory per block.", call, kernel_name(f).c_str(), blocks, threads,
-                     smem, rt().device, max_blocks, per_sm, sms,
-                     sharing > 1 ? (" / " + std::to_string(sharing) + " PEs sharing the GPU").c_str() : "",
-                     per_sm == 0 ? " - not even one block fits" : "", max_blocks);
+    GSHMEM_LOG_ERROR(
+        "%s: %s with %llu blocks of %u threads and %zu bytes of shared memory cannot be "
+        "co-resident on GPU %d: at most %d blocks fit (%d per SM x %d SMs%s)%s. Launch at most "
+        "%d blocks (gshmemx_collective_launch_query_gridsize tells the limit), or use fewer "
+        "threads, registers or shared memory per block.",
+        call, kernel_name(f).c_str(), blocks, threads, smem, rt().device, max_blocks, per_sm, sms,
+        sharing > 1 ? (" / " + std::to_string(sharing) + " PEs sharing the GPU").c_str() : "",
+        per_sm == 0 ? " - not even one block fits" : "", max_blocks);
     return GSHMEM_ERROR_LAUNCH;
   }
   GSHMEM_CU_TRY(call, cu::api().LaunchCooperativeKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z,

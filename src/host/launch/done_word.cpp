@@ -66,10 +66,11 @@ cudaError_t await_done(cudaStream_t stream, DoneWord d) {
   static bool told = false;
   if (e == cudaSuccess && d.word && !told && __atomic_load_n(d.word, __ATOMIC_ACQUIRE) != d.seq) {
     told = true;
-    GSHMEM_LOG_ERROR("gshmem: internal error: a blocking host call's kernel completed without storing its completion "
-                     "word (call %llu, word %llu); such calls still complete, each after polling for %d us. Please "
-                     "report it; GSHMEM_HOST_SPIN_US=0 avoids the polling",
-                     d.seq, __atomic_load_n(d.word, __ATOMIC_ACQUIRE), spin_us);
+    GSHMEM_LOG_ERROR(
+        "gshmem: internal error: a blocking host call's kernel completed without storing its completion "
+        "word (call %llu, word %llu); such calls still complete, each after polling for %d us. Please "
+        "report it; GSHMEM_HOST_SPIN_US=0 avoids the polling",
+        d.seq, __atomic_load_n(d.word, __ATOMIC_ACQUIRE), spin_us);
   }
   return e;
 }

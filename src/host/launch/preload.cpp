@@ -33,9 +33,10 @@ Status all(const char* call) {
     const cudaError_t e = load();
     if (e != cudaSuccess) {
       cudaGetLastError();
-      GSHMEM_LOG_ERROR("%s: loading the library's kernels failed: %s (%s); was libgshmem built for this GPU "
-                       "(CMAKE_CUDA_ARCHITECTURES when it was built)?",
-                       call, cudaGetErrorString(e), cudaGetErrorName(e));
+      GSHMEM_LOG_ERROR(
+          "%s: loading the library's kernels failed: %s (%s); was libgshmem built for this GPU "
+          "(CMAKE_CUDA_ARCHITECTURES when it was built)?",
+          call, cudaGetErrorString(e), cudaGetErrorName(e));
       return GSHMEM_ERROR_CUDA;
     }
   }

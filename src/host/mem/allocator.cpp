@@ -31,8 +31,7 @@ bool Allocator::normalize(uint64_t size, uint64_t align, uint64_t* reserved, uin
   return align_up(size == 0 ? 1 : size, kMinAlign, reserved);
 }
 
-bool Allocator::fits(uint64_t start, uint64_t length, uint64_t reserved, uint64_t align,
-                     uint64_t* at) {
+bool Allocator::fits(uint64_t start, uint64_t length, uint64_t reserved, uint64_t align, uint64_t* at) {
   uint64_t a;
   if (!align_up(start, align, &a)) return false;
   uint64_t pad = a - start;

@@ -53,8 +53,8 @@ class Allocator {
     uint64_t requested;
   };
   uint64_t capacity_ = 0;
-  std::map<uint64_t, uint64_t> free_;  // offset -> length
-  std::map<uint64_t, Used> used_;      // offset -> block
+  std::map<uint64_t, uint64_t> free_;                  // offset -> length
+  std::map<uint64_t, Used> used_;                      // offset -> block
   void insert_free(uint64_t offset, uint64_t length);  // with coalescing
   // Bytes to reserve and effective alignment for a request; false if invalid or overflowing.
   static bool normalize(uint64_t size, uint64_t align, uint64_t* reserved, uint64_t* alignment);

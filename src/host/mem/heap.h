@@ -19,13 +19,13 @@
 namespace gshmem::mem {
 
 struct HeapParams {
-  int device = 0;               // CUDA ordinal of this PE's GPU
+  int device = 0;  // CUDA ordinal of this PE's GPU
   int my_pe = 0;
   int n_pes = 1;
-  std::vector<int> local_pes;   // world PEs on this node (including my_pe), by local rank
-  uint64_t initial_size = 0;    // bytes (rounded up to the allocation granularity)
-  uint64_t max_size = 0;        // bytes the heap may grow to
-  uint64_t job_key = 0;         // names node-local rendezvous resources
+  std::vector<int> local_pes;  // world PEs on this node (including my_pe), by local rank
+  uint64_t initial_size = 0;   // bytes (rounded up to the allocation granularity)
+  uint64_t max_size = 0;       // bytes the heap may grow to
+  uint64_t job_key = 0;        // names node-local rendezvous resources
 };
 
 class Heap {
@@ -71,4 +71,4 @@ namespace gshmem {
 // With GSHMEM_DEBUG_CHECKS: [p, p+bytes) lies in this PE's symmetric heap (rt().heap).
 Status check_symmetric(const char* call, const void* p, size_t bytes);
 
-}  // namespace gshmem::mem
+}  // namespace gshmem

@@ -26,15 +26,16 @@ socklen_t socket_name(uint64_t job_key, int pe, int generation, sockaddr_un* add
   memset(addr, 0, sizeof(*addr));
   addr->sun_family = AF_UNIX;
   // Abstract namespace (leading NUL): nothing to clean up on disk.
-  int n = snprintf(addr->sun_path + 1, sizeof(addr->sun_path) - 1, "gshmem-%016llx-%d-%d",
-                   (unsigned long long)job_key, pe, generation);
+  int n = snprintf(addr->sun_path + 1, sizeof(addr->sun_path) - 1, "gshmem-%016llx-%d-%d", (unsigned long long)job_key,
+                   pe, generation);
   return static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + n);
 }
 
 bool wait_fd(int fd, short events, int timeout_ms) {
   pollfd p{fd, events, 0};
   int r;
-  do r = poll(&p, 1, timeout_ms); while (r < 0 && errno == EINTR);
+  do r = poll(&p, 1, timeout_ms);
+  while (r < 0 && errno == EINTR);
   return r > 0;
 }
 
@@ -43,8 +44,10 @@ bool same_user(int sock, const char* what) {
   ucred cred{};
   socklen_t len = sizeof(cred);
   if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && cred.uid == geteuid()) return true;
-  GSHMEM_LOG_WARN("heap setup: %s a process of another user (pid %d, uid %u) on this PE's Unix socket; "
-                  "ignored", what, static_cast<int>(cred.pid), static_cast<unsigned>(cred.uid));
+  GSHMEM_LOG_WARN(
+      "heap setup: %s a process of another user (pid %d, uid %u) on this PE's Unix socket; "
+      "ignored",
+      what, static_cast<int>(cred.pid), static_cast<unsigned>(cred.uid));
   return false;
 }
 
@@ -92,8 +95,7 @@ Status exchange_fds(const HeapParams& params, bootstrap::Bootstrap& boot, int ge
   sockaddr_un addr;
   socklen_t len = socket_name(params.job_key, params.my_pe, generation, &addr);
   bool ok = listener >= 0 && bind(listener, (sockaddr*)&addr, len) == 0 && listen(listener, n_local + 4) == 0;
-  if (!ok)
-    GSHMEM_LOG_ERROR("heap setup: cannot listen on Unix socket @%s: %s", addr.sun_path + 1, strerror(errno));
+  if (!ok) GSHMEM_LOG_ERROR("heap setup: cannot listen on Unix socket @%s: %s", addr.sun_path + 1, strerror(errno));
   bool all_ok = false;
   GSHMEM_TRY(all_agree(boot, ok, &all_ok));  // also: every listener exists before anyone connects
   if (!all_ok) {
@@ -106,8 +108,10 @@ Status exchange_fds(const HeapParams& params, bootstrap::Bootstrap& boot, int ge
   std::thread server([&] {
     for (int served = 0; served < n_local - 1;) {
       if (!wait_fd(listener, POLLIN, timeout_ms)) {
-        GSHMEM_LOG_ERROR("heap setup: only %d of %d node-local peers fetched this PE's memory handle "
-                         "within %d s", served, n_local - 1, timeout_ms / 1000);
+        GSHMEM_LOG_ERROR(
+            "heap setup: only %d of %d node-local peers fetched this PE's memory handle "
+            "within %d s",
+            served, n_local - 1, timeout_ms / 1000);
         serve_ok = false;
         return;
       }
@@ -136,8 +140,10 @@ Status exchange_fds(const HeapParams& params, bootstrap::Bootstrap& boot, int ge
         wait_fd(s, POLLIN, timeout_ms))
       fd = recv_fd(s, &sender);
     if (fd < 0 || sender != pe) {
-      GSHMEM_LOG_ERROR("heap setup: could not fetch the memory handle of node-local PE %d over Unix "
-                       "socket @%s: %s", pe, peer.sun_path + 1, errno ? strerror(errno) : "bad reply");
+      GSHMEM_LOG_ERROR(
+          "heap setup: could not fetch the memory handle of node-local PE %d over Unix "
+          "socket @%s: %s",
+          pe, peer.sun_path + 1, errno ? strerror(errno) : "bad reply");
       fetch_ok = false;
       if (fd >= 0) close(fd);
     } else {

@@ -20,8 +20,10 @@ class IpcHeap final : public Heap {
   ~IpcHeap() override {
     for (size_t pe = 0; pe < peer_base_.size(); ++pe) {
       if (!peer_base_[pe]) continue;
-      if ((int)pe == my_pe_) cudaFree(peer_base_[pe]);
-      else cudaIpcCloseMemHandle(peer_base_[pe]);
+      if ((int)pe == my_pe_)
+        cudaFree(peer_base_[pe]);
+      else
+        cudaIpcCloseMemHandle(peer_base_[pe]);
     }
   }
   const char* kind() const override { return "cuda-ipc"; }
@@ -35,8 +37,10 @@ class IpcHeap final : public Heap {
     cudaError_t e = cudaMalloc(&mine, size_);
     if (e == cudaSuccess) e = cudaIpcGetMemHandle(&entry.handle, mine);
     if (e != cudaSuccess)
-      GSHMEM_LOG_ERROR("symmetric heap (CUDA IPC): cannot allocate %llu bytes on device %d: %s. Lower "
-                       "GSHMEM_SYMMETRIC_SIZE.", (unsigned long long)size_, p.device, cudaGetErrorString(e));
+      GSHMEM_LOG_ERROR(
+          "symmetric heap (CUDA IPC): cannot allocate %llu bytes on device %d: %s. Lower "
+          "GSHMEM_SYMMETRIC_SIZE.",
+          (unsigned long long)size_, p.device, cudaGetErrorString(e));
     entry.size = e == cudaSuccess ? size_ : 0;
     if (mine) peer_base_[my_pe_] = static_cast<char*>(mine);
     std::vector<IpcEntry> all(p.n_pes);
@@ -48,8 +52,10 @@ class IpcHeap final : public Heap {
       void* ptr = nullptr;
       e = cudaIpcOpenMemHandle(&ptr, all[pe].handle, cudaIpcMemLazyEnablePeerAccess);
       if (e != cudaSuccess) {
-        GSHMEM_LOG_ERROR("symmetric heap (CUDA IPC): cannot open PE %d's heap: %s (the GPUs need peer "
-                         "access)", pe, cudaGetErrorString(e));
+        GSHMEM_LOG_ERROR(
+            "symmetric heap (CUDA IPC): cannot open PE %d's heap: %s (the GPUs need peer "
+            "access)",
+            pe, cudaGetErrorString(e));
         return GSHMEM_ERROR_UNSUPPORTED;
       }
       peer_base_[pe] = static_cast<char*>(ptr);
@@ -59,9 +65,11 @@ class IpcHeap final : public Heap {
 
   Status grow(uint64_t new_size, bootstrap::Bootstrap&) override {
     if (new_size <= size_) return GSHMEM_SUCCESS;
-    GSHMEM_LOG_ERROR("symmetric heap: the CUDA IPC heap cannot grow past GSHMEM_SYMMETRIC_SIZE (%llu "
-                     "bytes); raise GSHMEM_SYMMETRIC_SIZE (the growable VMM heap is off: "
-                     "GSHMEM_DISABLE_VMM=1 or unsupported here)", (unsigned long long)size_);
+    GSHMEM_LOG_ERROR(
+        "symmetric heap: the CUDA IPC heap cannot grow past GSHMEM_SYMMETRIC_SIZE (%llu "
+        "bytes); raise GSHMEM_SYMMETRIC_SIZE (the growable VMM heap is off: "
+        "GSHMEM_DISABLE_VMM=1 or unsupported here)",
+        (unsigned long long)size_);
     return GSHMEM_ERROR_OUT_OF_MEMORY;
   }
 };

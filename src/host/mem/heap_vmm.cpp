@@ -36,8 +36,8 @@ class VmmHeap final : public Heap {
     prop_.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
     prop_.location.id = p.device;
     prop_.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
-    GSHMEM_CU_TRY("heap setup", api.MemGetAllocationGranularity(&granularity_, &prop_,
-                                                                CU_MEM_ALLOC_GRANULARITY_RECOMMENDED));
+    GSHMEM_CU_TRY("heap setup",
+                  api.MemGetAllocationGranularity(&granularity_, &prop_, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED));
     slot_bytes_ = round_up(p.max_size);
     max_size_ = slot_bytes_;
     const size_t n_local = p.local_pes.size();
@@ -53,8 +53,10 @@ class VmmHeap final : public Heap {
     if (new_size <= size_) return GSHMEM_SUCCESS;
     bool ok = new_size <= slot_bytes_;
     if (!ok)
-      GSHMEM_LOG_ERROR("symmetric heap: cannot grow to %llu bytes: GSHMEM_SYMMETRIC_SIZE_MAX is %llu; "
-                       "raise it", (unsigned long long)new_size, (unsigned long long)slot_bytes_);
+      GSHMEM_LOG_ERROR(
+          "symmetric heap: cannot grow to %llu bytes: GSHMEM_SYMMETRIC_SIZE_MAX is %llu; "
+          "raise it",
+          (unsigned long long)new_size, (unsigned long long)slot_bytes_);
     const size_t delta = new_size - size_;
     Chunk mine{};
     int fd = -1;
@@ -99,17 +101,18 @@ class VmmHeap final : public Heap {
     if (r != CUDA_SUCCESS) {
       size_t free_b = 0, total_b = 0;
       cudaMemGetInfo(&free_b, &total_b);
-      GSHMEM_LOG_ERROR("symmetric heap: cannot allocate %zu bytes of GPU memory on device %d (%s); "
-                       "%zu of %zu bytes free. Lower GSHMEM_SYMMETRIC_SIZE or free GPU memory.",
-                       bytes, params_.device, cu::error_string(r), free_b, total_b);
+      GSHMEM_LOG_ERROR(
+          "symmetric heap: cannot allocate %zu bytes of GPU memory on device %d (%s); "
+          "%zu of %zu bytes free. Lower GSHMEM_SYMMETRIC_SIZE or free GPU memory.",
+          bytes, params_.device, cu::error_string(r), free_b, total_b);
       c->bytes = 0;
       return GSHMEM_ERROR_OUT_OF_MEMORY;
     }
     CUmemAccessDesc a = access();
     GSHMEM_CU_TRY("heap grow", api.MemMap(c->addr, bytes, 0, c->handle, 0));
     GSHMEM_CU_TRY("heap grow", api.MemSetAccess(c->addr, bytes, &a, 1));
-    GSHMEM_CU_TRY("heap grow", api.MemExportToShareableHandle(fd, c->handle,
-                                                              CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+    GSHMEM_CU_TRY("heap grow",
+                  api.MemExportToShareableHandle(fd, c->handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
     return GSHMEM_SUCCESS;
   }
 
@@ -128,8 +131,10 @@ class VmmHeap final : public Heap {
       CUresult r = api.MemMap(c.addr, bytes, 0, c.handle, 0);
       if (r == CUDA_SUCCESS) r = api.MemSetAccess(c.addr, bytes, &a, 1);
       if (r != CUDA_SUCCESS) {
-        GSHMEM_LOG_ERROR("heap: cannot map PE %d's memory into this GPU's address space (%s): the two "
-                         "GPUs need peer access (NVLink or PCIe P2P)", pe, cu::error_string(r));
+        GSHMEM_LOG_ERROR(
+            "heap: cannot map PE %d's memory into this GPU's address space (%s): the two "
+            "GPUs need peer access (NVLink or PCIe P2P)",
+            pe, cu::error_string(r));
         api.MemUnmap(c.addr, bytes);
         api.MemRelease(c.handle);
         return GSHMEM_ERROR_UNSUPPORTED;

@@ -13,11 +13,11 @@ Status check_symmetric(const char* call, const void* p, size_t bytes) {
   const Runtime& r = rt();
   const char* a = static_cast<const char*>(p);
   const char* base = r.heap->base();
-  if (a >= base && bytes <= r.heap->size() && a - base <= (ptrdiff_t)(r.heap->size() - bytes))
-    return GSHMEM_SUCCESS;
-  GSHMEM_LOG_ERROR("%s: [%p, +%zu bytes) is not inside the symmetric heap [%p, %p); remote addresses "
-                   "must come from gshmem_malloc/calloc/align", call, p, bytes, (const void*)base,
-                   (const void*)(base + r.heap->size()));
+  if (a >= base && bytes <= r.heap->size() && a - base <= (ptrdiff_t)(r.heap->size() - bytes)) return GSHMEM_SUCCESS;
+  GSHMEM_LOG_ERROR(
+      "%s: [%p, +%zu bytes) is not inside the symmetric heap [%p, %p); remote addresses "
+      "must come from gshmem_malloc/calloc/align",
+      call, p, bytes, (const void*)base, (const void*)(base + r.heap->size()));
   return GSHMEM_ERROR_INVALID_VALUE;
 }
 
@@ -39,8 +39,7 @@ GSHMEM_API int gshmem_addr_accessible(const void* addr, int pe) {
 }
 
 GSHMEM_API void* gshmemi_host_ptr(const void* dest, int pe) {
-  if (require_init("gshmem_ptr") != GSHMEM_SUCCESS || check_pe("gshmem_ptr", pe) != GSHMEM_SUCCESS)
-    return nullptr;
+  if (require_init("gshmem_ptr") != GSHMEM_SUCCESS || check_pe("gshmem_ptr", pe) != GSHMEM_SUCCESS) return nullptr;
   const Runtime& r = rt();
   const char* a = static_cast<const char*>(dest);
   if (a < r.heap->base() || a >= r.heap->base() + r.heap->size()) return nullptr;

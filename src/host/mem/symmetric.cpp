@@ -40,20 +40,29 @@ std::string describe(const Request& q) {
   char buf[128];
   const auto size = static_cast<unsigned long long>(q.size), other = static_cast<unsigned long long>(q.other);
   switch (q.op) {
-    case Op::kMalloc: snprintf(buf, sizeof(buf), "an allocation of %llu bytes", size); break;
-    case Op::kAlign: snprintf(buf, sizeof(buf), "an allocation of %llu bytes aligned to %llu", size, other); break;
+    case Op::kMalloc:
+      snprintf(buf, sizeof(buf), "an allocation of %llu bytes", size);
+      break;
+    case Op::kAlign:
+      snprintf(buf, sizeof(buf), "an allocation of %llu bytes aligned to %llu", size, other);
+      break;
     case Op::kCalloc:
-      if (q.size == kOverflow) snprintf(buf, sizeof(buf), "gshmem_calloc with count x size overflowing");
-      else snprintf(buf, sizeof(buf), "gshmem_calloc of %llu bytes", size);
+      if (q.size == kOverflow)
+        snprintf(buf, sizeof(buf), "gshmem_calloc with count x size overflowing");
+      else
+        snprintf(buf, sizeof(buf), "gshmem_calloc of %llu bytes", size);
       break;
     case Op::kFree:
-      if (q.other == kNotLive) snprintf(buf, sizeof(buf), "gshmem_free of a pointer that is not a live block");
-      else snprintf(buf, sizeof(buf), "gshmem_free of the block at heap offset %llu", other);
+      if (q.other == kNotLive)
+        snprintf(buf, sizeof(buf), "gshmem_free of a pointer that is not a live block");
+      else
+        snprintf(buf, sizeof(buf), "gshmem_free of the block at heap offset %llu", other);
       break;
     case Op::kRealloc:
       if (q.other == kNotLive)
         snprintf(buf, sizeof(buf), "gshmem_realloc to %llu bytes of a pointer that is not a live block", size);
-      else snprintf(buf, sizeof(buf), "gshmem_realloc of the block at heap offset %llu to %llu bytes", other, size);
+      else
+        snprintf(buf, sizeof(buf), "gshmem_realloc of the block at heap offset %llu to %llu bytes", other, size);
       break;
   }
   return buf;
@@ -69,12 +78,13 @@ Status agree_on(const char* call, const Request& mine, bool* same) {
   for (int pe = 0; pe < r.n_pes; ++pe) {
     const Request& q = all[pe];
     if (q.op == mine.op && q.size == mine.size && q.other == mine.other) continue;
-    GSHMEM_LOG_ERROR("%s: the PEs made different calls: this PE asked for %s but PE %d asked for %s. Symmetric "
-                     "allocation is collective: every PE must make the same call with the same arguments. %s",
-                     call, describe(mine).c_str(), pe, describe(q).c_str(),
-                     mine.op == Op::kFree      ? "Nothing is freed."
-                     : mine.op == Op::kRealloc ? "Returning NULL on every PE; the block is unchanged."
-                                               : "Returning NULL on every PE.");
+    GSHMEM_LOG_ERROR(
+        "%s: the PEs made different calls: this PE asked for %s but PE %d asked for %s. Symmetric "
+        "allocation is collective: every PE must make the same call with the same arguments. %s",
+        call, describe(mine).c_str(), pe, describe(q).c_str(),
+        mine.op == Op::kFree      ? "Nothing is freed."
+        : mine.op == Op::kRealloc ? "Returning NULL on every PE; the block is unchanged."
+                                  : "Returning NULL on every PE.");
     *same = false;
     break;
   }
@@ -118,8 +128,10 @@ Status grow_for(const char* call, uint64_t size, uint64_t align) {
   // filled is logged with its file's name and concerns that file's kernels only;
   // failing the allocation for it would fail it on this PE alone.
   if (device_state::publish(r.dstate) != GSHMEM_SUCCESS)
-    GSHMEM_LOG_WARN("%s: the heap grew, but some files' kernels were not told so (above): gshmem_ptr there "
-                    "returns NULL for the new part", call);
+    GSHMEM_LOG_WARN(
+        "%s: the heap grew, but some files' kernels were not told so (above): gshmem_ptr there "
+        "returns NULL for the new part",
+        call);
   return GSHMEM_SUCCESS;
 }
 
@@ -131,12 +143,13 @@ void* place(const char* call, uint64_t size, uint64_t align) {
   if (!r.alloc->allocate(size, align, &off)) {
     Status st = grow_for(call, size, align);
     if (st != GSHMEM_SUCCESS || !r.alloc->allocate(size, align, &off)) {
-      GSHMEM_LOG_ERROR("%s: symmetric heap exhausted: requested %llu bytes (alignment %llu); largest free "
-                       "block %llu bytes, %llu bytes free of %llu (limit GSHMEM_SYMMETRIC_SIZE_MAX=%llu). "
-                       "Returning NULL on every PE; free memory or raise GSHMEM_SYMMETRIC_SIZE(_MAX).",
-                       call, (unsigned long long)size, (unsigned long long)align,
-                       (unsigned long long)r.alloc->largest_free(), (unsigned long long)r.alloc->free_bytes(),
-                       (unsigned long long)r.alloc->capacity(), (unsigned long long)r.heap->max_size());
+      GSHMEM_LOG_ERROR(
+          "%s: symmetric heap exhausted: requested %llu bytes (alignment %llu); largest free "
+          "block %llu bytes, %llu bytes free of %llu (limit GSHMEM_SYMMETRIC_SIZE_MAX=%llu). "
+          "Returning NULL on every PE; free memory or raise GSHMEM_SYMMETRIC_SIZE(_MAX).",
+          call, (unsigned long long)size, (unsigned long long)align, (unsigned long long)r.alloc->largest_free(),
+          (unsigned long long)r.alloc->free_bytes(), (unsigned long long)r.alloc->capacity(),
+          (unsigned long long)r.heap->max_size());
       return nullptr;
     }
   }
@@ -234,8 +247,7 @@ GSHMEM_API void gshmem_free(void* ptr) {
   const uint64_t off = live_offset("gshmem_free", ptr);
   drain_gpu("gshmem_free");
   bool same = false;
-  if (agree_on("gshmem_free", request(Op::kFree, 0, off), &same) != GSHMEM_SUCCESS || !same || off == kNotLive)
-    return;
+  if (agree_on("gshmem_free", request(Op::kFree, 0, off), &same) != GSHMEM_SUCCESS || !same || off == kNotLive) return;
   r.alloc->free(off);
 }
 
@@ -252,8 +264,10 @@ GSHMEM_API void* gshmem_realloc(void* ptr, size_t size) {
 GSHMEM_API void* gshmem_malloc_with_hints(size_t size, long hints) {
   const long known = GSHMEM_MALLOC_ATOMICS_REMOTE | GSHMEM_MALLOC_SIGNAL_REMOTE;
   if (hints & ~known)
-    GSHMEM_LOG_WARN("gshmem_malloc_with_hints: unknown hint bits 0x%lx ignored (known: GSHMEM_MALLOC_ATOMICS_REMOTE, "
-                    "GSHMEM_MALLOC_SIGNAL_REMOTE)", hints & ~known);
+    GSHMEM_LOG_WARN(
+        "gshmem_malloc_with_hints: unknown hint bits 0x%lx ignored (known: GSHMEM_MALLOC_ATOMICS_REMOTE, "
+        "GSHMEM_MALLOC_SIGNAL_REMOTE)",
+        hints & ~known);
   // Every block of the heap already serves remote atomics and signals at full speed.
   return size ? allocate("gshmem_malloc_with_hints", request(Op::kMalloc, size)) : nullptr;
 }

@@ -23,18 +23,36 @@ template <class T>
 __global__ void amo_kernel(int op, T* dest, T value, T cond, T* result, int pe, DoneWord done) {
   T r = T();
   switch (op) {
-    case GSHMEMI_AMO_FETCH: r = gshmem::atomic_fetch(dest, pe); break;
-    case GSHMEMI_AMO_SET: gshmem::atomic_set(dest, value, pe); r = value; break;
-    case GSHMEMI_AMO_SWAP: r = gshmem::atomic_swap(dest, value, pe); break;
+    case GSHMEMI_AMO_FETCH:
+      r = gshmem::atomic_fetch(dest, pe);
+      break;
+    case GSHMEMI_AMO_SET:
+      gshmem::atomic_set(dest, value, pe);
+      r = value;
+      break;
+    case GSHMEMI_AMO_SWAP:
+      r = gshmem::atomic_swap(dest, value, pe);
+      break;
     default:
       if constexpr (std::is_integral<T>::value) {
         switch (op) {
-          case GSHMEMI_AMO_COMPARE_SWAP: r = gshmem::atomic_compare_swap(dest, cond, value, pe); break;
-          case GSHMEMI_AMO_FETCH_ADD: r = gshmem::atomic_fetch_add(dest, value, pe); break;
-          case GSHMEMI_AMO_FETCH_AND: r = gshmem::atomic_fetch_and(dest, value, pe); break;
-          case GSHMEMI_AMO_FETCH_OR: r = gshmem::atomic_fetch_or(dest, value, pe); break;
-          case GSHMEMI_AMO_FETCH_XOR: r = gshmem::atomic_fetch_xor(dest, value, pe); break;
-          default: break;
+          case GSHMEMI_AMO_COMPARE_SWAP:
+            r = gshmem::atomic_compare_swap(dest, cond, value, pe);
+            break;
+          case GSHMEMI_AMO_FETCH_ADD:
+            r = gshmem::atomic_fetch_add(dest, value, pe);
+            break;
+          case GSHMEMI_AMO_FETCH_AND:
+            r = gshmem::atomic_fetch_and(dest, value, pe);
+            break;
+          case GSHMEMI_AMO_FETCH_OR:
+            r = gshmem::atomic_fetch_or(dest, value, pe);
+            break;
+          case GSHMEMI_AMO_FETCH_XOR:
+            r = gshmem::atomic_fetch_xor(dest, value, pe);
+            break;
+          default:
+            break;
         }
       }
       break;
@@ -82,13 +100,20 @@ extern "C" GSHMEM_API void gshmemi_host_amo(const char* call, int op, int kind, 
   if (!check_init(call) || !valid_op(call, op, kind)) return;
   if (!remote_address(call, dest, size, pe)) return;
   if (reinterpret_cast<uintptr_t>(dest) % size != 0) {
-    GSHMEM_LOG_ERROR("%s: dest %p is not aligned to its %zu-byte type (PE %d); AMOs need naturally aligned "
-                     "objects", call, dest, size, pe);
+    GSHMEM_LOG_ERROR(
+        "%s: dest %p is not aligned to its %zu-byte type (PE %d); AMOs need naturally aligned "
+        "objects",
+        call, dest, size, pe);
     return;
   }
-  if (kind == GSHMEMI_KIND_FLOAT && size == 4) run<float>(call, op, dest, value, cond, fetch, pe);
-  else if (kind == GSHMEMI_KIND_FLOAT && size == 8) run<double>(call, op, dest, value, cond, fetch, pe);
-  else if (kind != GSHMEMI_KIND_FLOAT && size == 4) run<uint32_t>(call, op, dest, value, cond, fetch, pe);
-  else if (kind != GSHMEMI_KIND_FLOAT && size == 8) run<uint64_t>(call, op, dest, value, cond, fetch, pe);
-  else GSHMEM_LOG_ERROR("%s: internal error: no %zu-byte AMO type", call, size);
+  if (kind == GSHMEMI_KIND_FLOAT && size == 4)
+    run<float>(call, op, dest, value, cond, fetch, pe);
+  else if (kind == GSHMEMI_KIND_FLOAT && size == 8)
+    run<double>(call, op, dest, value, cond, fetch, pe);
+  else if (kind != GSHMEMI_KIND_FLOAT && size == 4)
+    run<uint32_t>(call, op, dest, value, cond, fetch, pe);
+  else if (kind != GSHMEMI_KIND_FLOAT && size == 8)
+    run<uint64_t>(call, op, dest, value, cond, fetch, pe);
+  else
+    GSHMEM_LOG_ERROR("%s: internal error: no %zu-byte AMO type", call, size);
 }

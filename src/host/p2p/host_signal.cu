@@ -64,8 +64,8 @@ bool check_signal_target(const char* call, uint64_t* sig_addr, int sig_op, int p
 
 // Loaded by gshmem_init, not at their first launch (host/launch/preload.h).
 const preload::Entry kPreload(+[] {
-  return preload::load({preload::K(signal_update_kernel), preload::K(signal_fetch_kernel),
-                        preload::K(signal_wait_kernel)});
+  return preload::load(
+      {preload::K(signal_update_kernel), preload::K(signal_fetch_kernel), preload::K(signal_wait_kernel)});
 });
 
 }  // namespace
@@ -110,8 +110,7 @@ GSHMEM_API uint64_t gshmemi_host_signal_fetch(const char* call, const uint64_t* 
   return finish(call, s, done) ? *out : 0;
 }
 
-GSHMEM_API uint64_t gshmemi_host_signal_wait_until(const char* call, uint64_t* sig_addr, int cmp,
-                                                   uint64_t cmp_value) {
+GSHMEM_API uint64_t gshmemi_host_signal_wait_until(const char* call, uint64_t* sig_addr, int cmp, uint64_t cmp_value) {
   if (!check_init(call) || !check_cmp(call, cmp) || !check_local(call, sig_addr, sizeof(uint64_t))) return 0;
   const cudaStream_t s = gshmem::internal_stream();
   auto* out = static_cast<uint64_t*>(gshmem::rt().call_memory.pinned(call, sizeof(uint64_t)));

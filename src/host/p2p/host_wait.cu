@@ -35,8 +35,10 @@ __device__ void wait_body(int op, T* ivars, size_t n, size_t* indices, const int
   size_t r = 0;
   if (op == GSHMEMI_WAIT_UNTIL || op == GSHMEMI_TEST) {
     if (warp_wait::lane() == 0) {
-      if (op == GSHMEMI_WAIT_UNTIL) gshmem::wait_until(ivars, cc, value);
-      else r = gshmem::test(ivars, cc, value) ? 1 : 0;
+      if (op == GSHMEMI_WAIT_UNTIL)
+        gshmem::wait_until(ivars, cc, value);
+      else
+        r = gshmem::test(ivars, cc, value) ? 1 : 0;
     }
   } else if (values) {
     r = warp_wait::run(op, ivars, n, indices, status, cc, gshmem::detail::cmp_vector<T>{values}, true);
@@ -103,8 +105,8 @@ template <class T>
 void launch_inline(cudaStream_t s, int op, T* ivars, size_t n, size_t* indices, const int* status, int c, T value,
                    const void* cmp_values, size_t* result, DoneWord done) {
   const auto launch = n <= kInlineSmall   ? launch_inline<T, kInlineSmall>
-                     : n <= kInlineLarge ? launch_inline<T, kInlineLarge>
-                                         : launch_inline<T, kInlineMax>;
+                      : n <= kInlineLarge ? launch_inline<T, kInlineLarge>
+                                          : launch_inline<T, kInlineMax>;
   launch(s, op, ivars, n, indices, status, c, value, cmp_values, result, done);
 }
 
@@ -341,8 +343,11 @@ extern "C" GSHMEM_API void gshmemi_host_wait_on_stream(const char* call, int op,
   const bool sgn = kind == GSHMEMI_KIND_SIGNED;
 #define P2P_WAIT_AS(T) \
   wait_on_stream(call, op, static_cast<T*>(ivars), nelems, status, cmp, cmp_value, cmp_values, stream)
-  if (size == 2) sgn ? P2P_WAIT_AS(int16_t) : P2P_WAIT_AS(uint16_t);
-  else if (size == 4) sgn ? P2P_WAIT_AS(int32_t) : P2P_WAIT_AS(uint32_t);
-  else sgn ? P2P_WAIT_AS(int64_t) : P2P_WAIT_AS(uint64_t);
+  if (size == 2)
+    sgn ? P2P_WAIT_AS(int16_t) : P2P_WAIT_AS(uint16_t);
+  else if (size == 4)
+    sgn ? P2P_WAIT_AS(int32_t) : P2P_WAIT_AS(uint32_t);
+  else
+    sgn ? P2P_WAIT_AS(int64_t) : P2P_WAIT_AS(uint64_t);
 #undef P2P_WAIT_AS
 }

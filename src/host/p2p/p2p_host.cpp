@@ -29,8 +29,10 @@ void* remote_address(const char* call, const void* sym, size_t bytes, int pe) {
   const Runtime& r = rt();
   char* peer = r.heap->peer_base(pe);
   if (!peer) {
-    GSHMEM_LOG_ERROR("%s: PE %d is not reachable from this PE by loads/stores (it is on another node; the "
-                     "network transport is not available in this build)", call, pe);
+    GSHMEM_LOG_ERROR(
+        "%s: PE %d is not reachable from this PE by loads/stores (it is on another node; the "
+        "network transport is not available in this build)",
+        call, pe);
     return nullptr;
   }
   return peer + (static_cast<const char*>(sym) - r.heap->base());
@@ -64,8 +66,10 @@ StreamScratch::StreamScratch(const char* call, Kind kind, size_t bytes, cudaStre
 
 StreamScratch::~StreamScratch() {
   if (!ptr_) return;
-  if (async_) cudaFreeAsync(ptr_, stream_);
-  else rt().stream_call_memory.done(ptr_, stream_);
+  if (async_)
+    cudaFreeAsync(ptr_, stream_);
+  else
+    rt().stream_call_memory.done(ptr_, stream_);
 }
 
 bool in_host_memory(const void* p) {

@@ -54,7 +54,8 @@ class StreamScratch {
   StreamScratch(const StreamScratch&) = delete;
   StreamScratch& operator=(const StreamScratch&) = delete;
   bool ok() const { return bytes_ == 0 || ptr_ != nullptr; }
-  template <class T> T* at(size_t byte_offset) const {
+  template <class T>
+  T* at(size_t byte_offset) const {
     return ptr_ ? reinterpret_cast<T*>(static_cast<char*>(ptr_) + byte_offset) : nullptr;
   }
 

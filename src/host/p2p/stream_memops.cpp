@@ -31,12 +31,11 @@ int capabilities() {
     if (api->DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR, dev) == CUDA_SUCCESS && v)
       c |= kNor;
     v = 0;
-    if (api->DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES, dev) == CUDA_SUCCESS && v)
-      c |= kFlush;
+    if (api->DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES, dev) == CUDA_SUCCESS && v) c |= kFlush;
   }
   GSHMEM_LOG_INFO("signals on streams: 64-bit stream memory operations %s on GPU %d (NOR %s, flush %s)%s",
-                  (c & k64) ? "available" : "unavailable", dev, (c & kNor) ? "yes" : "no",
-                  (c & kFlush) ? "yes" : "no", (c & k64) ? "" : "; using one-thread kernels instead");
+                  (c & k64) ? "available" : "unavailable", dev, (c & kNor) ? "yes" : "no", (c & kFlush) ? "yes" : "no",
+                  (c & k64) ? "" : "; using one-thread kernels instead");
   g_caps[dev].fetch_or(c, std::memory_order_acq_rel);
   return c;
 }
@@ -51,11 +50,11 @@ void mark(int bit) {
 bool stream_write_value64(const char* call, cudaStream_t stream, uint64_t* addr, uint64_t value) {
   const int c = capabilities();
   if (!(c & k64) || (c & kRemoteWriteRefused)) return false;
-  const CUresult r = cu::api().StreamWriteValue64(stream, reinterpret_cast<CUdeviceptr>(addr), value,
-                                                  CU_STREAM_WRITE_VALUE_DEFAULT);
+  const CUresult r =
+      cu::api().StreamWriteValue64(stream, reinterpret_cast<CUdeviceptr>(addr), value, CU_STREAM_WRITE_VALUE_DEFAULT);
   if (r == CUDA_SUCCESS) return true;
-  GSHMEM_LOG_INFO("%s: cuStreamWriteValue64 on %p refused (%s); signals on streams use a kernel from now on",
-                  call, static_cast<void*>(addr), cu::error_string(r));
+  GSHMEM_LOG_INFO("%s: cuStreamWriteValue64 on %p refused (%s); signals on streams use a kernel from now on", call,
+                  static_cast<void*>(addr), cu::error_string(r));
   mark(kRemoteWriteRefused);
   return false;
 }
@@ -69,8 +68,8 @@ bool stream_wait_value64(const char* call, cudaStream_t stream, uint64_t* addr, 
   const unsigned flags = p.flags | ((c & kFlush) ? static_cast<unsigned>(CU_STREAM_WAIT_VALUE_FLUSH) : 0u);
   const CUresult r = cu::api().StreamWaitValue64(stream, reinterpret_cast<CUdeviceptr>(addr), p.value, flags);
   if (r == CUDA_SUCCESS) return true;
-  GSHMEM_LOG_INFO("%s: cuStreamWaitValue64 on %p refused (%s); waiting with a kernel", call,
-                  static_cast<void*>(addr), cu::error_string(r));
+  GSHMEM_LOG_INFO("%s: cuStreamWaitValue64 on %p refused (%s); waiting with a kernel", call, static_cast<void*>(addr),
+                  cu::error_string(r));
   return false;
 }
 

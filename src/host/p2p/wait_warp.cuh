@@ -137,8 +137,8 @@ __device__ inline size_t all_met(const T* ivars, size_t n, size_t* indices, cons
 // Spins `pass` (warp-uniform result) until done(result); each spin may end in the timeout
 // report, for element `blamed(result)` (lane 0 reports and traps).
 template <class T, class V, class Pass, class Done, class Blamed>
-__device__ inline size_t spin(const char* call, const T* ivars, size_t n, cmp c, V vals, size_t r, Pass pass,
-                              Done done, Blamed blamed) {
+__device__ inline size_t spin(const char* call, const T* ivars, size_t n, cmp c, V vals, size_t r, Pass pass, Done done,
+                              Blamed blamed) {
   if (done(r)) return r;
   detail::wait_deadline d;
   do {
@@ -155,9 +155,10 @@ __device__ inline size_t spin(const char* call, const T* ivars, size_t n, cmp c,
 template <class T, class V>
 __device__ inline void wait_all(const char* call, const T* ivars, size_t n, const int* status, cmp c, V vals) {
   // Each pass starts at the first element the last one found unmet: those before it were met.
-  spin(call, ivars, n, c, vals, first_unmet(ivars, n, 0, status, c, vals),
-       [&](size_t i) { return first_unmet(ivars, n, i, status, c, vals); }, [&](size_t i) { return i == n; },
-       [](size_t i) { return i; });
+  spin(
+      call, ivars, n, c, vals, first_unmet(ivars, n, 0, status, c, vals),
+      [&](size_t i) { return first_unmet(ivars, n, i, status, c, vals); }, [&](size_t i) { return i == n; },
+      [](size_t i) { return i; });
   acquire();
 }
 
@@ -167,8 +168,8 @@ __device__ inline size_t wait_any(const char* call, const T* ivars, size_t n, co
   if (first == n) return SIZE_MAX;
   const Order o{n, __shfl_sync(kFull, detail::scan_start(n), 0)};
   const auto pass = [&](size_t) { return first_met(ivars, o, status, c, vals); };
-  const size_t i = spin(call, ivars, n, c, vals, pass(0), pass, [](size_t r) { return r != SIZE_MAX; },
-                        [&](size_t) { return first; });
+  const size_t i = spin(
+      call, ivars, n, c, vals, pass(0), pass, [](size_t r) { return r != SIZE_MAX; }, [&](size_t) { return first; });
   acquire();
   return i;
 }
@@ -179,8 +180,8 @@ __device__ inline size_t wait_some(const char* call, const T* ivars, size_t n, s
   const size_t first = first_in_set(status, n);
   if (first == n) return 0;
   const auto pass = [&](size_t) { return all_met(ivars, n, indices, status, c, vals); };
-  const size_t count = spin(call, ivars, n, c, vals, pass(0), pass, [](size_t r) { return r != 0; },
-                            [&](size_t) { return first; });
+  const size_t count = spin(
+      call, ivars, n, c, vals, pass(0), pass, [](size_t r) { return r != 0; }, [&](size_t) { return first; });
   acquire();
   return count;
 }
@@ -197,8 +198,8 @@ __device__ inline size_t run(int op, const T* ivars, size_t n, size_t* indices, 
     case GSHMEMI_WAIT_UNTIL_ANY:
       return wait_any(vector ? "gshmem_wait_until_any_vector" : "gshmem_wait_until_any", ivars, n, status, c, vals);
     case GSHMEMI_WAIT_UNTIL_SOME:
-      return wait_some(vector ? "gshmem_wait_until_some_vector" : "gshmem_wait_until_some", ivars, n, indices,
-                       status, c, vals);
+      return wait_some(vector ? "gshmem_wait_until_some_vector" : "gshmem_wait_until_some", ivars, n, indices, status,
+                       c, vals);
     case GSHMEMI_TEST_ALL: {
       const bool all = first_unmet(ivars, n, 0, status, c, vals) == n;
       if (all) acquire();
@@ -214,7 +215,8 @@ __device__ inline size_t run(int op, const T* ivars, size_t n, size_t* indices, 
       if (count) acquire();
       return count;
     }
-    default: return 0;
+    default:
+      return 0;
   }
 }
 

@@ -36,8 +36,8 @@ __global__ void agree_kernel(int team, uint64_t w0, uint64_t w1, uint64_t w2, ui
   const detail::reduce_region r = detail::reduce_region_of(t);
   const uint64_t mine[kWords] = {w0, w1, w2, w3};
   for (int j = threadIdx.x; j < t.size; j += blockDim.x) {
-    uint64_t* dst = detail::peer_address(r.host_check + static_cast<uint64_t>(t.my_pe) * kWords,
-                                         detail::team_world_pe(t, j));
+    uint64_t* dst =
+        detail::peer_address(r.host_check + static_cast<uint64_t>(t.my_pe) * kWords, detail::team_world_pe(t, j));
     for (int w = 0; w < kWords; ++w) detail::st_volatile(dst + w, mine[w]);
   }
   detail::fence_acq_rel_sys();
@@ -71,10 +71,14 @@ Status team_sync(const Call& c) {
 template <class T>
 T combine(int op, T a, T b) {
   switch (op) {
-    case GSHMEMI_ROP_SUM: return a + b;
-    case GSHMEMI_ROP_PROD: return a * b;
-    case GSHMEMI_ROP_MIN: return std::fmin(a, b);  // a NaN ignored, as on the device (reduce_ops.cuh)
-    default: return std::fmax(a, b);               // GSHMEMI_ROP_MAX
+    case GSHMEMI_ROP_SUM:
+      return a + b;
+    case GSHMEMI_ROP_PROD:
+      return a * b;
+    case GSHMEMI_ROP_MIN:
+      return std::fmin(a, b);  // a NaN ignored, as on the device (reduce_ops.cuh)
+    default:
+      return std::fmax(a, b);  // GSHMEMI_ROP_MAX
   }
 }
 
@@ -109,23 +113,23 @@ Status check_agreement(const Call& c, cudaStream_t stream) {
   if (h.team_pe < 0) return GSHMEM_SUCCESS;
   const int other = t.start + static_cast<int>(h.team_pe) * t.stride;
   if (h.word == 1) {
-    GSHMEM_LOG_ERROR("%s: the members of team %d disagree on the operation or element type: this PE (team PE %d) "
-                     "called %s with operator %s on %zu-byte elements (kind %d); PE %d (team PE %lld) called %s "
-                     "with operator %s on %llu-byte elements (kind %llu). Every member must call the same routine",
-                     c.call, c.team, t.my_pe, c.scatter ? "reducescatter" : "reduce",
-                     op_name(c.op), c.esize, c.kind, other,
-                     h.team_pe, (h.theirs >> 24) & 1 ? "reducescatter" : "reduce",
-                     op_name(static_cast<int>((h.theirs >> 16) & 0xff)), h.theirs & 0xff,
-                     (h.theirs >> 8) & 0xff);
+    GSHMEM_LOG_ERROR(
+        "%s: the members of team %d disagree on the operation or element type: this PE (team PE %d) "
+        "called %s with operator %s on %zu-byte elements (kind %d); PE %d (team PE %lld) called %s "
+        "with operator %s on %llu-byte elements (kind %llu). Every member must call the same routine",
+        c.call, c.team, t.my_pe, c.scatter ? "reducescatter" : "reduce", op_name(c.op), c.esize, c.kind, other,
+        h.team_pe, (h.theirs >> 24) & 1 ? "reducescatter" : "reduce",
+        op_name(static_cast<int>((h.theirs >> 16) & 0xff)), h.theirs & 0xff, (h.theirs >> 8) & 0xff);
   } else if (h.word == 0) {
-    GSHMEM_LOG_ERROR("%s: the members of team %d disagree on nreduce: this PE (team PE %d) passed %llu, PE %d (team "
-                     "PE %lld) passed %llu. Every member must pass the same nreduce",
-                     c.call, c.team, t.my_pe, h.mine, other, h.team_pe, h.theirs);
+    GSHMEM_LOG_ERROR(
+        "%s: the members of team %d disagree on nreduce: this PE (team PE %d) passed %llu, PE %d (team "
+        "PE %lld) passed %llu. Every member must pass the same nreduce",
+        c.call, c.team, t.my_pe, h.mine, other, h.team_pe, h.theirs);
   } else {
-    GSHMEM_LOG_ERROR("%s: the members of team %d passed different %s arrays: this PE (team PE %d) passed heap offset "
-                     "%llu, PE %d (team PE %lld) offset %llu. Every member must pass the same symmetric %s",
-                     c.call, c.team, kWordName[h.word], t.my_pe, h.mine, other, h.team_pe, h.theirs,
-                     kWordName[h.word]);
+    GSHMEM_LOG_ERROR(
+        "%s: the members of team %d passed different %s arrays: this PE (team PE %d) passed heap offset "
+        "%llu, PE %d (team PE %lld) offset %llu. Every member must pass the same symmetric %s",
+        c.call, c.team, kWordName[h.word], t.my_pe, h.mine, other, h.team_pe, h.theirs, kWordName[h.word]);
   }
   return GSHMEM_ERROR_MISMATCH;
 }
@@ -141,8 +145,10 @@ Status cpu_reduce(const Call& c) {
     const int pe = t.start + j * t.stride;
     const char* peer = r.heap->peer_base(pe);
     if (!peer) {
-      GSHMEM_LOG_ERROR("%s: PE %d (team PE %d) is not reachable from PE %d (another node; the network transport is "
-                       "not available in this build)", c.call, pe, j, r.my_pe);
+      GSHMEM_LOG_ERROR(
+          "%s: PE %d (team PE %d) is not reachable from PE %d (another node; the network transport is "
+          "not available in this build)",
+          c.call, pe, j, r.my_pe);
       return GSHMEM_ERROR_UNSUPPORTED;
     }
     const char* src = peer + (static_cast<const char*>(c.source) - r.heap->base());

@@ -21,7 +21,7 @@ struct Call {
   gshmem_team_t team;
   void* dest;
   const void* source;
-  size_t n;          // nreduce
+  size_t n;  // nreduce
 };
 
 // "sum", "max", ... of a GSHMEMI_ROP_* value.

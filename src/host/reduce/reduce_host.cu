@@ -39,12 +39,17 @@ bool supported(int op, int kind, int size) {
   if (op < 0 || op > GSHMEMI_ROP_PROD) return false;
   switch (kind) {
     case GSHMEMI_RK_SINT:
-    case GSHMEMI_RK_UINT: return size == 1 || size == 2 || size == 4 || size == 8;
-    case GSHMEMI_RK_FLOAT: return !bitwise && (size == 4 || size == 8 || size == static_cast<int>(sizeof(long double)));
+    case GSHMEMI_RK_UINT:
+      return size == 1 || size == 2 || size == 4 || size == 8;
+    case GSHMEMI_RK_FLOAT:
+      return !bitwise && (size == 4 || size == 8 || size == static_cast<int>(sizeof(long double)));
     case GSHMEMI_RK_HALF:
-    case GSHMEMI_RK_BF16: return !bitwise && size == 2;
-    case GSHMEMI_RK_COMPLEX: return !bitwise && !ordered && (size == 8 || size == 16);
-    default: return false;
+    case GSHMEMI_RK_BF16:
+      return !bitwise && size == 2;
+    case GSHMEMI_RK_COMPLEX:
+      return !bitwise && !ordered && (size == 8 || size == 16);
+    default:
+      return false;
   }
 }
 
@@ -105,8 +110,16 @@ Status run(const Call& c, cudaStream_t stream, bool wait) {
   }
   const detail::reduce_region reg = detail::reduce_region_of(t);
   const detail::reduce_plan plan = detail::reduce_plan_of(c.n, static_cast<uint32_t>(c.esize), c.scatter, reg);
-  const Launch l{c.team, c.dest, c.source, c.n, c.scatter, ctas_for(plan.slots), threads_for(plan), stream,
-                 stream_captured(stream), wait ? next_done_word() : DoneWord{}};
+  const Launch l{c.team,
+                 c.dest,
+                 c.source,
+                 c.n,
+                 c.scatter,
+                 ctas_for(plan.slots),
+                 threads_for(plan),
+                 stream,
+                 stream_captured(stream),
+                 wait ? next_done_word() : DoneWord{}};
   const cudaError_t e = dispatch(c.op, c.kind, static_cast<int>(c.esize), l);
   if (e != cudaSuccess) {
     GSHMEM_LOG_ERROR("%s: launching the reduction kernel (%d CTAs of %d threads) failed: %s (%s)", c.call, l.ctas,
@@ -122,9 +135,10 @@ Status check(const Call& c) {
   const Runtime& r = rt();
   if (c.team < 0 || c.team >= static_cast<int>(r.teams.size()) || r.teams[c.team].size <= 0 ||
       r.teams[c.team].my_pe < 0) {
-    GSHMEM_LOG_ERROR("%s: team %d is not a valid team on PE %d (GSHMEM_TEAM_INVALID, destroyed, or this PE is not "
-                     "a member); pass the handle of a team this PE belongs to",
-                     c.call, c.team, r.my_pe);
+    GSHMEM_LOG_ERROR(
+        "%s: team %d is not a valid team on PE %d (GSHMEM_TEAM_INVALID, destroyed, or this PE is not "
+        "a member); pass the handle of a team this PE belongs to",
+        c.call, c.team, r.my_pe);
     return GSHMEM_ERROR_INVALID_VALUE;
   }
   if (!supported(c.op, c.kind, static_cast<int>(c.esize))) {
@@ -145,16 +159,17 @@ Status check(const Call& c) {
   const char* d = static_cast<const char*>(c.dest);
   const char* s = static_cast<const char*>(c.source);
   if (d != s && d < s + sbytes && s < d + dbytes) {
-    GSHMEM_LOG_ERROR("%s: dest [%p, +%zu bytes) and source [%p, +%zu bytes) overlap but are not the same address; "
-                     "pass the same array (in-place) or disjoint arrays",
-                     c.call, c.dest, dbytes, c.source, sbytes);
+    GSHMEM_LOG_ERROR(
+        "%s: dest [%p, +%zu bytes) and source [%p, +%zu bytes) overlap but are not the same address; "
+        "pass the same array (in-place) or disjoint arrays",
+        c.call, c.dest, dbytes, c.source, sbytes);
     return GSHMEM_ERROR_INVALID_VALUE;
   }
-  if (t.size > 1 && !(c.kind == GSHMEMI_RK_FLOAT && c.esize > 8) &&
-      detail::reduce_region_of(t).nslots == 0) {
-    GSHMEM_LOG_ERROR("%s: the collective scratch of team %d (%llu bytes for %d members) is too small for "
-                     "reductions; raise GSHMEM_TEAM_SCRATCH_SIZE",
-                     c.call, c.team, static_cast<unsigned long long>(t.scratch_bytes), t.size);
+  if (t.size > 1 && !(c.kind == GSHMEMI_RK_FLOAT && c.esize > 8) && detail::reduce_region_of(t).nslots == 0) {
+    GSHMEM_LOG_ERROR(
+        "%s: the collective scratch of team %d (%llu bytes for %d members) is too small for "
+        "reductions; raise GSHMEM_TEAM_SCRATCH_SIZE",
+        c.call, c.team, static_cast<unsigned long long>(t.scratch_bytes), t.size);
     return GSHMEM_ERROR_INVALID_VALUE;
   }
   return GSHMEM_SUCCESS;
@@ -164,13 +179,14 @@ Status check(const Call& c) {
 }  // namespace gshmem::reductions
 
 extern "C" GSHMEM_API int gshmemi_host_reduce(const char* call, int coll, int op, int rtype, gshmem_team_t team,
-                                               void* dest, const void* source, size_t nreduce, int mode,
-                                               cudaStream_t stream) {
+                                              void* dest, const void* source, size_t nreduce, int mode,
+                                              cudaStream_t stream) {
   namespace reductions = gshmem::reductions;
   using gshmem::rt;
   GSHMEM_TRY(gshmem::require_init(call));
-  const reductions::Call c{call, coll == GSHMEMI_REDUCE_SCATTER, op, rtype >> 8, static_cast<size_t>(rtype & 0xff),
-                       team, dest, source, nreduce};
+  const reductions::Call c{
+      call,   coll == GSHMEMI_REDUCE_SCATTER, op, rtype >> 8, static_cast<size_t>(rtype & 0xff), team, dest, source,
+      nreduce};
   GSHMEM_TRY(reductions::check(c));
   const bool on_stream = mode == GSHMEMI_REDUCE_STREAM;
   cudaStream_t st = on_stream ? stream : gshmem::internal_stream();

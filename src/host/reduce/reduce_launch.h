@@ -22,8 +22,8 @@ struct Launch {
   int ctas;
   int threads;
   cudaStream_t stream;
-  bool captured;  // the stream is being captured into a graph
-  DoneWord done;  // blocking forms: stored by the last CTA (host/launch/done_word.h)
+  bool captured;           // the stream is being captured into a graph
+  DoneWord done;           // blocking forms: stored by the last CTA (host/launch/done_word.h)
   bool load_only = false;  // load the kernel instead (host/launch/preload.h)
 };
 

@@ -21,9 +21,8 @@ using namespace gshmem;
 
 extern "C" {
 
-GSHMEM_API void gshmemi_host_rma(const char* call, int op, void* dest, const void* source, ptrdiff_t dst,
-                                 ptrdiff_t sst, size_t nelems, size_t elem_bytes, int pe, int mode,
-                                 cudaStream_t stream) {
+GSHMEM_API void gshmemi_host_rma(const char* call, int op, void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst,
+                                 size_t nelems, size_t elem_bytes, int pe, int mode, cudaStream_t stream) {
   if (nelems == 0) return;  // nothing to move (empty transfers are not checked)
   const rma::Request req{call, op == GSHMEMI_RMA_PUT, dest, source, dst, sst, nelems, elem_bytes, pe};
   rma::Transfer t{};
@@ -73,21 +72,23 @@ GSHMEM_API void gshmemi_host_getmem(void* dest, const void* source, size_t nbyte
 
 GSHMEM_API void gshmemi_host_putmem_on_stream(void* dest, const void* source, size_t nbytes, int pe,
                                               cudaStream_t stream) {
-  gshmemi_host_rma("gshmemx_putmem_on_stream", GSHMEMI_RMA_PUT, dest, source, 1, 1, nbytes, 1, pe,
-                   GSHMEMI_RMA_STREAM, stream);
+  gshmemi_host_rma("gshmemx_putmem_on_stream", GSHMEMI_RMA_PUT, dest, source, 1, 1, nbytes, 1, pe, GSHMEMI_RMA_STREAM,
+                   stream);
 }
 
 GSHMEM_API void gshmemi_host_getmem_on_stream(void* dest, const void* source, size_t nbytes, int pe,
                                               cudaStream_t stream) {
-  gshmemi_host_rma("gshmemx_getmem_on_stream", GSHMEMI_RMA_GET, dest, source, 1, 1, nbytes, 1, pe,
-                   GSHMEMI_RMA_STREAM, stream);
+  gshmemi_host_rma("gshmemx_getmem_on_stream", GSHMEMI_RMA_GET, dest, source, 1, 1, nbytes, 1, pe, GSHMEMI_RMA_STREAM,
+                   stream);
 }
 
 GSHMEM_API void gshmemi_host_quiet(void) {
   if (require_init("gshmem_quiet") != GSHMEM_SUCCESS) return;
   cudaError_t e = cudaStreamSynchronize(rt().stream);
-  if (e == cudaSuccess) rt().stream_maybe_busy.store(false, std::memory_order_relaxed);
-  else GSHMEM_LOG_ERROR("gshmem_quiet: %s", cudaGetErrorString(e));
+  if (e == cudaSuccess)
+    rt().stream_maybe_busy.store(false, std::memory_order_relaxed);
+  else
+    GSHMEM_LOG_ERROR("gshmem_quiet: %s", cudaGetErrorString(e));
 }
 
 GSHMEM_API void gshmemi_host_fence(void) {

@@ -39,23 +39,25 @@ bool resolve(const Request& r, Transfer* out) {
   if (require_init(r.call) != GSHMEM_SUCCESS) return false;
   const Runtime& rtm = rt();
   if (r.pe < 0 || r.pe >= rtm.n_pes) {
-    GSHMEM_LOG_ERROR("%s: target PE %d is out of range [0, %d); pass a PE number from 0 to gshmem_n_pes()-1",
-                     r.call, r.pe, rtm.n_pes);
+    GSHMEM_LOG_ERROR("%s: target PE %d is out of range [0, %d); pass a PE number from 0 to gshmem_n_pes()-1", r.call,
+                     r.pe, rtm.n_pes);
     return false;
   }
   const ptrdiff_t dst = r.dst, sst = r.sst;
   if (dst < 1 || sst < 1) {
-    GSHMEM_LOG_ERROR("%s: target PE %d: %s stride %td is invalid; strides count elements and must be >= 1 "
-                     "(1 = contiguous)", r.call, r.pe, dst < 1 ? "destination (dst)" : "source (sst)",
-                     dst < 1 ? dst : sst);
+    GSHMEM_LOG_ERROR(
+        "%s: target PE %d: %s stride %td is invalid; strides count elements and must be >= 1 "
+        "(1 = contiguous)",
+        r.call, r.pe, dst < 1 ? "destination (dst)" : "source (sst)", dst < 1 ? dst : sst);
     return false;
   }
   const ptrdiff_t rstride = r.put ? dst : sst, lstride = r.put ? sst : dst;
   size_t rspan = 0, lspan = 0;
   if (!strided_span(rstride, r.nelems, r.elem, &rspan) || !strided_span(lstride, r.nelems, r.elem, &lspan)) {
-    GSHMEM_LOG_ERROR("%s: target PE %d: a stride of %td elements over %zu elements of %zu bytes does not fit the "
-                     "address space; check the strides and the element count", r.call, r.pe,
-                     strided_span(rstride, r.nelems, r.elem, &rspan) ? lstride : rstride, r.nelems, r.elem);
+    GSHMEM_LOG_ERROR(
+        "%s: target PE %d: a stride of %td elements over %zu elements of %zu bytes does not fit the "
+        "address space; check the strides and the element count",
+        r.call, r.pe, strided_span(rstride, r.nelems, r.elem, &rspan) ? lstride : rstride, r.nelems, r.elem);
     return false;
   }
   const char* remote = static_cast<const char*>(r.put ? r.dest : r.source);
@@ -63,10 +65,11 @@ bool resolve(const Request& r, Transfer* out) {
   const char* base = rtm.heap->base();
   const size_t heap = rtm.heap->size();
   if (remote < base || remote > base + heap || rspan > static_cast<size_t>(base + heap - remote)) {
-    GSHMEM_LOG_ERROR("%s: target PE %d: remote range [%p, +%zu bytes) is not inside the symmetric heap [%p, %p); "
-                     "remote addresses must come from gshmem_malloc/calloc/align and stay inside the allocation",
-                     r.call, r.pe, static_cast<const void*>(remote), rspan, static_cast<const void*>(base),
-                     static_cast<const void*>(base + heap));
+    GSHMEM_LOG_ERROR(
+        "%s: target PE %d: remote range [%p, +%zu bytes) is not inside the symmetric heap [%p, %p); "
+        "remote addresses must come from gshmem_malloc/calloc/align and stay inside the allocation",
+        r.call, r.pe, static_cast<const void*>(remote), rspan, static_cast<const void*>(base),
+        static_cast<const void*>(base + heap));
     return false;
   }
   if (local == nullptr && lspan != 0) {
@@ -76,8 +79,10 @@ bool resolve(const Request& r, Transfer* out) {
   }
   char* peer = rtm.heap->peer_base(r.pe);
   if (!peer) {
-    GSHMEM_LOG_ERROR("%s: target PE %d is not reachable from this PE (it is on another node and this build has "
-                     "no network transport); use PEs of this node (GSHMEM_TEAM_SHARED)", r.call, r.pe);
+    GSHMEM_LOG_ERROR(
+        "%s: target PE %d is not reachable from this PE (it is on another node and this build has "
+        "no network transport); use PEs of this node (GSHMEM_TEAM_SHARED)",
+        r.call, r.pe);
     return false;
   }
   char* rp = peer + (remote - base);
@@ -85,10 +90,11 @@ bool resolve(const Request& r, Transfer* out) {
   if (overlap(rp, rspan, rstride, lp, lspan, lstride, r.elem)) {
     const char* s = r.put ? lp : rp;
     const char* d = r.put ? rp : lp;
-    GSHMEM_LOG_ERROR("%s: target PE %d: source [%p, +%zu bytes) and destination [%p, +%zu bytes) overlap; use "
-                     "non-overlapping buffers (stage the data through a temporary)", r.call, r.pe,
-                     static_cast<const void*>(s), r.put ? lspan : rspan, static_cast<const void*>(d),
-                     r.put ? rspan : lspan);
+    GSHMEM_LOG_ERROR(
+        "%s: target PE %d: source [%p, +%zu bytes) and destination [%p, +%zu bytes) overlap; use "
+        "non-overlapping buffers (stage the data through a temporary)",
+        r.call, r.pe, static_cast<const void*>(s), r.put ? lspan : rspan, static_cast<const void*>(d),
+        r.put ? rspan : lspan);
     return false;
   }
   out->dst = r.put ? rp : static_cast<char*>(r.dest);

@@ -10,13 +10,13 @@
 namespace gshmem::rma {
 
 struct Request {
-  const char* call;    // the C name the user called
-  bool put;            // put: local source -> symmetric dest on pe; get: the reverse
+  const char* call;  // the C name the user called
+  bool put;          // put: local source -> symmetric dest on pe; get: the reverse
   void* dest;
   const void* source;
   ptrdiff_t dst, sst;  // element strides of dest and source (>= 1)
   size_t nelems;
-  size_t elem;         // bytes per element
+  size_t elem;  // bytes per element
   int pe;
 };
 
@@ -26,7 +26,7 @@ struct Transfer {
   const char* src;
   size_t dst_pitch, src_pitch;
   size_t nelems, elem;
-  const void* local;   // the caller's local buffer (for the kernel path's accessibility check)
+  const void* local;  // the caller's local buffer (for the kernel path's accessibility check)
 };
 
 // Checks (always, host calls are slow anyway): initialised, PE in range and

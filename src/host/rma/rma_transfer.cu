@@ -41,11 +41,20 @@ __device__ bool store_word(void* dst, const Value16& v) {
 __global__ void k_store(void* dst, Value16 v, unsigned bytes) {
   bool done = false;
   switch (bytes) {
-    case 1: done = store_word<uint8_t>(dst, v); break;
-    case 2: done = store_word<uint16_t>(dst, v); break;
-    case 4: done = store_word<uint32_t>(dst, v); break;
-    case 8: done = store_word<uint64_t>(dst, v); break;
-    default: break;
+    case 1:
+      done = store_word<uint8_t>(dst, v);
+      break;
+    case 2:
+      done = store_word<uint16_t>(dst, v);
+      break;
+    case 4:
+      done = store_word<uint32_t>(dst, v);
+      break;
+    case 8:
+      done = store_word<uint64_t>(dst, v);
+      break;
+    default:
+      break;
   }
   if (!done)
     for (unsigned i = 0; i < bytes; ++i) static_cast<volatile unsigned char*>(dst)[i] = v.b[i];
@@ -89,8 +98,8 @@ void launch_copy(const Transfer& t, size_t units, unsigned blocks, cudaStream_t 
 // Each element moves in the widest word (16..1 bytes) that both addresses, both pitches and
 // the element size are multiples of.
 bool launch_strided_kernel(const char* call, const Transfer& t, cudaStream_t stream) {
-  const uintptr_t mix = reinterpret_cast<uintptr_t>(t.dst) | reinterpret_cast<uintptr_t>(t.src) | t.dst_pitch |
-                        t.src_pitch | t.elem;
+  const uintptr_t mix =
+      reinterpret_cast<uintptr_t>(t.dst) | reinterpret_cast<uintptr_t>(t.src) | t.dst_pitch | t.src_pitch | t.elem;
   size_t unit = 16;
   while (unit > 1 && (mix & (unit - 1)) != 0) unit >>= 1;
   const size_t units = t.elem / unit;
@@ -98,11 +107,21 @@ bool launch_strided_kernel(const char* call, const Transfer& t, cudaStream_t str
   unsigned blocks = static_cast<unsigned>((total + kThreads - 1) / kThreads);
   if (blocks > kMaxBlocks) blocks = kMaxBlocks;
   switch (unit) {
-    case 16: launch_copy<uint4>(t, units, blocks, stream); break;
-    case 8: launch_copy<uint64_t>(t, units, blocks, stream); break;
-    case 4: launch_copy<uint32_t>(t, units, blocks, stream); break;
-    case 2: launch_copy<uint16_t>(t, units, blocks, stream); break;
-    default: launch_copy<uint8_t>(t, units, blocks, stream); break;
+    case 16:
+      launch_copy<uint4>(t, units, blocks, stream);
+      break;
+    case 8:
+      launch_copy<uint64_t>(t, units, blocks, stream);
+      break;
+    case 4:
+      launch_copy<uint32_t>(t, units, blocks, stream);
+      break;
+    case 2:
+      launch_copy<uint16_t>(t, units, blocks, stream);
+      break;
+    default:
+      launch_copy<uint8_t>(t, units, blocks, stream);
+      break;
   }
   return cuda_ok(call, "strided-copy kernel launch", cudaGetLastError());
 }
@@ -120,22 +139,23 @@ bool transfer(const char* call, const Transfer& t, cudaStream_t stream, bool wai
   if (t.nelems == 0) return true;
   bool ok;
   if (t.dst_pitch == t.elem && t.src_pitch == t.elem) {
-    ok = cuda_ok(call, "cudaMemcpyAsync",
-                 cudaMemcpyAsync(t.dst, t.src, t.nelems * t.elem, cudaMemcpyDefault, stream));
+    ok = cuda_ok(call, "cudaMemcpyAsync", cudaMemcpyAsync(t.dst, t.src, t.nelems * t.elem, cudaMemcpyDefault, stream));
   } else if (t.dst_pitch <= max_pitch() && t.src_pitch <= max_pitch()) {
-    ok = cuda_ok(call, "cudaMemcpy2DAsync",
-                 cudaMemcpy2DAsync(t.dst, t.dst_pitch, t.src, t.src_pitch, t.elem, t.nelems, cudaMemcpyDefault,
-                                   stream));
+    ok =
+        cuda_ok(call, "cudaMemcpy2DAsync",
+                cudaMemcpy2DAsync(t.dst, t.dst_pitch, t.src, t.src_pitch, t.elem, t.nelems, cudaMemcpyDefault, stream));
   } else if (device_accessible(t.local)) {
     ok = launch_strided_kernel(call, t, stream);
   } else {
-    GSHMEM_LOG_INFO("%s: stride of %zu/%zu bytes exceeds the copy engines' pitch limit and the local buffer is not "
-                    "device memory: copying element by element", call, t.dst_pitch, t.src_pitch);
+    GSHMEM_LOG_INFO(
+        "%s: stride of %zu/%zu bytes exceeds the copy engines' pitch limit and the local buffer is not "
+        "device memory: copying element by element",
+        call, t.dst_pitch, t.src_pitch);
     ok = true;
     for (size_t i = 0; ok && i < t.nelems; ++i)
-      ok = cuda_ok(call, "cudaMemcpyAsync",
-                   cudaMemcpyAsync(t.dst + i * t.dst_pitch, t.src + i * t.src_pitch, t.elem, cudaMemcpyDefault,
-                                   stream));
+      ok =
+          cuda_ok(call, "cudaMemcpyAsync",
+                  cudaMemcpyAsync(t.dst + i * t.dst_pitch, t.src + i * t.src_pitch, t.elem, cudaMemcpyDefault, stream));
   }
   if (ok && wait) ok = cuda_ok(call, "cudaStreamSynchronize", cudaStreamSynchronize(stream));
   return ok;

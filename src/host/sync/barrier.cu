@@ -46,8 +46,7 @@ __global__ void team_sync_kernel(gshmem_team_t team, DoneWord done) {
 template <class... Args>
 cudaError_t launch_one(void (*kernel)(Args...), cudaStream_t stream, bool captured, Args... args) {
   void* argv[] = {&args...};
-  return launch_plain(reinterpret_cast<const void*>(kernel), dim3(1), dim3(kBarrierThreads), argv, 0, stream,
-                      captured);
+  return launch_plain(reinterpret_cast<const void*>(kernel), dim3(1), dim3(kBarrierThreads), argv, 0, stream, captured);
 }
 
 // Host-initiated operations still in flight on the internal stream complete
@@ -110,7 +109,9 @@ const preload::Entry kPreload(+[] {
 
 extern "C" {
 
-GSHMEM_API void gshmemi_host_barrier_all(void) { gshmem::launch_all("gshmem_barrier_all", true, gshmem::rt().stream, true); }
+GSHMEM_API void gshmemi_host_barrier_all(void) {
+  gshmem::launch_all("gshmem_barrier_all", true, gshmem::rt().stream, true);
+}
 GSHMEM_API void gshmemi_host_sync_all(void) { gshmem::launch_all("gshmem_sync_all", false, gshmem::rt().stream, true); }
 
 GSHMEM_API void gshmemx_barrier_all_on_stream(cudaStream_t stream) {

@@ -59,9 +59,10 @@ const gshmemi_team* require(const char* call, gshmem_team_t team) {
   if (require_init(call) != GSHMEM_SUCCESS) return nullptr;
   const gshmemi_team* t = lookup(team);
   if (!t)
-    GSHMEM_LOG_ERROR("%s: team %d is not a valid team of this PE (GSHMEM_TEAM_INVALID, destroyed, or a team this "
-                     "PE is not a member of); call it only with teams for which gshmem_team_my_pe(team) >= 0",
-                     call, team);
+    GSHMEM_LOG_ERROR(
+        "%s: team %d is not a valid team of this PE (GSHMEM_TEAM_INVALID, destroyed, or a team this "
+        "PE is not a member of); call it only with teams for which gshmem_team_my_pe(team) >= 0",
+        call, team);
   return t;
 }
 
@@ -83,8 +84,8 @@ Status install(const char* call, int slot, int start, int stride, int size, int 
   GSHMEM_CUDA_TRY(call, cudaMemsetAsync(base, 0, r.team_slot_bytes, stream));
   r.teams[slot] = t;
   r.team_configs[slot] = config;
-  GSHMEM_CUDA_TRY(call, cudaMemcpyAsync(r.d_teams + slot, &r.teams[slot], sizeof(gshmemi_team),
-                                        cudaMemcpyHostToDevice, stream));
+  GSHMEM_CUDA_TRY(
+      call, cudaMemcpyAsync(r.d_teams + slot, &r.teams[slot], sizeof(gshmemi_team), cudaMemcpyHostToDevice, stream));
   GSHMEM_LOG_INFO("%s: team %d = world PEs %d + i*%d, i < %d; this PE is team PE %d", call, slot, start, stride, size,
                   my_index);
   return GSHMEM_SUCCESS;
@@ -116,17 +117,18 @@ Status setup(Runtime& r, char* region) {
   r.teams.assign(max_teams, unused());
   r.team_configs.assign(max_teams, gshmem_team_config_t{});
   GSHMEM_CUDA_TRY(call, cudaMalloc(&r.d_teams, sizeof(gshmemi_team) * max_teams));
-  GSHMEM_CUDA_TRY(call, cudaMemcpy(r.d_teams, r.teams.data(), sizeof(gshmemi_team) * max_teams,
-                                   cudaMemcpyHostToDevice));
+  GSHMEM_CUDA_TRY(call,
+                  cudaMemcpy(r.d_teams, r.teams.data(), sizeof(gshmemi_team) * max_teams, cudaMemcpyHostToDevice));
 
   const gshmem_team_config_t none{};
   GSHMEM_TRY(install(call, GSHMEM_TEAM_WORLD, 0, 1, r.n_pes, r.my_pe, none, nullptr));
   int start = r.my_pe, stride = 1;
   const bool whole_node = node_progression(r, &start, &stride);
   if (!whole_node)
-    GSHMEM_LOG_WARN("gshmem_init: the PEs of this node are not evenly spaced in the world numbering, so "
-                    "GSHMEMX_TEAM_NODE and GSHMEM_TEAM_SHARED contain only this PE; place PEs node by node "
-                    "(consecutive or evenly strided ranks) to get whole-node teams");
+    GSHMEM_LOG_WARN(
+        "gshmem_init: the PEs of this node are not evenly spaced in the world numbering, so "
+        "GSHMEMX_TEAM_NODE and GSHMEM_TEAM_SHARED contain only this PE; place PEs node by node "
+        "(consecutive or evenly strided ranks) to get whole-node teams");
   const int node_size = whole_node ? static_cast<int>(r.local_pes.size()) : 1;
   const int node_index = whole_node ? r.local_rank : 0;
   if (!whole_node) start = r.my_pe, stride = 1;
@@ -134,8 +136,9 @@ Status setup(Runtime& r, char* region) {
   bool mapped = whole_node;
   for (int pe : r.local_pes) mapped = mapped && r.heap->peer_base(pe) != nullptr;
   if (whole_node && !mapped)
-    GSHMEM_LOG_WARN("gshmem_init: not every PE of this node is load/store reachable; GSHMEM_TEAM_SHARED contains "
-                    "only this PE");
+    GSHMEM_LOG_WARN(
+        "gshmem_init: not every PE of this node is load/store reachable; GSHMEM_TEAM_SHARED contains "
+        "only this PE");
   if (mapped)
     GSHMEM_TRY(install(call, GSHMEM_TEAM_SHARED, start, stride, node_size, node_index, none, nullptr));
   else

@@ -43,10 +43,11 @@ Status agree_on_slots(const char* call, gshmem_team_t parent, int count, int* sl
   if (found == count) return GSHMEM_SUCCESS;
   int used = 0;
   for (const gshmemi_team& t : rt().teams) used += t.size > 0;
-  GSHMEM_LOG_ERROR("%s: no team slot is free on every PE of parent team %d (%d of GSHMEM_MAX_TEAMS=%zu slots are "
-                   "in use on this PE; a new team needs a slot free on all parent PEs). Destroy teams that are no "
-                   "longer needed (gshmem_team_destroy) or raise GSHMEM_MAX_TEAMS. No team was created.",
-                   call, parent, used, rt().teams.size());
+  GSHMEM_LOG_ERROR(
+      "%s: no team slot is free on every PE of parent team %d (%d of GSHMEM_MAX_TEAMS=%zu slots are "
+      "in use on this PE; a new team needs a slot free on all parent PEs). Destroy teams that are no "
+      "longer needed (gshmem_team_destroy) or raise GSHMEM_MAX_TEAMS. No team was created.",
+      call, parent, used, rt().teams.size());
   return GSHMEM_ERROR_OUT_OF_MEMORY;
 }
 
@@ -104,9 +105,11 @@ Status split_strided(const char* call, gshmem_team_t parent, int start, int stri
   if (size == 1 && stride == 0) stride = 1;  // a single PE: the stride does not matter
   const long long last = static_cast<long long>(start) + static_cast<long long>(size - 1) * stride;
   if (start < 0 || size < 1 || stride < 1 || start >= par.size || last >= par.size) {
-    GSHMEM_LOG_ERROR("%s: start %d, stride %d, size %d do not describe PEs of parent team %d (%d PEs): need "
-                     "size >= 1, stride >= 1 and 0 <= start <= start + (size-1)*stride < %d. No team created "
-                     "(on every parent PE).", call, start, stride, size, parent, par.size, par.size);
+    GSHMEM_LOG_ERROR(
+        "%s: start %d, stride %d, size %d do not describe PEs of parent team %d (%d PEs): need "
+        "size >= 1, stride >= 1 and 0 <= start <= start + (size-1)*stride < %d. No team created "
+        "(on every parent PE).",
+        call, start, stride, size, parent, par.size, par.size);
     return GSHMEM_ERROR_INVALID_VALUE;
   }
   NewTeam n{0, start, stride, size, -1, effective_config(config, mask)};
@@ -129,8 +132,10 @@ Status split_2d(const char* call, gshmem_team_t parent, int xrange, const gshmem
   gshmemi_team par;
   GSHMEM_TRY(parent_team(call, parent, &par));
   if (xrange < 1) {
-    GSHMEM_LOG_ERROR("%s: xrange %d is not positive; it is the number of PEs in each x-axis (row) team. No team "
-                     "created (on every parent PE).", call, xrange);
+    GSHMEM_LOG_ERROR(
+        "%s: xrange %d is not positive; it is the number of PEs in each x-axis (row) team. No team "
+        "created (on every parent PE).",
+        call, xrange);
     return GSHMEM_ERROR_INVALID_VALUE;
   }
   if (xrange > par.size) xrange = par.size;  // one row holding the whole parent
@@ -152,8 +157,10 @@ Status split_2d(const char* call, gshmem_team_t parent, int xrange, const gshmem
 void destroy(const char* call, gshmem_team_t team) {
   if (require_init(call) != GSHMEM_SUCCESS || team == GSHMEM_TEAM_INVALID) return;
   if (team >= 0 && team < kPredefined) {
-    GSHMEM_LOG_WARN("%s: team %d is a predefined team (WORLD, SHARED or NODE), which exists until "
-                    "gshmem_finalize; ignoring the call", call, team);
+    GSHMEM_LOG_WARN(
+        "%s: team %d is a predefined team (WORLD, SHARED or NODE), which exists until "
+        "gshmem_finalize; ignoring the call",
+        call, team);
     return;
   }
   if (!lookup(team)) {
@@ -163,7 +170,8 @@ void destroy(const char* call, gshmem_team_t team) {
   // Kernels of this PE that may still use the team finish first (as in gshmem_free);
   // the sync then waits until no member uses it.
   cudaError_t e = cudaDeviceSynchronize();
-  if (e != cudaSuccess) GSHMEM_LOG_ERROR("%s: GPU error before destroying team %d: %s", call, team, cudaGetErrorString(e));
+  if (e != cudaSuccess)
+    GSHMEM_LOG_ERROR("%s: GPU error before destroying team %d: %s", call, team, cudaGetErrorString(e));
   gshmemi_host_team_sync(call, team, 0, GSHMEMI_COLL_BLOCKING, nullptr);
   uninstall(call, team);
 }
@@ -178,8 +186,7 @@ extern "C" {
 GSHMEM_API int gshmemi_host_team_split_strided(gshmem_team_t parent, int start, int stride, int size,
                                                const gshmem_team_config_t* config, long config_mask,
                                                gshmem_team_t* new_team) {
-  return team::split_strided("gshmem_team_split_strided", parent, start, stride, size, config, config_mask,
-                             new_team);
+  return team::split_strided("gshmem_team_split_strided", parent, start, stride, size, config, config_mask, new_team);
 }
 
 GSHMEM_API int gshmemi_host_team_split_2d(gshmem_team_t parent, int xrange, const gshmem_team_config_t* xaxis_config,

@@ -21,8 +21,8 @@ static_assert(NVSHMEMX_INIT_WITH_MPI_COMM != NVSHMEMX_INIT_WITH_UNIQUEID, "init 
 static void (*const p_init)(void) = nvshmem_init;
 static int (*const p_init_attr)(unsigned int, nvshmemx_init_attr_t*) = nvshmemx_init_attr;
 static int (*const p_get_uniqueid)(nvshmemx_uniqueid_t*) = nvshmemx_get_uniqueid;
-static int (*const p_set_uid)(int, int, const nvshmemx_uniqueid_t*, nvshmemx_init_attr_t*) =
-    nvshmemx_set_attr_uniqueid_args;
+static int (*const p_set_uid)(int, int, const nvshmemx_uniqueid_t*,
+                              nvshmemx_init_attr_t*) = nvshmemx_set_attr_uniqueid_args;
 static void (*const p_finalize)(void) = nvshmem_finalize;
 static void (*const p_global_exit)(int) = nvshmem_global_exit;
 static void* (*const p_malloc)(size_t) = nvshmem_malloc;
@@ -37,12 +37,22 @@ static int (*const p_launch)(const void*, dim3, dim3, void**, size_t, cudaStream
 static int (*const p_query)(const void*, dim3, void**, size_t, int*) = nvshmemx_collective_launch_query_gridsize;
 
 int main() {
-  const void* names[] = {(const void*)p_init,   (const void*)p_init_attr,        (const void*)p_get_uniqueid,
-                         (const void*)p_set_uid, (const void*)p_finalize,        (const void*)p_global_exit,
-                         (const void*)p_malloc,  (const void*)p_calloc,          (const void*)p_align,
-                         (const void*)p_free,    (const void*)p_ptr,             (const void*)p_int_p,
-                         (const void*)p_putmem_on_stream, (const void*)p_barrier_on_stream,
-                         (const void*)p_launch,  (const void*)p_query};
+  const void* names[] = {(const void*)p_init,
+                         (const void*)p_init_attr,
+                         (const void*)p_get_uniqueid,
+                         (const void*)p_set_uid,
+                         (const void*)p_finalize,
+                         (const void*)p_global_exit,
+                         (const void*)p_malloc,
+                         (const void*)p_calloc,
+                         (const void*)p_align,
+                         (const void*)p_free,
+                         (const void*)p_ptr,
+                         (const void*)p_int_p,
+                         (const void*)p_putmem_on_stream,
+                         (const void*)p_barrier_on_stream,
+                         (const void*)p_launch,
+                         (const void*)p_query};
   int bad = 0;
   for (const void* n : names) bad |= n == nullptr;
   nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;

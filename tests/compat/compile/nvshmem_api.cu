@@ -69,8 +69,7 @@ int main() {
   void (*const host_quiet_stream)(cudaStream_t) = nvshmemx_quiet_on_stream;
   int (*const host_split)(nvshmem_team_t, int, int, int, const nvshmem_team_config_t*, long, nvshmem_team_t*) =
       nvshmem_team_split_strided;
-  int (*const host_alltoall)(nvshmem_team_t, int*, const int*, size_t, cudaStream_t) =
-      nvshmemx_int_alltoall_on_stream;
+  int (*const host_alltoall)(nvshmem_team_t, int*, const int*, size_t, cudaStream_t) = nvshmemx_int_alltoall_on_stream;
   void (*const host_signal_wait)(uint64_t*, int, uint64_t, cudaStream_t) = nvshmemx_signal_wait_until_on_stream;
   (void)host_split;
   (void)host_alltoall;

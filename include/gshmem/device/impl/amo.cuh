@@ -43,11 +43,16 @@ __device__ __forceinline__ T amo(T* dest, T value, T cond, int pe, const char* c
     if constexpr (Op == amo_op::add) {
       red_add_relaxed_sys(p, value);
       return T();
-    } else if constexpr (Op == amo_op::compare_swap) return atomic_cas_relaxed_sys(p, cond, value);
-    else if constexpr (Op == amo_op::fetch_add) return atomic_fetch_add_relaxed_sys(p, value);
-    else if constexpr (Op == amo_op::fetch_and) return atomic_fetch_and_relaxed_sys(p, value);
-    else if constexpr (Op == amo_op::fetch_or) return atomic_fetch_or_relaxed_sys(p, value);
-    else return atomic_fetch_xor_relaxed_sys(p, value);
+    } else if constexpr (Op == amo_op::compare_swap)
+      return atomic_cas_relaxed_sys(p, cond, value);
+    else if constexpr (Op == amo_op::fetch_add)
+      return atomic_fetch_add_relaxed_sys(p, value);
+    else if constexpr (Op == amo_op::fetch_and)
+      return atomic_fetch_and_relaxed_sys(p, value);
+    else if constexpr (Op == amo_op::fetch_or)
+      return atomic_fetch_or_relaxed_sys(p, value);
+    else
+      return atomic_fetch_xor_relaxed_sys(p, value);
   }
 }
 

@@ -18,8 +18,8 @@ namespace detail {
 // spread over the scope's threads, so the loads for every member are in flight
 // at once (a copy per member would wait for one load latency per member).
 template <class Scope, class U>
-__device__ __forceinline__ void push_flat_units(const gshmemi_team& t, char* to, const char* source,
-                                                uint64_t nbytes, uint64_t lo, uint64_t len) {
+__device__ __forceinline__ void push_flat_units(const gshmemi_team& t, char* to, const char* source, uint64_t nbytes,
+                                                uint64_t lo, uint64_t len) {
   const uint64_t per = len / sizeof(U), total = per * static_cast<uint64_t>(t.size);
   for (uint64_t i = Scope::rank(); i < total; i += Scope::size()) {
     const int k = static_cast<int>(i / per);
@@ -41,8 +41,13 @@ struct alltoall_op {
   ll_area ll;  // non-empty: the LL path (blocks of LL size, ll_plan)
 
   __device__ alltoall_op(const char* c, void* d, const void* s, uint64_t n, const gshmemi_team& t)
-      : dest(static_cast<char*>(d)), source(static_cast<const char*>(s)), nbytes(n),
-        lanes(coll_lanes(n * static_cast<uint64_t>(t.size))), span(1), call(c), ll(ll_plan(t, n)) {}
+      : dest(static_cast<char*>(d)),
+        source(static_cast<const char*>(s)),
+        nbytes(n),
+        lanes(coll_lanes(n * static_cast<uint64_t>(t.size))),
+        span(1),
+        call(c),
+        ll(ll_plan(t, n)) {}
 
   // LL route: block j of my source to member j, member i's block to block i of dest.
   __device__ const char* from(int j) const { return source + static_cast<uint64_t>(j) * nbytes; }
@@ -54,11 +59,16 @@ struct alltoall_op {
   template <class Scope>
   __device__ void push_flat(const gshmemi_team& t, char* to, uint64_t lo, uint64_t len) {
     const uint64_t a = reinterpret_cast<uintptr_t>(dest) | reinterpret_cast<uintptr_t>(source) | nbytes | lo | len;
-    if (a % 16 == 0) push_flat_units<Scope, uint4>(t, to, source, nbytes, lo, len);
-    else if (a % 8 == 0) push_flat_units<Scope, uint64_t>(t, to, source, nbytes, lo, len);
-    else if (a % 4 == 0) push_flat_units<Scope, uint32_t>(t, to, source, nbytes, lo, len);
-    else if (a % 2 == 0) push_flat_units<Scope, uint16_t>(t, to, source, nbytes, lo, len);
-    else push_flat_units<Scope, uint8_t>(t, to, source, nbytes, lo, len);
+    if (a % 16 == 0)
+      push_flat_units<Scope, uint4>(t, to, source, nbytes, lo, len);
+    else if (a % 8 == 0)
+      push_flat_units<Scope, uint64_t>(t, to, source, nbytes, lo, len);
+    else if (a % 4 == 0)
+      push_flat_units<Scope, uint32_t>(t, to, source, nbytes, lo, len);
+    else if (a % 2 == 0)
+      push_flat_units<Scope, uint16_t>(t, to, source, nbytes, lo, len);
+    else
+      push_flat_units<Scope, uint8_t>(t, to, source, nbytes, lo, len);
   }
 
   // Blocks of at most this many bytes per member move as one flat index space,
@@ -88,12 +98,28 @@ struct alltoall_op {
 };
 
 // Element of `Bytes` bytes for strided copies (alignment of the C types using it).
-template <int Bytes> struct elem_of;
-template <> struct elem_of<1> { using type = uint8_t; };
-template <> struct elem_of<2> { using type = uint16_t; };
-template <> struct elem_of<4> { using type = uint32_t; };
-template <> struct elem_of<8> { using type = uint64_t; };
-template <> struct elem_of<16> { using type = bits128; };
+template <int Bytes>
+struct elem_of;
+template <>
+struct elem_of<1> {
+  using type = uint8_t;
+};
+template <>
+struct elem_of<2> {
+  using type = uint16_t;
+};
+template <>
+struct elem_of<4> {
+  using type = uint32_t;
+};
+template <>
+struct elem_of<8> {
+  using type = uint64_t;
+};
+template <>
+struct elem_of<16> {
+  using type = bits128;
+};
 
 struct alltoalls_op {
   static constexpr bool kLL = false, kSplit = true;
@@ -108,8 +134,15 @@ struct alltoalls_op {
 
   __device__ alltoalls_op(const char* c, void* d, const void* s, ptrdiff_t ds, ptrdiff_t ss, uint64_t n, int e,
                           int team_size)
-      : dest(static_cast<char*>(d)), source(static_cast<const char*>(s)), dst(ds), sst(ss), nelems(n), esz(e),
-        lanes(coll_lanes(n * static_cast<uint64_t>(e) * static_cast<uint64_t>(team_size))), span(1), call(c) {}
+      : dest(static_cast<char*>(d)),
+        source(static_cast<const char*>(s)),
+        dst(ds),
+        sst(ss),
+        nelems(n),
+        esz(e),
+        lanes(coll_lanes(n * static_cast<uint64_t>(e) * static_cast<uint64_t>(team_size))),
+        span(1),
+        call(c) {}
 
   template <class Scope>
   __device__ void prepare(const gshmemi_team&, uint64_t, bool) {}
@@ -131,11 +164,21 @@ struct alltoalls_op {
     coll_piece(nelems, lanes, s, part, parts, 1, &lo, &hi);
     if (hi == lo) return;
     switch (esz) {
-      case 1: push_elems<Scope, 1>(t, lo, hi); break;
-      case 2: push_elems<Scope, 2>(t, lo, hi); break;
-      case 4: push_elems<Scope, 4>(t, lo, hi); break;
-      case 8: push_elems<Scope, 8>(t, lo, hi); break;
-      default: push_elems<Scope, 16>(t, lo, hi); break;
+      case 1:
+        push_elems<Scope, 1>(t, lo, hi);
+        break;
+      case 2:
+        push_elems<Scope, 2>(t, lo, hi);
+        break;
+      case 4:
+        push_elems<Scope, 4>(t, lo, hi);
+        break;
+      case 8:
+        push_elems<Scope, 8>(t, lo, hi);
+        break;
+      default:
+        push_elems<Scope, 16>(t, lo, hi);
+        break;
     }
   }
 
@@ -146,8 +189,7 @@ struct alltoalls_op {
 };
 
 template <class Scope>
-__device__ inline int alltoallmem(const char* call, gshmem_team_t team, void* dest, const void* source,
-                                  size_t nbytes) {
+__device__ inline int alltoallmem(const char* call, gshmem_team_t team, void* dest, const void* source, size_t nbytes) {
   gshmemi_team t;
   if (!team_for_call<Scope>(call, team, &t)) return -1;
   check_coll<Scope>(call, dest, nbytes * t.size, source, nbytes * t.size, false);
@@ -161,14 +203,14 @@ __device__ __forceinline__ uint64_t strided_bytes(uint64_t n, ptrdiff_t stride, 
 }
 
 template <class Scope>
-__device__ inline int alltoallsmem(const char* call, gshmem_team_t team, void* dest, const void* source,
-                                   ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int esz) {
+__device__ inline int alltoallsmem(const char* call, gshmem_team_t team, void* dest, const void* source, ptrdiff_t dst,
+                                   ptrdiff_t sst, size_t nelems, int esz) {
   gshmemi_team t;
   if (!team_for_call<Scope>(call, team, &t)) return -1;
 #if defined(GSHMEM_DEBUG_CHECKS)
   if (dst < 1 || sst < 1)
     fail_coll<Scope>(call, coll_bad::stride, nullptr, static_cast<unsigned long long>(dst < 1 ? dst : sst), nullptr,
-                    dst < 1 ? 0 : 1);
+                     dst < 1 ? 0 : 1);
 #endif
   const uint64_t all = static_cast<uint64_t>(nelems) * t.size;
   check_coll<Scope>(call, dest, strided_bytes(all, dst, esz), source, strided_bytes(all, sst, esz), false);

@@ -40,8 +40,14 @@ struct bcast_op {
 
   __device__ bcast_op(const char* c, void* d, const void* s, uint64_t n, int r, const gshmemi_team& t,
                       const bcast_plan& p)
-      : dest(static_cast<char*>(d)), source(static_cast<const char*>(s)), nbytes(n), root(r), lanes(p.lanes),
-        call(c), ll(ll_plan(t, n)), is_root(t.my_pe == r) {}
+      : dest(static_cast<char*>(d)),
+        source(static_cast<const char*>(s)),
+        nbytes(n),
+        root(r),
+        lanes(p.lanes),
+        call(c),
+        ll(ll_plan(t, n)),
+        is_root(t.my_pe == r) {}
 
   // LL route: the root's source to every member, into dest; the others send and
   // receive tag-only words among themselves (coll_ll.cuh says why).
@@ -62,8 +68,10 @@ struct bcast_op {
 
   template <class Scope>
   __device__ void finish(const gshmemi_team& t, uint64_t base) {
-    if (is_root) lanes_signal<Scope>(t, 0, lanes, base + 1);
-    else lanes_wait<Scope>(t, 0, lanes, root, base + 1, call);
+    if (is_root)
+      lanes_signal<Scope>(t, 0, lanes, base + 1);
+    else
+      lanes_wait<Scope>(t, 0, lanes, root, base + 1, call);
   }
 };
 
@@ -80,8 +88,14 @@ struct bcast_relay_op {
   const char* call;
 
   __device__ bcast_relay_op(const char* c, void* d, const void* s, uint64_t n, int r, const bcast_plan& p)
-      : dest(static_cast<char*>(d)), source(static_cast<const char*>(s)), nbytes(n), root(r), lanes(p.lanes),
-        chunk(p.chunk), span(p.span), call(c) {}
+      : dest(static_cast<char*>(d)),
+        source(static_cast<const char*>(s)),
+        nbytes(n),
+        root(r),
+        lanes(p.lanes),
+        chunk(p.chunk),
+        span(p.span),
+        call(c) {}
 
   template <class Scope>
   __device__ void prepare(const gshmemi_team&, uint64_t, bool) {}
@@ -145,8 +159,8 @@ struct bcast_relay_op {
 };
 
 template <class Scope>
-__device__ inline int broadcastmem(const char* call, gshmem_team_t team, void* dest, const void* source,
-                                   size_t nbytes, int root) {
+__device__ inline int broadcastmem(const char* call, gshmem_team_t team, void* dest, const void* source, size_t nbytes,
+                                   int root) {
   gshmemi_team t;
   if (!team_for_call<Scope>(call, team, &t)) return -1;
 #if defined(GSHMEM_DEBUG_CHECKS)

@@ -27,8 +27,13 @@ struct fcollect_op {
   ll_area ll;  // non-empty: the LL path (contributions of LL size, ll_plan)
 
   __device__ fcollect_op(const char* c, void* d, const void* s, uint64_t n, const gshmemi_team& t)
-      : dest(static_cast<char*>(d)), source(static_cast<const char*>(s)), nbytes(n),
-        lanes(coll_lanes(n * static_cast<uint64_t>(t.size))), span(1), call(c), ll(ll_plan(t, n)) {}
+      : dest(static_cast<char*>(d)),
+        source(static_cast<const char*>(s)),
+        nbytes(n),
+        lanes(coll_lanes(n * static_cast<uint64_t>(t.size))),
+        span(1),
+        call(c),
+        ll(ll_plan(t, n)) {}
 
   // LL route: my source to every member, member i's into block i of dest.
   __device__ const char* from(int) const { return source; }
@@ -102,8 +107,7 @@ struct collect_op {
 };
 
 template <class Scope>
-__device__ inline int fcollectmem(const char* call, gshmem_team_t team, void* dest, const void* source,
-                                  size_t nbytes) {
+__device__ inline int fcollectmem(const char* call, gshmem_team_t team, void* dest, const void* source, size_t nbytes) {
   gshmemi_team t;
   if (!team_for_call<Scope>(call, team, &t)) return -1;
   check_coll<Scope>(call, dest, nbytes * t.size, source, nbytes, false);
@@ -112,8 +116,7 @@ __device__ inline int fcollectmem(const char* call, gshmem_team_t team, void* de
 }
 
 template <class Scope>
-__device__ inline int collectmem(const char* call, gshmem_team_t team, void* dest, const void* source,
-                                 size_t nbytes) {
+__device__ inline int collectmem(const char* call, gshmem_team_t team, void* dest, const void* source, size_t nbytes) {
   gshmemi_team t;
   if (!team_for_call<Scope>(call, team, &t)) return -1;
   collect_op op(call, dest, source, nbytes);

@@ -77,9 +77,8 @@ __device__ __forceinline__ void lanes_signal(const gshmemi_team& t, int s0, int 
 template <class Scope>
 __device__ __forceinline__ void lanes_wait(const gshmemi_team& t, int s0, int n, int from, uint64_t value,
                                            const char* call) {
-  for_lane_members<Scope>(t, s0, n, from, [&](int s, int j) {
-    wait_epoch(lane_flag(t, s, j), value, call, team_world_pe(t, j));
-  });
+  for_lane_members<Scope>(t, s0, n, from,
+                          [&](int s, int j) { wait_epoch(lane_flag(t, s, j), value, call, team_world_pe(t, j)); });
   Scope::sync();
 }
 
@@ -155,27 +154,33 @@ __device__ __forceinline__ int run_collective(const gshmemi_team& t, Op& op) {
 enum class coll_bad : int { root, overlap, not_symmetric, stride };
 
 static __device__ __noinline__ void report_bad_coll(const char* call, coll_bad why, const void* a, unsigned long long x,
-                                             const void* b, unsigned long long y) {
+                                                    const void* b, unsigned long long y) {
   const gshmemi_device_state& s = state();
   const int me = s.my_pe, blk = static_cast<int>(blockIdx.x), thr = static_cast<int>(threadIdx.x);
   switch (why) {
     case coll_bad::root:
-      printf("gshmem ERROR [PE %d]: %s: root %lld is not a PE of the team (team size %llu) (block %d thread %d); "
-             "PE_root is a team PE number from 0 to gshmem_team_n_pes(team)-1\n",
-             me, call, static_cast<long long>(x), y, blk, thr);
+      printf(
+          "gshmem ERROR [PE %d]: %s: root %lld is not a PE of the team (team size %llu) (block %d thread %d); "
+          "PE_root is a team PE number from 0 to gshmem_team_n_pes(team)-1\n",
+          me, call, static_cast<long long>(x), y, blk, thr);
       break;
     case coll_bad::overlap:
-      printf("gshmem ERROR [PE %d]: %s: source [%p, +%llu bytes) and dest [%p, +%llu bytes) overlap "
-             "(block %d thread %d); use separate source and dest buffers\n", me, call, a, x, b, y, blk, thr);
+      printf(
+          "gshmem ERROR [PE %d]: %s: source [%p, +%llu bytes) and dest [%p, +%llu bytes) overlap "
+          "(block %d thread %d); use separate source and dest buffers\n",
+          me, call, a, x, b, y, blk, thr);
       break;
     case coll_bad::not_symmetric:
-      printf("gshmem ERROR [PE %d]: %s: dest [%p, +%llu bytes) is not inside the symmetric heap [%p, %p) "
-             "(block %d thread %d); allocate dest with gshmem_malloc/calloc/align, large enough for the result\n",
-             me, call, a, x, s.heap_base, s.heap_base + s.heap_size, blk, thr);
+      printf(
+          "gshmem ERROR [PE %d]: %s: dest [%p, +%llu bytes) is not inside the symmetric heap [%p, %p) "
+          "(block %d thread %d); allocate dest with gshmem_malloc/calloc/align, large enough for the result\n",
+          me, call, a, x, s.heap_base, s.heap_base + s.heap_size, blk, thr);
       break;
     case coll_bad::stride:
-      printf("gshmem ERROR [PE %d]: %s: %s stride %lld is invalid (block %d thread %d); strides count elements "
-             "and must be >= 1\n", me, call, y ? "source (sst)" : "dest (dst)", static_cast<long long>(x), blk, thr);
+      printf(
+          "gshmem ERROR [PE %d]: %s: %s stride %lld is invalid (block %d thread %d); strides count elements "
+          "and must be >= 1\n",
+          me, call, y ? "source (sst)" : "dest (dst)", static_cast<long long>(x), blk, thr);
       break;
   }
 }

@@ -109,7 +109,9 @@ __device__ __forceinline__ ll_outbox ll_outbox_of(const gshmemi_team& t, const l
   return ll_outbox{peer_address(c.a.buf(c.parity, t.my_pe), team_world_pe(t, j)), static_cast<uint64_t>(c.tag) << 32};
 }
 // Stores word w of this member's message through o.
-__device__ __forceinline__ void ll_put(const ll_outbox& o, int w, uint32_t data) { st_relaxed_sys(o.to + w, o.tag | data); }
+__device__ __forceinline__ void ll_put(const ll_outbox& o, int w, uint32_t data) {
+  st_relaxed_sys(o.to + w, o.tag | data);
+}
 
 // The n (1..4) bytes at p as a little-endian word, and back; p need not be aligned.
 __device__ __forceinline__ uint32_t ll_load_bytes(const char* p, uint64_t n) {
@@ -467,8 +469,9 @@ __device__ __forceinline__ void ll_exchange(const gshmemi_team& t, const ll_area
         const bool on = i < slots && w < words(dst);
         const uint64_t* p = c.inbox(j) + w;
         uint64_t v = on ? ld_relaxed_sys(p) : 0;
-        ll_wait_vote(lanes, on && !tagged(v), [&] { return !tagged(v = ld_relaxed_sys(p)); },
-                     [&](wait_deadline& d) { report(i, d); });
+        ll_wait_vote(
+            lanes, on && !tagged(v), [&] { return !tagged(v = ld_relaxed_sys(p)); },
+            [&](wait_deadline& d) { report(i, d); });
         if (on && dst != nullptr) ll_store_bytes(dst + 4 * w, ll_word_bytes(nbytes, w), static_cast<uint32_t>(v));
       }
     }
@@ -478,7 +481,8 @@ __device__ __forceinline__ void ll_exchange(const gshmemi_team& t, const ll_area
         const int w = Scope::rank() + m * Scope::size();
         if (w < W) ll_store_bytes(self_dst + 4 * w, ll_word_bytes(nbytes, w), self[m]);
       }
-      for (int w = Scope::rank() + kSelf * Scope::size(); w < W; w += Scope::size()) ll_copy_word(self_dst, self_src, nbytes, w);
+      for (int w = Scope::rank() + kSelf * Scope::size(); w < W; w += Scope::size())
+        ll_copy_word(self_dst, self_src, nbytes, w);
     }
   }
   ll_end<Scope>(c);

@@ -72,7 +72,7 @@ __device__ __forceinline__ void copy_units(const D& d, const char* src_c, size_t
     U v[kU];
 #pragma unroll
     for (int k = 0; k < kU; ++k) v[k] = src[i + k * stride];
-    // Destination by destination: each gets the group's kU units in a row.
+      // Destination by destination: each gets the group's kU units in a row.
 #pragma unroll
     for (int j = 0; j < D::kMax; ++j) {
       if (j >= d.count()) break;
@@ -90,11 +90,16 @@ __device__ __forceinline__ void copy_units(const D& d, const char* src_c, size_t
 // n units of 2^lg bytes (lg <= 4) at byte offset `at`.
 template <class Scope, class D>
 __device__ __forceinline__ void copy_units_of(const D& d, const char* src, size_t at, size_t n, int lg) {
-  if (lg == 4) copy_units<Scope, uint4>(d, src, at, n);
-  else if (lg == 3) copy_units<Scope, uint64_t>(d, src, at, n);
-  else if (lg == 2) copy_units<Scope, uint32_t>(d, src, at, n);
-  else if (lg == 1) copy_units<Scope, uint16_t>(d, src, at, n);
-  else copy_units<Scope, uint8_t>(d, src, at, n);
+  if (lg == 4)
+    copy_units<Scope, uint4>(d, src, at, n);
+  else if (lg == 3)
+    copy_units<Scope, uint64_t>(d, src, at, n);
+  else if (lg == 2)
+    copy_units<Scope, uint32_t>(d, src, at, n);
+  else if (lg == 1)
+    copy_units<Scope, uint16_t>(d, src, at, n);
+  else
+    copy_units<Scope, uint8_t>(d, src, at, n);
 }
 
 template <class Scope, class D>
@@ -112,10 +117,14 @@ __device__ __forceinline__ void copy_edge(const D& d, const char* src, size_t at
     const size_t sz = size_t{1} << k;
     if ((n & sz) == 0) continue;
     const size_t a = at + (head ? n & (sz - 1) : n & ~(2 * sz - 1));
-    if (k == 3) store_all(d, a, *reinterpret_cast<const uint64_t*>(src + a));
-    else if (k == 2) store_all(d, a, *reinterpret_cast<const uint32_t*>(src + a));
-    else if (k == 1) store_all(d, a, *reinterpret_cast<const uint16_t*>(src + a));
-    else store_all(d, a, src[a]);
+    if (k == 3)
+      store_all(d, a, *reinterpret_cast<const uint64_t*>(src + a));
+    else if (k == 2)
+      store_all(d, a, *reinterpret_cast<const uint32_t*>(src + a));
+    else if (k == 1)
+      store_all(d, a, *reinterpret_cast<const uint16_t*>(src + a));
+    else
+      store_all(d, a, src[a]);
   }
 }
 
@@ -218,8 +227,10 @@ __device__ __forceinline__ void scoped_copy_unit_first(void* dst, const void* sr
 
 template <class Scope>
 __device__ __forceinline__ void scoped_copy_fanout(const fanout& d, const char* src, size_t bytes) {
-  if (d.n == 1) scoped_copy<Scope>(d.p[0], src, bytes);
-  else scoped_copy_to<Scope>(d, src, bytes);
+  if (d.n == 1)
+    scoped_copy<Scope>(d.p[0], src, bytes);
+  else
+    scoped_copy_to<Scope>(d, src, bytes);
 }
 
 // dst[i * ds] = src[i * ss] for i < n (strides in elements), spread over the

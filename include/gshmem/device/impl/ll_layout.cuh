@@ -36,8 +36,8 @@ namespace detail {
 // members may call one collective in different forms, so all take the same path - and the
 // default, 256, is where the forms' gains outweigh a lone thread's few losses.
 constexpr int kLLMaxWords = 1024;
-constexpr int kLLMinWords = 4;                 // 16 bytes: every LL area holds a scalar reduction
-constexpr uint64_t kLLDefaultBytes = 256;      // GSHMEM_LL_MAX_BYTES's default
+constexpr int kLLMinWords = 4;             // 16 bytes: every LL area holds a scalar reduction
+constexpr uint64_t kLLDefaultBytes = 256;  // GSHMEM_LL_MAX_BYTES's default
 static_assert(kLLDefaultBytes >= 4 * kLLMinWords && kLLDefaultBytes <= 4 * kLLMaxWords, "default in range");
 
 __host__ __device__ constexpr uint64_t scratch_align_up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
@@ -60,7 +60,7 @@ struct ll_area {
   uint64_t* count = nullptr;  // nullptr: the scratch has no room (no LL path)
   uint64_t* words = nullptr;  // [2][n][w]
   int n = 0;
-  int w = 0;                  // words per sender: messages of up to 4 * w bytes
+  int w = 0;  // words per sender: messages of up to 4 * w bytes
 
   __host__ __device__ uint64_t* buf(int parity, int sender) const {
     return words + (static_cast<uint64_t>(parity) * n + sender) * static_cast<uint64_t>(w);

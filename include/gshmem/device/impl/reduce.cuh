@@ -32,9 +32,10 @@ namespace gshmem {
 namespace detail {
 
 static __device__ __noinline__ inline void reduce_report_scratch(const char* call, uint64_t scratch_bytes, int n) {
-  printf("gshmem ERROR [PE %d]: %s: the team's collective scratch (%llu bytes for %d members) is too small for "
-         "reductions; raise GSHMEM_TEAM_SCRATCH_SIZE. Trapping.\n",
-         state().my_pe, call, static_cast<unsigned long long>(scratch_bytes), n);
+  printf(
+      "gshmem ERROR [PE %d]: %s: the team's collective scratch (%llu bytes for %d members) is too small for "
+      "reductions; raise GSHMEM_TEAM_SCRATCH_SIZE. Trapping.\n",
+      state().my_pe, call, static_cast<unsigned long long>(scratch_bytes), n);
   __trap();
 }
 
@@ -64,8 +65,10 @@ __device__ __forceinline__ void reduce_run(const char* call, const gshmemi_team&
     }
   }
   reduce_begin_slots(c, reduce_part_slots(c.plan.slots, part, nparts));
-  if (c.plan.push) reduce_push<Op, T, Scope>(c);
-  else reduce_pull<Op, T, Scope>(c);
+  if (c.plan.push)
+    reduce_push<Op, T, Scope>(c);
+  else
+    reduce_pull<Op, T, Scope>(c);
 }
 
 // The device forms: one thread / warp / block per member.
@@ -87,8 +90,8 @@ __device__ __forceinline__ int reduce_call(const char* call, gshmem_team_t team,
     Scope::sync();
     return 0;
   }
-  reduce_run<Op, C, Scope>(call, t, reinterpret_cast<C*>(dest), reinterpret_cast<const C*>(source), nreduce,
-                           scatter, 0, 1);
+  reduce_run<Op, C, Scope>(call, t, reinterpret_cast<C*>(dest), reinterpret_cast<const C*>(source), nreduce, scatter, 0,
+                           1);
   return 0;
 }
 

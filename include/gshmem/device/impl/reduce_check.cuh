@@ -39,7 +39,7 @@ static __device__ __noinline__ inline void reduce_report_team(const char* call, 
 }
 
 static __device__ __noinline__ inline void reduce_report_range(const char* call, const char* what, const void* p,
-                                                        uint64_t bytes, bool loud) {
+                                                               uint64_t bytes, bool loud) {
   const gshmemi_device_state& s = state();
   if (loud)
     printf(
@@ -50,7 +50,7 @@ static __device__ __noinline__ inline void reduce_report_range(const char* call,
 }
 
 static __device__ __noinline__ inline void reduce_report_overlap(const char* call, const void* dest, uint64_t dbytes,
-                                                          const void* source, uint64_t sbytes, bool loud) {
+                                                                 const void* source, uint64_t sbytes, bool loud) {
   if (loud)
     printf(
         "gshmem ERROR [PE %d]: %s: dest [%p, +%llu bytes) and source [%p, +%llu bytes) overlap but are not the "
@@ -60,8 +60,8 @@ static __device__ __noinline__ inline void reduce_report_overlap(const char* cal
   trap_after_report(loud);
 }
 
-static __device__ __noinline__ inline void reduce_report_mismatch(const char* call, uint64_t mine, int team_pe, int world_pe,
-                                                           uint64_t theirs) {
+static __device__ __noinline__ inline void reduce_report_mismatch(const char* call, uint64_t mine, int team_pe,
+                                                                  int world_pe, uint64_t theirs) {
   printf(
       "gshmem ERROR [PE %d]: %s: the members disagree: this PE passed nreduce=%llu (op %d, %u-byte elements, "
       "%s) but team PE %d (PE %d) passed nreduce=%llu (op %d, %u-byte elements, %s); every member of the team "

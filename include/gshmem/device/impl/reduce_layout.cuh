@@ -37,11 +37,11 @@
 namespace gshmem {
 namespace detail {
 
-constexpr int kReduceMaxSlots = 128;                 // flag rows (slots of one call, at most)
-constexpr int kReducePushSlots = 16;                 // slots of the push (small-array) path, at most
+constexpr int kReduceMaxSlots = 128;                  // flag rows (slots of one call, at most)
+constexpr int kReducePushSlots = 16;                  // slots of the push (small-array) path, at most
 constexpr uint64_t kReducePushSlotTarget = 8u << 10;  // push bytes per slot before adding one
 constexpr uint64_t kReducePullSlotBytes = 32u << 10;  // input bytes per slot of the pull path
-constexpr int kReduceThreads = 512;                  // threads per CTA of the library's kernel, at most
+constexpr int kReduceThreads = 512;                   // threads per CTA of the library's kernel, at most
 constexpr int kReduceHostCheckWords = 4;
 
 // Bytes of the debug records (check and host_check) of a team of n members.
@@ -70,8 +70,8 @@ struct reduce_region {
 // The region of a team of `n` members whose LL area is `ll`, with `nslots` flag rows and
 // push buffers of `push_bytes` (from reduce_region_of below; nslots 0: none). Additions
 // and multiplications only: the device calls take it from the team entry.
-__host__ __device__ inline reduce_region reduce_region_at(char* scratch, const ll_area& ll,
-                                                          int nslots, uint64_t push_bytes) {
+__host__ __device__ inline reduce_region reduce_region_at(char* scratch, const ll_area& ll, int nslots,
+                                                          uint64_t push_bytes) {
   reduce_region r;
   if (ll.count == nullptr || nslots == 0) return r;
   const int n = ll.n;
@@ -111,8 +111,7 @@ __host__ __device__ inline reduce_region reduce_region_of(char* scratch, uint64_
 
 // The region of a team, as sized when it was created.
 __host__ __device__ inline reduce_region reduce_region_of(const gshmemi_team& t) {
-  return reduce_region_at(t.scratch, ll_area_of(t), static_cast<int>(t.reduce_slots),
-                          t.reduce_push_bytes);
+  return reduce_region_at(t.scratch, ll_area_of(t), static_cast<int>(t.reduce_slots), t.reduce_push_bytes);
 }
 
 // Sizes the LL area (messages of at most ll_max_bytes: GSHMEM_LL_MAX_BYTES) and the
@@ -162,7 +161,7 @@ __host__ __device__ inline reduce_span reduce_part_span(reduce_span sp, uint32_t
 struct reduce_plan {
   bool push;  // true: push path (one signalled round through the scratch)
   int slots;
-  bool ll;    // (with push, 1 slot) the LL path: data and tag in one word, no fence
+  bool ll;  // (with push, 1 slot) the LL path: data and tag in one word, no fence
 };
 
 // nreduce elements of esize bytes; scatter: reducescatter (the input is n * nreduce).

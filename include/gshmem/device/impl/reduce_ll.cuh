@@ -49,7 +49,8 @@ __device__ __forceinline__ void reduce_ll_load(const T* p, L left, uint32_t (&w)
   }
 #pragma unroll
   for (int g = 0; g < G; ++g) {
-    if (kFull || g < left) memcpy(w + g * kW, p + g, sizeof(T));
+    if (kFull || g < left)
+      memcpy(w + g * kW, p + g, sizeof(T));
     else if constexpr (G > 1)
 #pragma unroll
       for (int h = 0; h < kW; ++h) w[g * kW + h] = 0;
@@ -231,8 +232,7 @@ __device__ __forceinline__ void reduce_ll_check_peers(const reduce_ctx<T>& c, co
   for (int j = Scope::rank(); j < c.t.size; j += Scope::size())
     if (j != c.t.my_pe) {
       const uint64_t* w0 = k.inbox(j);
-      wait_for([&] { return static_cast<uint32_t>(ld_acquire_sys(w0) >> 32) == k.tag; }, c.call,
-               team_world_pe(c.t, j));
+      wait_for([&] { return static_cast<uint32_t>(ld_acquire_sys(w0) >> 32) == k.tag; }, c.call, team_world_pe(c.t, j));
     }
   Scope::sync();
   GSHMEMI_REDUCE_CHECK_COMPARE(Scope, c, 2 + k.parity);
@@ -279,7 +279,7 @@ template <class Op, class T, class Scope>
 __device__ __forceinline__ void reduce_ll(const reduce_ctx<T>& c, int part) {
   static_assert(sizeof(T) == 4 || sizeof(T) == 8, "the LL path moves 4- and 8-byte elements");
   constexpr int kW = sizeof(T) / 4;  // words per element
-  if (part != 0) return;  // one slot: the first participant
+  if (part != 0) return;             // one slot: the first participant
   const ll_call k = ll_begin(c.r.ll);
   GSHMEMI_REDUCE_CHECK_RECORD(Scope, c, 2 + k.parity);
   if constexpr (std::is_same<Scope, thread_scope>::value) {

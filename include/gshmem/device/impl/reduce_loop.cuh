@@ -79,12 +79,12 @@ __device__ __forceinline__ void st_vec(T* p, uint64_t k, const uint4& raw) {
 // combined and not stored). Pair: in(1)'s loads are issued before in(0)'s are used. Mixed:
 // some inputs or outputs are not 16-byte aligned (ld_cg_vec, st_vec).
 template <class Op, class T, int U, bool Full, bool Pair, bool Mixed, class In, class Out>
-__device__ __forceinline__ void reduce_vectors(int nin, const In& in, int nout, const Out& out, uint64_t i,
-                                               uint64_t st, uint64_t nvec) {
+__device__ __forceinline__ void reduce_vectors(int nin, const In& in, int nout, const Out& out, uint64_t i, uint64_t st,
+                                               uint64_t nvec) {
   bool live[U];
 #pragma unroll
   for (int u = 0; u < U; ++u) live[u] = Full || i + u * st < nvec;
-  auto load = [&](uint4 (&raw)[U], const T* base) {
+  auto load = [&](uint4(&raw)[U], const T* base) {
 #pragma unroll
     for (int u = 0; u < U; ++u) raw[u] = live[u] ? ld_cg_vec<Mixed>(base, i + u * st) : make_uint4(0, 0, 0, 0);
   };

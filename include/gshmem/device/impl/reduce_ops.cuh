@@ -31,121 +31,227 @@ struct alignas(8) cplx_d {
   double re, im;
 };
 
-template <class T> struct is_cplx : std::false_type {};
-template <> struct is_cplx<cplx_f> : std::true_type {};
-template <> struct is_cplx<cplx_d> : std::true_type {};
+template <class T>
+struct is_cplx : std::false_type {};
+template <>
+struct is_cplx<cplx_f> : std::true_type {};
+template <>
+struct is_cplx<cplx_d> : std::true_type {};
 
-template <class T> struct is_half16 : std::false_type {};
-template <> struct is_half16<__half> : std::true_type {};
-template <> struct is_half16<__nv_bfloat16> : std::true_type {};
+template <class T>
+struct is_half16 : std::false_type {};
+template <>
+struct is_half16<__half> : std::true_type {};
+template <>
+struct is_half16<__nv_bfloat16> : std::true_type {};
 
 // ---------------------------------------------------------------- operator ids
 // Stable small numbers (debug records, host dispatch); same order as GSHMEMI_ROP_*.
-template <class Op> struct reduce_op_id;
-template <> struct reduce_op_id<op::and_> { static constexpr int value = 0; };
-template <> struct reduce_op_id<op::or_> { static constexpr int value = 1; };
-template <> struct reduce_op_id<op::xor_> { static constexpr int value = 2; };
-template <> struct reduce_op_id<op::max> { static constexpr int value = 3; };
-template <> struct reduce_op_id<op::min> { static constexpr int value = 4; };
-template <> struct reduce_op_id<op::sum> { static constexpr int value = 5; };
-template <> struct reduce_op_id<op::prod> { static constexpr int value = 6; };
+template <class Op>
+struct reduce_op_id;
+template <>
+struct reduce_op_id<op::and_> {
+  static constexpr int value = 0;
+};
+template <>
+struct reduce_op_id<op::or_> {
+  static constexpr int value = 1;
+};
+template <>
+struct reduce_op_id<op::xor_> {
+  static constexpr int value = 2;
+};
+template <>
+struct reduce_op_id<op::max> {
+  static constexpr int value = 3;
+};
+template <>
+struct reduce_op_id<op::min> {
+  static constexpr int value = 4;
+};
+template <>
+struct reduce_op_id<op::sum> {
+  static constexpr int value = 5;
+};
+template <>
+struct reduce_op_id<op::prod> {
+  static constexpr int value = 6;
+};
 
-template <class Op> constexpr bool is_bitwise_op_v =
+template <class Op>
+constexpr bool is_bitwise_op_v =
     std::is_same<Op, op::and_>::value || std::is_same<Op, op::or_>::value || std::is_same<Op, op::xor_>::value;
-template <class Op> constexpr bool is_ordered_op_v =
-    std::is_same<Op, op::min>::value || std::is_same<Op, op::max>::value;
+template <class Op>
+constexpr bool is_ordered_op_v = std::is_same<Op, op::min>::value || std::is_same<Op, op::max>::value;
 
 // Which (Op, T) pairs exist (OpenSHMEM 1.5 table of team reductions, plus half/bfloat16).
 template <class Op, class T>
-constexpr bool reduce_supported_v =
-    is_bitwise_op_v<Op> ? std::is_integral<T>::value
-    : is_ordered_op_v<Op> ? (std::is_arithmetic<T>::value || is_half16<T>::value)
-                          : (std::is_arithmetic<T>::value || is_half16<T>::value || is_cplx<T>::value);
+constexpr bool reduce_supported_v = is_bitwise_op_v<Op> ? std::is_integral<T>::value
+                                    : is_ordered_op_v<Op>
+                                        ? (std::is_arithmetic<T>::value || is_half16<T>::value)
+                                        : (std::is_arithmetic<T>::value || is_half16<T>::value || is_cplx<T>::value);
 
 // ---------------------------------------------------------------- canonical type
-template <size_t N, bool Signed> struct int_of_size;
-template <> struct int_of_size<1, true> { using type = int8_t; };
-template <> struct int_of_size<2, true> { using type = int16_t; };
-template <> struct int_of_size<4, true> { using type = int32_t; };
-template <> struct int_of_size<8, true> { using type = int64_t; };
-template <> struct int_of_size<1, false> { using type = uint8_t; };
-template <> struct int_of_size<2, false> { using type = uint16_t; };
-template <> struct int_of_size<4, false> { using type = uint32_t; };
-template <> struct int_of_size<8, false> { using type = uint64_t; };
+template <size_t N, bool Signed>
+struct int_of_size;
+template <>
+struct int_of_size<1, true> {
+  using type = int8_t;
+};
+template <>
+struct int_of_size<2, true> {
+  using type = int16_t;
+};
+template <>
+struct int_of_size<4, true> {
+  using type = int32_t;
+};
+template <>
+struct int_of_size<8, true> {
+  using type = int64_t;
+};
+template <>
+struct int_of_size<1, false> {
+  using type = uint8_t;
+};
+template <>
+struct int_of_size<2, false> {
+  using type = uint16_t;
+};
+template <>
+struct int_of_size<4, false> {
+  using type = uint32_t;
+};
+template <>
+struct int_of_size<8, false> {
+  using type = uint64_t;
+};
 
 // Integers: an exact-width type of the same size; signedness kept only where it changes
 // the result (min/max). Others: T.
 template <class Op, class T, bool = std::is_integral<T>::value>
-struct reduce_canon { using type = T; };
+struct reduce_canon {
+  using type = T;
+};
 template <class Op, class T>
 struct reduce_canon<Op, T, true> {
   using type = typename int_of_size<sizeof(T), is_ordered_op_v<Op> && std::is_signed<T>::value>::type;
 };
 
 // ---------------------------------------------------------------- accumulator
-template <class T> struct reduce_acc { using type = T; };
-template <> struct reduce_acc<__half> { using type = float; };
-template <> struct reduce_acc<__nv_bfloat16> { using type = float; };
+template <class T>
+struct reduce_acc {
+  using type = T;
+};
+template <>
+struct reduce_acc<__half> {
+  using type = float;
+};
+template <>
+struct reduce_acc<__nv_bfloat16> {
+  using type = float;
+};
 
 __device__ __forceinline__ float to_acc(__half v) { return __half2float(v); }
 __device__ __forceinline__ float to_acc(__nv_bfloat16 v) { return __bfloat162float(v); }
 template <class T>
-__device__ __forceinline__ T to_acc(T v) { return v; }
+__device__ __forceinline__ T to_acc(T v) {
+  return v;
+}
 
 template <class T>
 __device__ __forceinline__ T from_acc(typename reduce_acc<T>::type a) {
-  if constexpr (std::is_same<T, __half>::value) return __float2half_rn(a);
-  else if constexpr (std::is_same<T, __nv_bfloat16>::value) return __float2bfloat16_rn(a);
-  else return a;
+  if constexpr (std::is_same<T, __half>::value)
+    return __float2half_rn(a);
+  else if constexpr (std::is_same<T, __nv_bfloat16>::value)
+    return __float2bfloat16_rn(a);
+  else
+    return a;
 }
 
 // ---------------------------------------------------------------- operators
 // Integer sums/products in unsigned arithmetic of at least unsigned int's width (8- and
 // 16-bit operands would otherwise be promoted to int, whose products overflow): wrap-around,
 // never undefined behaviour.
-template <class A, bool = std::is_integral<A>::value> struct arith { using type = A; };
-template <class A> struct arith<A, true> {
+template <class A, bool = std::is_integral<A>::value>
+struct arith {
+  using type = A;
+};
+template <class A>
+struct arith<A, true> {
   using type = typename std::common_type<typename std::make_unsigned<A>::type, unsigned>::type;
 };
-template <class A> using arith_t = typename arith<A>::type;
+template <class A>
+using arith_t = typename arith<A>::type;
 
-template <class Op> struct reduce_fn;
-template <> struct reduce_fn<op::sum> {
-  template <class A> static __device__ __forceinline__ A apply(A a, A b) {
-    if constexpr (is_cplx<A>::value) return A{a.re + b.re, a.im + b.im};
-    else return static_cast<A>(static_cast<arith_t<A>>(a) + static_cast<arith_t<A>>(b));
+template <class Op>
+struct reduce_fn;
+template <>
+struct reduce_fn<op::sum> {
+  template <class A>
+  static __device__ __forceinline__ A apply(A a, A b) {
+    if constexpr (is_cplx<A>::value)
+      return A{a.re + b.re, a.im + b.im};
+    else
+      return static_cast<A>(static_cast<arith_t<A>>(a) + static_cast<arith_t<A>>(b));
   }
 };
-template <> struct reduce_fn<op::prod> {
-  template <class A> static __device__ __forceinline__ A apply(A a, A b) {
-    if constexpr (is_cplx<A>::value) return A{a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
-    else return static_cast<A>(static_cast<arith_t<A>>(a) * static_cast<arith_t<A>>(b));
+template <>
+struct reduce_fn<op::prod> {
+  template <class A>
+  static __device__ __forceinline__ A apply(A a, A b) {
+    if constexpr (is_cplx<A>::value)
+      return A{a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+    else
+      return static_cast<A>(static_cast<arith_t<A>>(a) * static_cast<arith_t<A>>(b));
   }
 };
 // Floating min/max as fmin/fmax: a NaN is ignored unless both are NaN. A comparison would
 // not commute with a NaN operand, and the paths combine members in different orders.
-template <> struct reduce_fn<op::min> {
-  template <class A> static __device__ __forceinline__ A apply(A a, A b) {
-    if constexpr (std::is_same<A, float>::value) return fminf(a, b);
-    else if constexpr (std::is_same<A, double>::value) return fmin(a, b);
-    else return b < a ? b : a;
+template <>
+struct reduce_fn<op::min> {
+  template <class A>
+  static __device__ __forceinline__ A apply(A a, A b) {
+    if constexpr (std::is_same<A, float>::value)
+      return fminf(a, b);
+    else if constexpr (std::is_same<A, double>::value)
+      return fmin(a, b);
+    else
+      return b < a ? b : a;
   }
 };
-template <> struct reduce_fn<op::max> {
-  template <class A> static __device__ __forceinline__ A apply(A a, A b) {
-    if constexpr (std::is_same<A, float>::value) return fmaxf(a, b);
-    else if constexpr (std::is_same<A, double>::value) return fmax(a, b);
-    else return a < b ? b : a;
+template <>
+struct reduce_fn<op::max> {
+  template <class A>
+  static __device__ __forceinline__ A apply(A a, A b) {
+    if constexpr (std::is_same<A, float>::value)
+      return fmaxf(a, b);
+    else if constexpr (std::is_same<A, double>::value)
+      return fmax(a, b);
+    else
+      return a < b ? b : a;
   }
 };
-template <> struct reduce_fn<op::and_> {
-  template <class A> static __device__ __forceinline__ A apply(A a, A b) { return static_cast<A>(a & b); }
+template <>
+struct reduce_fn<op::and_> {
+  template <class A>
+  static __device__ __forceinline__ A apply(A a, A b) {
+    return static_cast<A>(a & b);
+  }
 };
-template <> struct reduce_fn<op::or_> {
-  template <class A> static __device__ __forceinline__ A apply(A a, A b) { return static_cast<A>(a | b); }
+template <>
+struct reduce_fn<op::or_> {
+  template <class A>
+  static __device__ __forceinline__ A apply(A a, A b) {
+    return static_cast<A>(a | b);
+  }
 };
-template <> struct reduce_fn<op::xor_> {
-  template <class A> static __device__ __forceinline__ A apply(A a, A b) { return static_cast<A>(a ^ b); }
+template <>
+struct reduce_fn<op::xor_> {
+  template <class A>
+  static __device__ __forceinline__ A apply(A a, A b) {
+    return static_cast<A>(a ^ b);
+  }
 };
 
 // ---------------------------------------------------------------- loads
@@ -162,10 +268,14 @@ __device__ __forceinline__ T ld_cg_elem(const T* p) {
   const W* q = reinterpret_cast<const W*>(p);
 #pragma unroll
   for (size_t k = 0; k < sizeof(T) / A; ++k) {
-    if constexpr (A == 1) w[k] = __ldcg(reinterpret_cast<const unsigned char*>(q + k));
-    else if constexpr (A == 2) w[k] = __ldcg(reinterpret_cast<const unsigned short*>(q + k));
-    else if constexpr (A == 4) w[k] = __ldcg(reinterpret_cast<const unsigned int*>(q + k));
-    else w[k] = __ldcg(reinterpret_cast<const unsigned long long*>(q + k));
+    if constexpr (A == 1)
+      w[k] = __ldcg(reinterpret_cast<const unsigned char*>(q + k));
+    else if constexpr (A == 2)
+      w[k] = __ldcg(reinterpret_cast<const unsigned short*>(q + k));
+    else if constexpr (A == 4)
+      w[k] = __ldcg(reinterpret_cast<const unsigned int*>(q + k));
+    else
+      w[k] = __ldcg(reinterpret_cast<const unsigned long long*>(q + k));
   }
   T v;
   memcpy(&v, w, sizeof(T));

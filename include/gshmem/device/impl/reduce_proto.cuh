@@ -44,20 +44,20 @@ namespace detail {
 
 template <class T>
 struct reduce_ctx {
-  gshmemi_team t;       // copy of the team entry
+  gshmemi_team t;  // copy of the team entry
   reduce_region r;
   reduce_plan plan;
   T* dest;
   const T* source;
-  uint64_t n;           // nreduce
-  bool scatter;         // reducescatter
-  bool staging;         // in-place reducescatter on team PE > 0 (pull path): stage in own chunk
-  const char* call;     // C name (or template name) for messages
-  uint64_t record;      // (n, op, type) of this call, for the debug comparison
-  int lo = 0, hi = 0;   // this participant's slots [lo, hi) (reduce_begin_slots)
-  int first = -1;       // its first slot, -1: none
+  uint64_t n;                // nreduce
+  bool scatter;              // reducescatter
+  bool staging;              // in-place reducescatter on team PE > 0 (pull path): stage in own chunk
+  const char* call;          // C name (or template name) for messages
+  uint64_t record;           // (n, op, type) of this call, for the debug comparison
+  int lo = 0, hi = 0;        // this participant's slots [lo, hi) (reduce_begin_slots)
+  int first = -1;            // its first slot, -1: none
   uint64_t first_epoch = 0;  // its epoch
-  int uniform = 0;      // slots below this one share first_epoch (0: this participant has none)
+  int uniform = 0;           // slots below this one share first_epoch (0: this participant has none)
 
   // The participant that takes slot 0: it also advances the uniform slots the call did
   // not use and keeps the debug record.

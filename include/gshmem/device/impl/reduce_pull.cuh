@@ -114,8 +114,7 @@ __device__ __forceinline__ void reduce_pull(const reduce_ctx<T>& c) {
   reduce_wait<Scope>(c, c.lo, c.hi, 0);
   if (c.staging && c.lo < c.hi) {
     const reduce_span sp = reduce_span_of(c, c.lo, c.hi);
-    scoped_copy<Scope>(c.dest + sp.lo, c.source + static_cast<uint64_t>(me) * c.n + sp.lo,
-                       (sp.hi - sp.lo) * sizeof(T));
+    scoped_copy<Scope>(c.dest + sp.lo, c.source + static_cast<uint64_t>(me) * c.n + sp.lo, (sp.hi - sp.lo) * sizeof(T));
   }
   reduce_finish<Scope>(c);
 }

@@ -23,11 +23,25 @@ namespace detail {
 // types; an unsigned integer of the same size for other 1/2/4/8-byte types
 // (__half, __nv_bfloat16), so that p/g stay one volatile access.
 template <class T, bool = std::is_arithmetic<T>::value || std::is_pointer<T>::value, size_t = sizeof(T)>
-struct rma_word { using type = T; };
-template <class T> struct rma_word<T, false, 1> { using type = uint8_t; };
-template <class T> struct rma_word<T, false, 2> { using type = uint16_t; };
-template <class T> struct rma_word<T, false, 4> { using type = uint32_t; };
-template <class T> struct rma_word<T, false, 8> { using type = uint64_t; };
+struct rma_word {
+  using type = T;
+};
+template <class T>
+struct rma_word<T, false, 1> {
+  using type = uint8_t;
+};
+template <class T>
+struct rma_word<T, false, 2> {
+  using type = uint16_t;
+};
+template <class T>
+struct rma_word<T, false, 4> {
+  using type = uint32_t;
+};
+template <class T>
+struct rma_word<T, false, 8> {
+  using type = uint64_t;
+};
 
 // Element of the 128-bit sized forms (iput128, iget128): 8-byte alignment is
 // what the 128-bit C types (double _Complex, long double pairs) guarantee.

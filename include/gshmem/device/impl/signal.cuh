@@ -18,8 +18,10 @@ namespace detail {
 
 #if defined(GSHMEM_DEBUG_CHECKS)
 static __device__ __noinline__ inline void report_bad_sig_op(const char* call, int sig_op, int pe) {
-  printf("gshmem ERROR [PE %d]: %s: invalid sig_op %d for PE %d; use GSHMEM_SIGNAL_SET or GSHMEM_SIGNAL_ADD "
-         "(block %d thread %d)\n", state().my_pe, call, sig_op, pe, blockIdx.x, threadIdx.x);
+  printf(
+      "gshmem ERROR [PE %d]: %s: invalid sig_op %d for PE %d; use GSHMEM_SIGNAL_SET or GSHMEM_SIGNAL_ADD "
+      "(block %d thread %d)\n",
+      state().my_pe, call, sig_op, pe, blockIdx.x, threadIdx.x);
   __trap();
 }
 __device__ __forceinline__ void check_signal(const char* call, const uint64_t* sig_addr, int sig_op, int pe) {
@@ -35,13 +37,17 @@ __device__ __forceinline__ void check_signal(const char* call, const uint64_t* s
 //   SET  st.release.sys   (an atomic store: atomic w.r.t. concurrent ADDs)
 //   ADD  red.add.release.sys
 __device__ __forceinline__ void signal_update_release(uint64_t* remote_sig, uint64_t v, int sig_op) {
-  if (sig_op == GSHMEM_SIGNAL_ADD) red_add_release_sys(remote_sig, v);
-  else st_release_sys(remote_sig, v);
+  if (sig_op == GSHMEM_SIGNAL_ADD)
+    red_add_release_sys(remote_sig, v);
+  else
+    st_release_sys(remote_sig, v);
 }
 // Relaxed update (signal_op, like an AMO).
 __device__ __forceinline__ void signal_update_relaxed(uint64_t* remote_sig, uint64_t v, int sig_op) {
-  if (sig_op == GSHMEM_SIGNAL_ADD) red_add_relaxed_sys(remote_sig, v);
-  else st_relaxed_sys(remote_sig, v);
+  if (sig_op == GSHMEM_SIGNAL_ADD)
+    red_add_relaxed_sys(remote_sig, v);
+  else
+    st_relaxed_sys(remote_sig, v);
 }
 
 }  // namespace detail
@@ -72,8 +78,8 @@ __device__ inline void putmem_signal_nbi(void* dest, const void* source, size_t 
 }
 
 template <class Scope>
-__device__ inline void putmem_signal(void* dest, const void* source, size_t bytes, uint64_t* sig_addr,
-                                     uint64_t signal, int sig_op, int pe) {
+__device__ inline void putmem_signal(void* dest, const void* source, size_t bytes, uint64_t* sig_addr, uint64_t signal,
+                                     int sig_op, int pe) {
   Scope::sync();
   putmem_signal_nbi<Scope>(dest, source, bytes, sig_addr, signal, sig_op, pe);
 }

@@ -102,51 +102,62 @@ enum class bad_arg : int {
 // inline: a non-inline __device__ function would also get a host stub with external linkage,
 // clashing between translation units.
 static __device__ __noinline__ inline void report_bad_argument(const char* call, bad_arg why, const void* a,
-                                                        const void* b, unsigned long long x, unsigned long long y,
-                                                        int pe) {
+                                                               const void* b, unsigned long long x,
+                                                               unsigned long long y, int pe) {
   const gshmemi_device_state& s = state();
   const int me = s.version ? s.my_pe : -1;
   const int blk = static_cast<int>(blockIdx.x), thr = static_cast<int>(threadIdx.x);
   if (s.version == 0) {
-    printf("gshmem ERROR [PE ?]: %s: device state is not initialised in this translation unit "
-           "(call gshmem_init before launching kernels that use gshmem)\n", call);
+    printf(
+        "gshmem ERROR [PE ?]: %s: device state is not initialised in this translation unit "
+        "(call gshmem_init before launching kernels that use gshmem)\n",
+        call);
     return;
   }
   switch (why) {
     case bad_arg::pe_range:
-      printf("gshmem ERROR [PE %d]: %s: target PE %d is out of range [0, %d) (block %d thread %d); "
-             "pass a PE number from 0 to gshmem_n_pes()-1\n", me, call, pe, s.n_pes, blk, thr);
+      printf(
+          "gshmem ERROR [PE %d]: %s: target PE %d is out of range [0, %d) (block %d thread %d); "
+          "pass a PE number from 0 to gshmem_n_pes()-1\n",
+          me, call, pe, s.n_pes, blk, thr);
       break;
     case bad_arg::unreachable:
-      printf("gshmem ERROR [PE %d]: %s: target PE %d is not reachable by loads/stores from this GPU "
-             "(block %d thread %d); use host-initiated RMA for it (gshmem_ptr(addr, %d) returns NULL)\n",
-             me, call, pe, blk, thr, pe);
+      printf(
+          "gshmem ERROR [PE %d]: %s: target PE %d is not reachable by loads/stores from this GPU "
+          "(block %d thread %d); use host-initiated RMA for it (gshmem_ptr(addr, %d) returns NULL)\n",
+          me, call, pe, blk, thr, pe);
       break;
     case bad_arg::not_symmetric:
-      printf("gshmem ERROR [PE %d]: %s: target PE %d: remote range [%p, +%llu bytes) is not inside the "
-             "symmetric heap [%p, %p) (block %d thread %d); remote addresses must come from "
-             "gshmem_malloc/calloc/align and stay inside the allocation\n",
-             me, call, pe, a, x, s.heap_base, s.heap_base + s.heap_size, blk, thr);
+      printf(
+          "gshmem ERROR [PE %d]: %s: target PE %d: remote range [%p, +%llu bytes) is not inside the "
+          "symmetric heap [%p, %p) (block %d thread %d); remote addresses must come from "
+          "gshmem_malloc/calloc/align and stay inside the allocation\n",
+          me, call, pe, a, x, s.heap_base, s.heap_base + s.heap_size, blk, thr);
       break;
     case bad_arg::span_overflow:
-      printf("gshmem ERROR [PE %d]: %s: target PE %d: stride %lld over %llu elements does not fit the "
-             "address space (block %d thread %d); check the stride and element count\n",
-             me, call, pe, static_cast<long long>(x), y, blk, thr);
+      printf(
+          "gshmem ERROR [PE %d]: %s: target PE %d: stride %lld over %llu elements does not fit the "
+          "address space (block %d thread %d); check the stride and element count\n",
+          me, call, pe, static_cast<long long>(x), y, blk, thr);
       break;
     case bad_arg::overlap:
-      printf("gshmem ERROR [PE %d]: %s: target PE %d: source [%p, +%llu bytes) and destination [%p, "
-             "+%llu bytes) overlap (block %d thread %d); use non-overlapping buffers (stage the data "
-             "through a temporary)\n", me, call, pe, a, x, b, y, blk, thr);
+      printf(
+          "gshmem ERROR [PE %d]: %s: target PE %d: source [%p, +%llu bytes) and destination [%p, "
+          "+%llu bytes) overlap (block %d thread %d); use non-overlapping buffers (stage the data "
+          "through a temporary)\n",
+          me, call, pe, a, x, b, y, blk, thr);
       break;
     case bad_arg::bad_stride:
-      printf("gshmem ERROR [PE %d]: %s: target PE %d: %s stride %lld is invalid (block %d thread %d); "
-             "strides count elements and must be >= 1 (1 = contiguous)\n",
-             me, call, pe, y ? "source (sst)" : "destination (dst)", static_cast<long long>(x), blk, thr);
+      printf(
+          "gshmem ERROR [PE %d]: %s: target PE %d: %s stride %lld is invalid (block %d thread %d); "
+          "strides count elements and must be >= 1 (1 = contiguous)\n",
+          me, call, pe, y ? "source (sst)" : "destination (dst)", static_cast<long long>(x), blk, thr);
       break;
     case bad_arg::misaligned:
-      printf("gshmem ERROR [PE %d]: %s: target PE %d: address %p is not aligned to the %llu-byte element "
-             "size (block %d thread %d); pass addresses of objects of that size\n",
-             me, call, pe, a, x, blk, thr);
+      printf(
+          "gshmem ERROR [PE %d]: %s: target PE %d: address %p is not aligned to the %llu-byte element "
+          "size (block %d thread %d); pass addresses of objects of that size\n",
+          me, call, pe, a, x, blk, thr);
       break;
   }
 }
@@ -185,7 +196,10 @@ __device__ __forceinline__ void check_remote(const char* call, const void* addr,
 // Bytes covered by n elements of `elem` bytes, `stride` elements apart; false on overflow.
 __device__ __forceinline__ bool strided_span(long long stride, unsigned long long n, unsigned long long elem,
                                              unsigned long long* span) {
-  if (n == 0) { *span = 0; return true; }
+  if (n == 0) {
+    *span = 0;
+    return true;
+  }
   const unsigned long long st = static_cast<unsigned long long>(stride);
   const unsigned long long max = ~0ull / elem;  // largest element index + 1 that fits
   if (n - 1 != 0 && st > (max - 1) / (n - 1)) return false;
@@ -210,8 +224,8 @@ __device__ __forceinline__ bool strided_overlap(const void* a, unsigned long lon
 // Every thread of the scope passes the same arguments; rank 0 prints, all trap.
 template <class Scope>
 static __device__ __noinline__ void check_rma(const char* call, bool put, const void* remote, long long rstride,
-                                       const void* local, long long lstride, unsigned long long nelems,
-                                       unsigned long long elem, int pe) {
+                                              const void* local, long long lstride, unsigned long long nelems,
+                                              unsigned long long elem, int pe) {
   const long long dst_stride = put ? rstride : lstride, src_stride = put ? lstride : rstride;
   const unsigned long long align = elem < 16 ? elem : 8;  // 128-bit elements need 8-byte alignment
   const uintptr_t ra = reinterpret_cast<uintptr_t>(remote), la = reinterpret_cast<uintptr_t>(local);

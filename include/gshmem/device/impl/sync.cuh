@@ -29,9 +29,10 @@ __device__ inline void quiet() {
 namespace detail {
 
 static __device__ __noinline__ void report_wait_timeout(const char* what, int waiting_for, uint64_t seconds) {
-  printf("gshmem ERROR [PE %d]: %s: still waiting for PE %d after %llu s (GSHMEM_WAIT_TIMEOUT); "
-         "that PE is stuck, dead, or did not enter the same collective. Trapping.\n",
-         state().my_pe, what, waiting_for, static_cast<unsigned long long>(seconds));
+  printf(
+      "gshmem ERROR [PE %d]: %s: still waiting for PE %d after %llu s (GSHMEM_WAIT_TIMEOUT); "
+      "that PE is stuck, dead, or did not enter the same collective. Trapping.\n",
+      state().my_pe, what, waiting_for, static_cast<unsigned long long>(seconds));
   __trap();
 }
 
@@ -110,8 +111,10 @@ __device__ __forceinline__ void sync_members(const gshmemi_team& t, const char* 
     for (int i = first; i < t.size; i += Scope::size()) {
       if (i == t.my_pe) continue;
       if (!fenced) {
-        if (quiet) fence_sc_sys();
-        else fence_acq_rel_sys();
+        if (quiet)
+          fence_sc_sys();
+        else
+          fence_acq_rel_sys();
         fenced = true;
       }
       red_add_relaxed_sys(i == first ? first_to : peer_address(t.sync_flags + t.my_pe, team_world_pe(t, i)),

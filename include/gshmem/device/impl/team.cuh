@@ -50,9 +50,12 @@ __device__ __forceinline__ const gshmemi_team* team_lookup(gshmem_team_t team) {
 // world-team barrier or collective loads nothing from global memory to start.
 __device__ __forceinline__ bool team_entry(gshmem_team_t team, gshmemi_team* out) {
   const gshmemi_device_state& s = state();
-  if (team == GSHMEM_TEAM_WORLD) *out = s.world;
-  else if (team > 0 && team < s.max_teams && s.teams != nullptr) *out = s.teams[team];
-  else return false;
+  if (team == GSHMEM_TEAM_WORLD)
+    *out = s.world;
+  else if (team > 0 && team < s.max_teams && s.teams != nullptr)
+    *out = s.teams[team];
+  else
+    return false;
   return is_team_of_this_pe(*out);
 }
 // The same for a team the caller has already checked (host-launched kernels).
@@ -89,10 +92,11 @@ __device__ __forceinline__ uint64_t* arrival_counter(const gshmemi_team& t) { re
 // Debug builds: one line naming the call, the PE, the cause and the remedy.
 static __device__ __noinline__ void report_bad_team(const char* call, gshmem_team_t team) {
   const gshmemi_device_state& s = state();
-  printf("gshmem ERROR [PE %d]: %s: team %d is not a valid team of this PE (GSHMEM_TEAM_INVALID, destroyed, "
-         "or a team this PE is not a member of) (block %d thread %d); call team operations only with teams "
-         "for which gshmem_team_my_pe(team) >= 0\n",
-         s.version ? s.my_pe : -1, call, team, static_cast<int>(blockIdx.x), static_cast<int>(threadIdx.x));
+  printf(
+      "gshmem ERROR [PE %d]: %s: team %d is not a valid team of this PE (GSHMEM_TEAM_INVALID, destroyed, "
+      "or a team this PE is not a member of) (block %d thread %d); call team operations only with teams "
+      "for which gshmem_team_my_pe(team) >= 0\n",
+      s.version ? s.my_pe : -1, call, team, static_cast<int>(blockIdx.x), static_cast<int>(threadIdx.x));
 }
 
 // The entry of the team of a team operation by the threads of Scope (team_entry),

@@ -35,12 +35,18 @@ __device__ __forceinline__ bool valid_cmp(int c) { return c >= 0 && c <= 5; }
 
 __device__ inline const char* cmp_name(int c) {
   switch (c) {
-    case 0: return "EQ";
-    case 1: return "NE";
-    case 2: return "GT";
-    case 3: return "GE";
-    case 4: return "LT";
-    case 5: return "LE";
+    case 0:
+      return "EQ";
+    case 1:
+      return "NE";
+    case 2:
+      return "GT";
+    case 3:
+      return "GE";
+    case 4:
+      return "LT";
+    case 5:
+      return "LE";
   }
   return "(invalid)";
 }
@@ -52,33 +58,39 @@ static __device__ __noinline__ inline void report_p2p_wait_timeout(const char* c
                                                                    int c, bool is_signed, unsigned long long seconds) {
   const int me = state().my_pe;
   if (count > 1 && is_signed)
-    printf("gshmem ERROR [PE %d]: %s: still waiting after %llu s (GSHMEM_WAIT_TIMEOUT) for ivars[%llu] of %llu "
-           "at %p, which holds %lld, to become %s %lld; no PE made that update. Trapping.\n",
-           me, call, seconds, index, count, addr, (long long)now, cmp_name(c), (long long)target);
+    printf(
+        "gshmem ERROR [PE %d]: %s: still waiting after %llu s (GSHMEM_WAIT_TIMEOUT) for ivars[%llu] of %llu "
+        "at %p, which holds %lld, to become %s %lld; no PE made that update. Trapping.\n",
+        me, call, seconds, index, count, addr, (long long)now, cmp_name(c), (long long)target);
   else if (count > 1)
-    printf("gshmem ERROR [PE %d]: %s: still waiting after %llu s (GSHMEM_WAIT_TIMEOUT) for ivars[%llu] of %llu "
-           "at %p, which holds %llu, to become %s %llu; no PE made that update. Trapping.\n",
-           me, call, seconds, index, count, addr, now, cmp_name(c), target);
+    printf(
+        "gshmem ERROR [PE %d]: %s: still waiting after %llu s (GSHMEM_WAIT_TIMEOUT) for ivars[%llu] of %llu "
+        "at %p, which holds %llu, to become %s %llu; no PE made that update. Trapping.\n",
+        me, call, seconds, index, count, addr, now, cmp_name(c), target);
   else if (is_signed)
-    printf("gshmem ERROR [PE %d]: %s: still waiting after %llu s (GSHMEM_WAIT_TIMEOUT) for the variable at %p, "
-           "which holds %lld, to become %s %lld; no PE made that update. Trapping.\n",
-           me, call, seconds, addr, (long long)now, cmp_name(c), (long long)target);
+    printf(
+        "gshmem ERROR [PE %d]: %s: still waiting after %llu s (GSHMEM_WAIT_TIMEOUT) for the variable at %p, "
+        "which holds %lld, to become %s %lld; no PE made that update. Trapping.\n",
+        me, call, seconds, addr, (long long)now, cmp_name(c), (long long)target);
   else
-    printf("gshmem ERROR [PE %d]: %s: still waiting after %llu s (GSHMEM_WAIT_TIMEOUT) for the variable at %p, "
-           "which holds %llu, to become %s %llu; no PE made that update. Trapping.\n",
-           me, call, seconds, addr, now, cmp_name(c), target);
+    printf(
+        "gshmem ERROR [PE %d]: %s: still waiting after %llu s (GSHMEM_WAIT_TIMEOUT) for the variable at %p, "
+        "which holds %llu, to become %s %llu; no PE made that update. Trapping.\n",
+        me, call, seconds, addr, now, cmp_name(c), target);
   __trap();
 }
 
 template <class T>
 __device__ __forceinline__ unsigned long long printable(T v) {
-  if constexpr (std::is_signed<T>::value) return static_cast<unsigned long long>(static_cast<long long>(v));
-  else return static_cast<unsigned long long>(v);
+  if constexpr (std::is_signed<T>::value)
+    return static_cast<unsigned long long>(static_cast<long long>(v));
+  else
+    return static_cast<unsigned long long>(v);
 }
 
 template <class T>
-static __device__ __noinline__ void report_timeout(const char* call, const T* addr, size_t index, size_t count,
-                                                   T now, T target, cmp c) {
+static __device__ __noinline__ void report_timeout(const char* call, const T* addr, size_t index, size_t count, T now,
+                                                   T target, cmp c) {
   report_p2p_wait_timeout(call, addr, index, count, printable(now), printable(target), static_cast<int>(c),
                           std::is_signed<T>::value, state().wait_timeout_ns / 1000000000ull);
 }
@@ -86,8 +98,10 @@ static __device__ __noinline__ void report_timeout(const char* call, const T* ad
 // ---- debug checks (GSHMEM_DEBUG_CHECKS) ----
 #if defined(GSHMEM_DEBUG_CHECKS)
 static __device__ __noinline__ inline void report_bad_cmp(const char* call, int c) {
-  printf("gshmem ERROR [PE %d]: %s: invalid comparison %d; use GSHMEM_CMP_EQ, _NE, _GT, _GE, _LT or _LE "
-         "(block %d thread %d)\n", state().my_pe, call, c, blockIdx.x, threadIdx.x);
+  printf(
+      "gshmem ERROR [PE %d]: %s: invalid comparison %d; use GSHMEM_CMP_EQ, _NE, _GT, _GE, _LT or _LE "
+      "(block %d thread %d)\n",
+      state().my_pe, call, c, blockIdx.x, threadIdx.x);
   __trap();
 }
 // Waits work on local symmetric variables: `cmp` valid, [ivars, +bytes) symmetric.
@@ -336,8 +350,7 @@ __device__ inline size_t wait_until_any(T* ivars, size_t nelems, const int* stat
   return detail::wait_any_impl(ivars, nelems, status, c, detail::cmp_scalar<T>{value}, "gshmem_wait_until_any");
 }
 template <class T>
-__device__ inline size_t wait_until_some(T* ivars, size_t nelems, size_t* indices, const int* status, cmp c,
-                                         T value) {
+__device__ inline size_t wait_until_some(T* ivars, size_t nelems, size_t* indices, const int* status, cmp c, T value) {
   return detail::wait_some_impl(ivars, nelems, indices, status, c, detail::cmp_scalar<T>{value},
                                 "gshmem_wait_until_some");
 }
@@ -347,8 +360,7 @@ __device__ inline void wait_until_all_vector(T* ivars, size_t nelems, const int*
 }
 template <class T>
 __device__ inline size_t wait_until_any_vector(T* ivars, size_t nelems, const int* status, cmp c, const T* values) {
-  return detail::wait_any_impl(ivars, nelems, status, c, detail::cmp_vector<T>{values},
-                               "gshmem_wait_until_any_vector");
+  return detail::wait_any_impl(ivars, nelems, status, c, detail::cmp_vector<T>{values}, "gshmem_wait_until_any_vector");
 }
 template <class T>
 __device__ inline size_t wait_until_some_vector(T* ivars, size_t nelems, size_t* indices, const int* status, cmp c,
@@ -367,8 +379,7 @@ __device__ inline size_t test_any(T* ivars, size_t nelems, const int* status, cm
 }
 template <class T>
 __device__ inline size_t test_some(T* ivars, size_t nelems, size_t* indices, const int* status, cmp c, T value) {
-  return detail::test_some_impl(ivars, nelems, indices, status, c, detail::cmp_scalar<T>{value},
-                                "gshmem_test_some");
+  return detail::test_some_impl(ivars, nelems, indices, status, c, detail::cmp_scalar<T>{value}, "gshmem_test_some");
 }
 template <class T>
 __device__ inline bool test_all_vector(T* ivars, size_t nelems, const int* status, cmp c, const T* values) {

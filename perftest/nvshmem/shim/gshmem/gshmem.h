@@ -52,8 +52,7 @@ inline void gshmem_getmem(void* d, const void* s, size_t n, int pe) { nvshmem_ge
 inline void gshmem_putmem_nbi(void* d, const void* s, size_t n, int pe) { nvshmem_putmem_nbi(d, s, n, pe); }
 inline void gshmem_getmem_nbi(void* d, const void* s, size_t n, int pe) { nvshmem_getmem_nbi(d, s, n, pe); }
 inline void gshmem_info_get_version(int* major, int* minor) { nvshmem_info_get_version(major, minor); }
-inline int gshmemx_collective_launch(const void* k, dim3 grid, dim3 block, void** args, size_t shmem,
-                                     cudaStream_t s) {
+inline int gshmemx_collective_launch(const void* k, dim3 grid, dim3 block, void** args, size_t shmem, cudaStream_t s) {
   return nvshmemx_collective_launch(k, grid, block, args, shmem, s);
 }
 
@@ -63,25 +62,24 @@ inline int gshmemx_quiet_on_stream(cudaStream_t s) { return nvshmemx_quiet_on_st
 inline int gshmemx_barrier_on_stream(gshmem_team_t t, cudaStream_t s) { return nvshmemx_barrier_on_stream(t, s); }
 inline int gshmemx_team_sync_on_stream(gshmem_team_t t, cudaStream_t s) { return nvshmemx_team_sync_on_stream(t, s); }
 
-#define GSHMEM_SHIM_STREAM_COLL(NAME, T)                                                                    \
-  inline int gshmemx_##NAME##_broadcast_on_stream(gshmem_team_t t, T* d, const T* s, size_t n, int root,   \
-                                                  cudaStream_t st) {                                       \
-    return nvshmemx_##NAME##_broadcast_on_stream(t, d, s, n, root, st);                                    \
-  }                                                                                                        \
+#define GSHMEM_SHIM_STREAM_COLL(NAME, T)                                                                         \
+  inline int gshmemx_##NAME##_broadcast_on_stream(gshmem_team_t t, T* d, const T* s, size_t n, int root,         \
+                                                  cudaStream_t st) {                                             \
+    return nvshmemx_##NAME##_broadcast_on_stream(t, d, s, n, root, st);                                          \
+  }                                                                                                              \
   inline int gshmemx_##NAME##_fcollect_on_stream(gshmem_team_t t, T* d, const T* s, size_t n, cudaStream_t st) { \
-    return nvshmemx_##NAME##_fcollect_on_stream(t, d, s, n, st);                                           \
-  }                                                                                                        \
+    return nvshmemx_##NAME##_fcollect_on_stream(t, d, s, n, st);                                                 \
+  }                                                                                                              \
   inline int gshmemx_##NAME##_alltoall_on_stream(gshmem_team_t t, T* d, const T* s, size_t n, cudaStream_t st) { \
-    return nvshmemx_##NAME##_alltoall_on_stream(t, d, s, n, st);                                           \
+    return nvshmemx_##NAME##_alltoall_on_stream(t, d, s, n, st);                                                 \
   }
-#define GSHMEM_SHIM_STREAM_REDUCE(NAME, T, OP)                                                              \
-  inline int gshmemx_##NAME##_##OP##_reduce_on_stream(gshmem_team_t t, T* d, const T* s, size_t n,         \
-                                                      cudaStream_t st) {                                   \
-    return nvshmemx_##NAME##_##OP##_reduce_on_stream(t, d, s, n, st);                                      \
-  }                                                                                                        \
-  inline int gshmemx_##NAME##_##OP##_reducescatter_on_stream(gshmem_team_t t, T* d, const T* s, size_t n,  \
-                                                             cudaStream_t st) {                            \
-    return nvshmemx_##NAME##_##OP##_reducescatter_on_stream(t, d, s, n, st);                               \
+#define GSHMEM_SHIM_STREAM_REDUCE(NAME, T, OP)                                                                        \
+  inline int gshmemx_##NAME##_##OP##_reduce_on_stream(gshmem_team_t t, T* d, const T* s, size_t n, cudaStream_t st) { \
+    return nvshmemx_##NAME##_##OP##_reduce_on_stream(t, d, s, n, st);                                                 \
+  }                                                                                                                   \
+  inline int gshmemx_##NAME##_##OP##_reducescatter_on_stream(gshmem_team_t t, T* d, const T* s, size_t n,             \
+                                                             cudaStream_t st) {                                       \
+    return nvshmemx_##NAME##_##OP##_reducescatter_on_stream(t, d, s, n, st);                                          \
   }
 #define GSHMEM_SHIM_STREAM_REDUCE_ARITH(NAME, T) \
   GSHMEM_SHIM_STREAM_REDUCE(NAME, T, sum)        \
@@ -131,8 +129,8 @@ struct block_scope {
 };
 
 namespace cmp {
-constexpr int eq = NVSHMEM_CMP_EQ, ne = NVSHMEM_CMP_NE, gt = NVSHMEM_CMP_GT, ge = NVSHMEM_CMP_GE,
-              lt = NVSHMEM_CMP_LT, le = NVSHMEM_CMP_LE;
+constexpr int eq = NVSHMEM_CMP_EQ, ne = NVSHMEM_CMP_NE, gt = NVSHMEM_CMP_GT, ge = NVSHMEM_CMP_GE, lt = NVSHMEM_CMP_LT,
+              le = NVSHMEM_CMP_LE;
 }
 namespace op {
 struct sum {};
@@ -160,17 +158,20 @@ __device__ __forceinline__ void quiet() {
 }
 
 // Returns the call for scope S: NVSHMEM's plain, _warp or _block form.
-#define GSHMEM_SHIM_SCOPED(S, THREAD_CALL, WARP_CALL, BLOCK_CALL)     \
-  if constexpr (std::is_same<S, thread_scope>::value) return THREAD_CALL; \
-  else if constexpr (std::is_same<S, warp_scope>::value) return WARP_CALL; \
-  else return BLOCK_CALL
+#define GSHMEM_SHIM_SCOPED(S, THREAD_CALL, WARP_CALL, BLOCK_CALL) \
+  if constexpr (std::is_same<S, thread_scope>::value)             \
+    return THREAD_CALL;                                           \
+  else if constexpr (std::is_same<S, warp_scope>::value)          \
+    return WARP_CALL;                                             \
+  else                                                            \
+    return BLOCK_CALL
 
 // putmem, getmem, putmem_nbi, getmem_nbi<S>(dest, source, bytes, pe).
-#define GSHMEM_SHIM_MEM(OP)                                                                    \
-  template <class S>                                                                           \
-  __device__ __forceinline__ void OP(void* d, const void* s, size_t n, int pe) {               \
-    GSHMEM_SHIM_SCOPED(S, nvshmem_##OP(d, s, n, pe), nvshmemx_##OP##_warp(d, s, n, pe),        \
-                       nvshmemx_##OP##_block(d, s, n, pe));                                    \
+#define GSHMEM_SHIM_MEM(OP)                                                             \
+  template <class S>                                                                    \
+  __device__ __forceinline__ void OP(void* d, const void* s, size_t n, int pe) {        \
+    GSHMEM_SHIM_SCOPED(S, nvshmem_##OP(d, s, n, pe), nvshmemx_##OP##_warp(d, s, n, pe), \
+                       nvshmemx_##OP##_block(d, s, n, pe));                             \
   }
 GSHMEM_SHIM_MEM(putmem)
 GSHMEM_SHIM_MEM(getmem)
@@ -218,8 +219,8 @@ struct typed;
 template <class T, class Op>
 struct reducer;
 
-#define GSHMEM_SHIM_RMA(NAME, T)                                                                    \
-  __device__ __forceinline__ void p(T* d, T v, int pe) { nvshmem_##NAME##_p(d, v, pe); }          \
+#define GSHMEM_SHIM_RMA(NAME, T)                                                         \
+  __device__ __forceinline__ void p(T* d, T v, int pe) { nvshmem_##NAME##_p(d, v, pe); } \
   __device__ __forceinline__ T g(const T* s, int pe) { return nvshmem_##NAME##_g(s, pe); }
 GSHMEM_SHIM_RMA(int32, int32_t)
 GSHMEM_SHIM_RMA(int64, int64_t)
@@ -228,57 +229,55 @@ GSHMEM_SHIM_RMA(uint64, uint64_t)
 GSHMEM_SHIM_RMA(float, float)
 GSHMEM_SHIM_RMA(double, double)
 
-#define GSHMEM_SHIM_COLL(NAME, T)                                                                    \
-  template <>                                                                                        \
-  struct typed<T> {                                                                                  \
-    template <class S>                                                                               \
-    static __device__ int broadcast(gshmem_team_t t, T* d, const T* s, size_t n, int root) {        \
-      GSHMEM_SHIM_SCOPED(S, nvshmem_##NAME##_broadcast(t, d, s, n, root),                            \
-                         nvshmemx_##NAME##_broadcast_warp(t, d, s, n, root),                         \
-                         nvshmemx_##NAME##_broadcast_block(t, d, s, n, root));                       \
-    }                                                                                                \
-    template <class S>                                                                               \
-    static __device__ int fcollect(gshmem_team_t t, T* d, const T* s, size_t n) {                    \
-      GSHMEM_SHIM_SCOPED(S, nvshmem_##NAME##_fcollect(t, d, s, n),                                   \
-                         nvshmemx_##NAME##_fcollect_warp(t, d, s, n),                                \
-                         nvshmemx_##NAME##_fcollect_block(t, d, s, n));                              \
-    }                                                                                                \
-    template <class S>                                                                               \
-    static __device__ int alltoall(gshmem_team_t t, T* d, const T* s, size_t n) {                    \
-      GSHMEM_SHIM_SCOPED(S, nvshmem_##NAME##_alltoall(t, d, s, n),                                   \
-                         nvshmemx_##NAME##_alltoall_warp(t, d, s, n),                                \
-                         nvshmemx_##NAME##_alltoall_block(t, d, s, n));                              \
-    }                                                                                                \
+#define GSHMEM_SHIM_COLL(NAME, T)                                                                               \
+  template <>                                                                                                   \
+  struct typed<T> {                                                                                             \
+    template <class S>                                                                                          \
+    static __device__ int broadcast(gshmem_team_t t, T* d, const T* s, size_t n, int root) {                    \
+      GSHMEM_SHIM_SCOPED(S, nvshmem_##NAME##_broadcast(t, d, s, n, root),                                       \
+                         nvshmemx_##NAME##_broadcast_warp(t, d, s, n, root),                                    \
+                         nvshmemx_##NAME##_broadcast_block(t, d, s, n, root));                                  \
+    }                                                                                                           \
+    template <class S>                                                                                          \
+    static __device__ int fcollect(gshmem_team_t t, T* d, const T* s, size_t n) {                               \
+      GSHMEM_SHIM_SCOPED(S, nvshmem_##NAME##_fcollect(t, d, s, n), nvshmemx_##NAME##_fcollect_warp(t, d, s, n), \
+                         nvshmemx_##NAME##_fcollect_block(t, d, s, n));                                         \
+    }                                                                                                           \
+    template <class S>                                                                                          \
+    static __device__ int alltoall(gshmem_team_t t, T* d, const T* s, size_t n) {                               \
+      GSHMEM_SHIM_SCOPED(S, nvshmem_##NAME##_alltoall(t, d, s, n), nvshmemx_##NAME##_alltoall_warp(t, d, s, n), \
+                         nvshmemx_##NAME##_alltoall_block(t, d, s, n));                                         \
+    }                                                                                                           \
   };
 GSHMEM_SHIM_COLL(int32, int32_t)
 GSHMEM_SHIM_COLL(int64, int64_t)
 GSHMEM_SHIM_COLL(float, float)
 GSHMEM_SHIM_COLL(double, double)
 
-#define GSHMEM_SHIM_REDUCE(NAME, T, OP, TAG)                                                         \
-  template <>                                                                                        \
-  struct reducer<T, op::TAG> {                                                                       \
-    template <class S>                                                                               \
-    static __device__ int reduce(gshmem_team_t t, T* d, const T* s, size_t n) {                      \
-      GSHMEM_SHIM_SCOPED(S, nvshmem_##NAME##_##OP##_reduce(t, d, s, n),                              \
-                         nvshmemx_##NAME##_##OP##_reduce_warp(t, d, s, n),                           \
-                         nvshmemx_##NAME##_##OP##_reduce_block(t, d, s, n));                         \
-    }                                                                                                \
-    template <class S>                                                                               \
-    static __device__ int reducescatter(gshmem_team_t t, T* d, const T* s, size_t n) {               \
-      GSHMEM_SHIM_SCOPED(S, nvshmem_##NAME##_##OP##_reducescatter(t, d, s, n),                       \
-                         nvshmemx_##NAME##_##OP##_reducescatter_warp(t, d, s, n),                    \
-                         nvshmemx_##NAME##_##OP##_reducescatter_block(t, d, s, n));                  \
-    }                                                                                                \
+#define GSHMEM_SHIM_REDUCE(NAME, T, OP, TAG)                                           \
+  template <>                                                                          \
+  struct reducer<T, op::TAG> {                                                         \
+    template <class S>                                                                 \
+    static __device__ int reduce(gshmem_team_t t, T* d, const T* s, size_t n) {        \
+      GSHMEM_SHIM_SCOPED(S, nvshmem_##NAME##_##OP##_reduce(t, d, s, n),                \
+                         nvshmemx_##NAME##_##OP##_reduce_warp(t, d, s, n),             \
+                         nvshmemx_##NAME##_##OP##_reduce_block(t, d, s, n));           \
+    }                                                                                  \
+    template <class S>                                                                 \
+    static __device__ int reducescatter(gshmem_team_t t, T* d, const T* s, size_t n) { \
+      GSHMEM_SHIM_SCOPED(S, nvshmem_##NAME##_##OP##_reducescatter(t, d, s, n),         \
+                         nvshmemx_##NAME##_##OP##_reducescatter_warp(t, d, s, n),      \
+                         nvshmemx_##NAME##_##OP##_reducescatter_block(t, d, s, n));    \
+    }                                                                                  \
   };
-#define GSHMEM_SHIM_REDUCE_ARITH(NAME, T)  \
-  GSHMEM_SHIM_REDUCE(NAME, T, sum, sum)    \
-  GSHMEM_SHIM_REDUCE(NAME, T, prod, prod)  \
-  GSHMEM_SHIM_REDUCE(NAME, T, min, min)    \
+#define GSHMEM_SHIM_REDUCE_ARITH(NAME, T) \
+  GSHMEM_SHIM_REDUCE(NAME, T, sum, sum)   \
+  GSHMEM_SHIM_REDUCE(NAME, T, prod, prod) \
+  GSHMEM_SHIM_REDUCE(NAME, T, min, min)   \
   GSHMEM_SHIM_REDUCE(NAME, T, max, max)
-#define GSHMEM_SHIM_REDUCE_BITS(NAME, T)   \
-  GSHMEM_SHIM_REDUCE(NAME, T, and, and_)   \
-  GSHMEM_SHIM_REDUCE(NAME, T, or, or_)     \
+#define GSHMEM_SHIM_REDUCE_BITS(NAME, T) \
+  GSHMEM_SHIM_REDUCE(NAME, T, and, and_) \
+  GSHMEM_SHIM_REDUCE(NAME, T, or, or_)   \
   GSHMEM_SHIM_REDUCE(NAME, T, xor, xor_)
 GSHMEM_SHIM_REDUCE_ARITH(int32, int32_t)
 GSHMEM_SHIM_REDUCE_ARITH(int64, int64_t)
@@ -313,25 +312,25 @@ __device__ __forceinline__ int reducescatter(gshmem_team_t t, T* d, const T* s, 
 // for int64_t only under its standard name, long.
 template <class T>
 struct amo;
-#define GSHMEM_SHIM_AMO(NAME, ADD, T)                                                                              \
-  template <>                                                                                                    \
-  struct amo<T> {                                                                                                \
-    static __device__ T fetch(T* d, int pe) { return nvshmem_##NAME##_atomic_fetch(d, pe); }                    \
-    static __device__ void set(T* d, T v, int pe) { nvshmem_##NAME##_atomic_set(d, v, pe); }                    \
-    static __device__ T swap(T* d, T v, int pe) { return nvshmem_##NAME##_atomic_swap(d, v, pe); }              \
-    static __device__ T compare_swap(T* d, T c, T v, int pe) {                                                  \
-      return nvshmem_##NAME##_atomic_compare_swap(d, c, v, pe);                                                 \
-    }                                                                                                            \
-    static __device__ void inc(T* d, int pe) { nvshmem_##ADD##_atomic_inc(d, pe); }                            \
-    static __device__ T fetch_inc(T* d, int pe) { return nvshmem_##ADD##_atomic_fetch_inc(d, pe); }            \
-    static __device__ void add(T* d, T v, int pe) { nvshmem_##ADD##_atomic_add(d, v, pe); }                    \
-    static __device__ T fetch_add(T* d, T v, int pe) { return nvshmem_##ADD##_atomic_fetch_add(d, v, pe); }    \
-    static __device__ void and_(T* d, T v, int pe) { nvshmem_##NAME##_atomic_and(d, v, pe); }                   \
-    static __device__ T fetch_and(T* d, T v, int pe) { return nvshmem_##NAME##_atomic_fetch_and(d, v, pe); }    \
-    static __device__ void or_(T* d, T v, int pe) { nvshmem_##NAME##_atomic_or(d, v, pe); }                     \
-    static __device__ T fetch_or(T* d, T v, int pe) { return nvshmem_##NAME##_atomic_fetch_or(d, v, pe); }      \
-    static __device__ void xor_(T* d, T v, int pe) { nvshmem_##NAME##_atomic_xor(d, v, pe); }                   \
-    static __device__ T fetch_xor(T* d, T v, int pe) { return nvshmem_##NAME##_atomic_fetch_xor(d, v, pe); }    \
+#define GSHMEM_SHIM_AMO(NAME, ADD, T)                                                                        \
+  template <>                                                                                                \
+  struct amo<T> {                                                                                            \
+    static __device__ T fetch(T* d, int pe) { return nvshmem_##NAME##_atomic_fetch(d, pe); }                 \
+    static __device__ void set(T* d, T v, int pe) { nvshmem_##NAME##_atomic_set(d, v, pe); }                 \
+    static __device__ T swap(T* d, T v, int pe) { return nvshmem_##NAME##_atomic_swap(d, v, pe); }           \
+    static __device__ T compare_swap(T* d, T c, T v, int pe) {                                               \
+      return nvshmem_##NAME##_atomic_compare_swap(d, c, v, pe);                                              \
+    }                                                                                                        \
+    static __device__ void inc(T* d, int pe) { nvshmem_##ADD##_atomic_inc(d, pe); }                          \
+    static __device__ T fetch_inc(T* d, int pe) { return nvshmem_##ADD##_atomic_fetch_inc(d, pe); }          \
+    static __device__ void add(T* d, T v, int pe) { nvshmem_##ADD##_atomic_add(d, v, pe); }                  \
+    static __device__ T fetch_add(T* d, T v, int pe) { return nvshmem_##ADD##_atomic_fetch_add(d, v, pe); }  \
+    static __device__ void and_(T* d, T v, int pe) { nvshmem_##NAME##_atomic_and(d, v, pe); }                \
+    static __device__ T fetch_and(T* d, T v, int pe) { return nvshmem_##NAME##_atomic_fetch_and(d, v, pe); } \
+    static __device__ void or_(T* d, T v, int pe) { nvshmem_##NAME##_atomic_or(d, v, pe); }                  \
+    static __device__ T fetch_or(T* d, T v, int pe) { return nvshmem_##NAME##_atomic_fetch_or(d, v, pe); }   \
+    static __device__ void xor_(T* d, T v, int pe) { nvshmem_##NAME##_atomic_xor(d, v, pe); }                \
+    static __device__ T fetch_xor(T* d, T v, int pe) { return nvshmem_##NAME##_atomic_fetch_xor(d, v, pe); } \
   };
 GSHMEM_SHIM_AMO(int32, int32, int32_t)
 GSHMEM_SHIM_AMO(int64, long, int64_t)
