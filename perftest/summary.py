@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Summary of gshmem-perf JSON lines: key sizes of every series, the issue's targets
-(shared/guide/targets.md) with PASS / MISS, and every result that did not verify.
+"""Summary of gshmem-perf JSON lines: key sizes of every series, the targets (targets()
+below, each against its anchor: NVSHMEM or NCCL on the same machine) with PASS / MISS, and
+every result that did not verify.
 Lines of gshmem-perf-nvshmem ("lib": "nvshmem": the same benchmarks built against
 NVIDIA NVSHMEM) are set beside gshmem's: a side-by-side table and an NVSHMEM column
 in the targets.
@@ -230,7 +231,7 @@ def summarize(every):
     nv_targets = {t[0]: t for t in targets([r for r in nv if not r["shared"]], pes)} if nv else {}
     nv_by_key = {(series_key(r), r["size"]): r for r in nv}
     shared_targets = {t[0]: t for t in targets([r for r in rows if r["shared"]], pes)}
-    print("== targets (shared/guide/targets.md)" + ("; NVSHMEM: the same measurement of NVSHMEM" if nv else ""))
+    print("== targets (perftest/summary.py)" + ("; NVSHMEM: the same measurement of NVSHMEM" if nv else ""))
     for label, value, unit, cmp, limit, r in targets(own, pes):
         if value is None:
             sv = shared_targets.get(label, (None, None))[1]
