@@ -3,8 +3,13 @@
 // Never on the data path. One implementation today (TCP rendezvous, tcp/),
 // selected from an explicit unique id or from launcher environment (env.h).
 //
-// Topology: a star rooted at rank 0. Rank 0 holds N-1 connections, every other
-// rank one, so memory per PE is O(N) (O(N * bytes) for an all-gather buffer).
+// Topology (GSHMEM_BOOTSTRAP_TOPOLOGY, read by rank 0; docs/bootstrap.md): every
+// rank joins rank 0 (the rendezvous, where rank 0 holds N-1 connections); then
+//   tree (default): the ranks connect along a 3-ary tree (tcp/tree.h), so each
+//     holds at most 4 connections and an allgather of N items moves O(N) bytes
+//     through every PE, rank 0 included;
+//   star: rank 0 keeps every connection and relays every collective (O(N^2)
+//     bytes through rank 0 per allgather); PEs need to reach only rank 0.
 //
 // Failure semantics: every operation is bounded by GSHMEM_BOOTSTRAP_TIMEOUT;
 // a peer that disconnects or dies makes the operation return
@@ -121,6 +126,15 @@ class Bootstrap {
   // then see a disconnect), bounded in time.
   virtual Status finalize() = 0;
 };
+
+// Bytes this process's bootstrap sockets have sent and received since it
+// started (every connection, every Bootstrap; protocol headers included). For
+// tools and benchmarks (tools/bootstrap-harness).
+struct Traffic {
+  uint64_t sent;
+  uint64_t received;
+};
+Traffic traffic();
 
 struct ConnectOptions {
   int timeout_s = 120;  // bound on the whole rendezvous and on each later operation (> 0)

@@ -172,10 +172,10 @@ Status TcpBootstrap::root_gather(const Call& call, uint32_t seq, const std::func
         // Its request is complete; what follows is an abort about its own
         // failure (then perhaps EOF) or a disconnect.
         uint8_t hb[kHeaderBytes];
-        if (recv(fds_[r], hb, sizeof(hb), MSG_PEEK | MSG_DONTWAIT) == static_cast<ssize_t>(sizeof(hb))) {
+        if (recv_counted(fds_[r], hb, sizeof(hb), MSG_PEEK | MSG_DONTWAIT) == static_cast<ssize_t>(sizeof(hb))) {
           Header h = decode_header(hb);
           if (h.op == static_cast<uint32_t>(Op::abort) &&
-              recv(fds_[r], hb, sizeof(hb), MSG_DONTWAIT) == static_cast<ssize_t>(sizeof(hb)))
+              recv_counted(fds_[r], hb, sizeof(hb), MSG_DONTWAIT) == static_cast<ssize_t>(sizeof(hb)))
             return take_member_abort(r, h, dl);
         }
         return fail(GSHMEM_ERROR_PEER_FAILURE, r, disconnect_message(r, what, 0));
@@ -183,9 +183,9 @@ Status TcpBootstrap::root_gather(const Call& call, uint32_t seq, const std::func
       for (;;) {  // read what is there without blocking
         ssize_t k;
         if (!s.have_hdr)
-          k = recv(fds_[r], s.hdr + s.hdr_got, kHeaderBytes - s.hdr_got, MSG_DONTWAIT);
+          k = recv_counted(fds_[r], s.hdr + s.hdr_got, kHeaderBytes - s.hdr_got, MSG_DONTWAIT);
         else
-          k = recv(fds_[r], s.dst + s.got, s.need - s.got, MSG_DONTWAIT);
+          k = recv_counted(fds_[r], s.dst + s.got, s.need - s.got, MSG_DONTWAIT);
         if (k == 0) return fail(GSHMEM_ERROR_PEER_FAILURE, r, disconnect_message(r, what, 0));
         if (k < 0) {
           if (errno == EINTR) continue;

@@ -75,6 +75,12 @@ const char* op_name(uint32_t op) {
       return "finalize";
     case Op::abort:
       return "abort";
+    case Op::addr:
+      return "address";
+    case Op::notice:
+      return "failure notice";
+    case Op::late:
+      return "timeout report";
   }
   return "unknown";
 }
@@ -92,6 +98,9 @@ std::string describe_op(uint32_t op, uint64_t len, int32_t arg) {
     case Op::ack:
     case Op::ready:
     case Op::abort:
+    case Op::addr:
+    case Op::notice:
+    case Op::late:
       return std::string("a protocol message (") + op_name(op) + ")";
   }
   return "an unknown message (type " + std::to_string(op) + ")";

@@ -23,7 +23,7 @@
 namespace gshmem::bootstrap::tcp {
 
 constexpr uint32_t kHelloMagic = 0x67736862;  // "gshb"
-constexpr uint32_t kProtocolVersion = 1;
+constexpr uint32_t kProtocolVersion = 2;      // 2: the topology in the ack, the tree messages
 
 enum class Op : uint32_t {
   ack = 1,    // rank 0 -> joiner: hello accepted (status 0) or rejected (status, reason)
@@ -37,7 +37,17 @@ enum class Op : uint32_t {
                   // reported it) or -1.
                   // member -> rank 0 (arg = its rank, seq = its call): its collective failed
                   // on its own (timed out, protocol error); sent only at a message boundary
+  // Tree topology (tree.h):
+  addr = 8,    // member -> rank 0 after its ack: arg = the port it listens on for its children
+  notice = 9,  // a failure flooded along the tree: seq = the PE that found it, arg = the PE it is
+               // about (or -1), status = code, payload = message text
+  late = 10,   // child -> parent: a collective timed out below; seq = call, arg = count, payload =
+               // the PEs waited for (int32 each)
 };
+
+// Topology rank 0 chose, sent in the `seq` field of every ack (0 before the tree existed).
+constexpr uint32_t kTopologyStar = 0;
+constexpr uint32_t kTopologyTree = 1;
 
 struct Hello {
   uint32_t magic = kHelloMagic;

@@ -5,6 +5,7 @@
 // are turned away with a WARN and do not disturb the job. Other ranks connect
 // with retries until rank 0 is up, send a Hello and wait for `ack`, then
 // `ready`.
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/resource.h>
@@ -14,9 +15,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <random>
 #include <thread>
 
 #include "bootstrap/tcp/tcp_bootstrap.h"
+#include "bootstrap/tcp/tree.h"
 #include "bootstrap/tcp/uniqueid.h"
 
 namespace gshmem::bootstrap {
@@ -56,7 +60,7 @@ std::string fd_limit_message(int err, int size) {
 }
 
 // Rank 0: accept until every rank joined. On success fds[r] is rank r's socket.
-Status root_accept(int listener, const UniqueIdData& d, int size, int timeout_s, const Deadline& dl,
+Status root_accept(int listener, const UniqueIdData& d, int size, int timeout_s, uint32_t topology, const Deadline& dl,
                    std::vector<int>* fds) {
   std::vector<std::string> where(size);
   std::vector<Pending> pend;
@@ -105,7 +109,7 @@ Status root_accept(int listener, const UniqueIdData& d, int size, int timeout_s,
     for (size_t i = pend.size(); i-- > 0 && st == GSHMEM_SUCCESS;) {
       if (!pf[1 + i].revents) continue;
       Pending& p = pend[i];
-      ssize_t k = recv(p.fd, p.buf + p.got, kHelloBytes - p.got, MSG_DONTWAIT);
+      ssize_t k = recv_counted(p.fd, p.buf + p.got, kHelloBytes - p.got, MSG_DONTWAIT);
       if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) continue;
       if (k <= 0) {
         GSHMEM_LOG_INFO("bootstrap: connection from %s closed before identifying itself", p.peer.c_str());
@@ -158,8 +162,8 @@ Status root_accept(int listener, const UniqueIdData& d, int size, int timeout_s,
           continue;
         }
         int err = 0;
-        if (send_message(c.fd, Header{static_cast<uint32_t>(Op::ack), 0, 0, h.rank, 0}, nullptr, 0, ack_dl, &err) ==
-            Io::ok) {
+        if (send_message(c.fd, Header{static_cast<uint32_t>(Op::ack), topology, 0, h.rank, 0}, nullptr, 0, ack_dl,
+                         &err) == Io::ok) {
           (*fds)[h.rank] = c.fd;
           where[h.rank] = c.peer;
           ++joined;
@@ -209,6 +213,7 @@ Status root_accept(int listener, const UniqueIdData& d, int size, int timeout_s,
     lingering_close(fds, 1000);
     return st;
   }
+  if (topology == kTopologyTree) return GSHMEM_SUCCESS;  // root_tree sends `ready`
   Deadline rdl = dl.sooner(5.0);
   for (int r = 1; r < size; ++r) {
     int err = 0;
@@ -225,15 +230,149 @@ Status root_accept(int listener, const UniqueIdData& d, int size, int timeout_s,
   return GSHMEM_SUCCESS;
 }
 
+// Wire format of a parent's address in a tree `ready`: family, port (big-endian), 16 address bytes.
+constexpr size_t kAddrBytes = 20;
+
+void encode_addr(const sockaddr_storage& ss, uint16_t port, uint8_t out[kAddrBytes]) {
+  memset(out, 0, kAddrBytes);
+  out[0] = static_cast<uint8_t>(ss.ss_family >> 8);
+  out[1] = static_cast<uint8_t>(ss.ss_family);
+  out[2] = static_cast<uint8_t>(port >> 8);
+  out[3] = static_cast<uint8_t>(port);
+  if (ss.ss_family == AF_INET)
+    memcpy(out + 4, &reinterpret_cast<const sockaddr_in*>(&ss)->sin_addr, 4);
+  else
+    memcpy(out + 4, &reinterpret_cast<const sockaddr_in6*>(&ss)->sin6_addr, 16);
+}
+
+bool decode_addr(const uint8_t in[kAddrBytes], sockaddr_storage* ss, socklen_t* len) {
+  memset(ss, 0, sizeof(*ss));
+  const int family = (in[0] << 8) | in[1];
+  const uint16_t port = static_cast<uint16_t>((in[2] << 8) | in[3]);
+  if (family == AF_INET) {
+    auto* s4 = reinterpret_cast<sockaddr_in*>(ss);
+    s4->sin_family = AF_INET;
+    s4->sin_port = htons(port);
+    memcpy(&s4->sin_addr, in + 4, 4);
+    *len = sizeof(sockaddr_in);
+    return true;
+  }
+  if (family == AF_INET6) {
+    auto* s6 = reinterpret_cast<sockaddr_in6*>(ss);
+    s6->sin6_family = AF_INET6;
+    s6->sin6_port = htons(port);
+    memcpy(&s6->sin6_addr, in + 4, 16);
+    *len = sizeof(sockaddr_in6);
+    return true;
+  }
+  return false;
+}
+
+// GSHMEM_BOOTSTRAP_TOPOLOGY, read by rank 0 only (the others follow what its ack says).
+Status read_topology(uint32_t* out) {
+  *out = kTopologyTree;  // the default
+  const char* t = getenv("GSHMEM_BOOTSTRAP_TOPOLOGY");
+  if (!t || !*t) return GSHMEM_SUCCESS;
+  if (strcasecmp(t, "star") == 0) {
+    *out = kTopologyStar;
+    return GSHMEM_SUCCESS;
+  }
+  if (strcasecmp(t, "tree") == 0) {
+    *out = kTopologyTree;
+    return GSHMEM_SUCCESS;
+  }
+  GSHMEM_LOG_ERROR("bootstrap: GSHMEM_BOOTSTRAP_TOPOLOGY=\"%s\" is not a topology: use tree or star", t);
+  return GSHMEM_ERROR_INVALID_VALUE;
+}
+
+// Rank 0, tree: every rank joined (fds[r]). Read the listening ports of the ranks with children,
+// send each rank `ready` with its parent's address, keep only the children's connections, and
+// wire the tree.
+Status root_tree(const UniqueIdData& d, int size, int timeout_s, const Deadline& dl, std::vector<int>* fds,
+                 std::unique_ptr<Bootstrap>* out) {
+  std::vector<uint16_t> port(size, 0);
+  Status st = GSHMEM_SUCCESS;
+  std::string msg;
+  int about = -1;
+  for (int r = 1; r < size && st == GSHMEM_SUCCESS; ++r) {
+    if (tree_node(r, size).children.empty()) continue;
+    uint8_t hb[kHeaderBytes];
+    int err = 0;
+    const Io io = recv_all((*fds)[r], hb, sizeof(hb), dl, &err);
+    const Header h = decode_header(hb);
+    if (io == Io::ok && h.op == static_cast<uint32_t>(Op::addr) && h.arg > 0 && h.arg < 65536) {
+      port[r] = static_cast<uint16_t>(h.arg);
+      continue;
+    }
+    about = r;
+    if (io == Io::ok && h.op == static_cast<uint32_t>(Op::abort)) {
+      std::string text;
+      read_text((*fds)[r], h.len, dl.sooner(2.0), &text, &err);
+      st = h.status > 0 && h.status <= GSHMEM_ERROR_INTERNAL ? h.status : GSHMEM_ERROR_BOOTSTRAP;
+      msg = "bootstrap: PE " + std::to_string(r) + " failed during the rendezvous: " + text;
+    } else {
+      st = io == Io::ok ? GSHMEM_ERROR_BOOTSTRAP : GSHMEM_ERROR_PEER_FAILURE;
+      msg = "bootstrap: PE " + std::to_string(r) +
+            (io == Io::ok ? " sent " + describe_op(h.op, h.len, h.arg) + " instead of its listening port"
+                          : std::string(io == Io::timeout ? " did not send its listening port" : " disconnected") +
+                                " during the rendezvous (process died?)");
+    }
+  }
+  const TreeNode root = tree_node(0, size);
+  for (int r = 1; r < size && st == GSHMEM_SUCCESS; ++r) {
+    const int p = tree_node(r, size).parent;
+    uint8_t addr[kAddrBytes];
+    size_t len = 0;
+    if (p != 0) {
+      sockaddr_storage ss{};
+      socklen_t sl = sizeof(ss);
+      getpeername((*fds)[p], reinterpret_cast<sockaddr*>(&ss), &sl);
+      encode_addr(ss, port[p], addr);
+      len = kAddrBytes;
+    }
+    int err = 0;
+    if (send_message((*fds)[r], Header{static_cast<uint32_t>(Op::ready), kTopologyTree, len, size, 0}, addr, len,
+                     dl.sooner(5.0), &err) != Io::ok) {
+      st = GSHMEM_ERROR_PEER_FAILURE;
+      about = r;
+      msg = "bootstrap: PE " + std::to_string(r) + " disconnected during the rendezvous (process died?)";
+      break;
+    }
+  }
+  // The others leave for their parents; rank 0 keeps its children's connections only.
+  for (int r = 1; r < size && st == GSHMEM_SUCCESS; ++r)
+    if (tree_node(r, size).parent != 0) close_fd(&(*fds)[r]);
+  if (st != GSHMEM_SUCCESS) {
+    GSHMEM_LOG_ERROR("%s", msg.c_str());
+    Deadline adl(2.0);
+    for (int r = 1; r < size; ++r)
+      if ((*fds)[r] >= 0 && r != about) send_text((*fds)[r], Op::abort, st, about, msg, adl);
+    lingering_close(fds, 1000);
+    return st;
+  }
+  std::vector<int> children;
+  for (const TreeNode::Child& c : root.children) children.push_back((*fds)[c.rank]);
+  auto* t = new TreeBootstrap(0, size, d.job_key, timeout_s);
+  out->reset(t);
+  sockaddr_storage none{};
+  st = t->wire(d.secret, -1, none, 0, children, -1, Deadline(timeout_s));
+  if (st != GSHMEM_SUCCESS) out->reset();
+  return st;
+}
+
 Status root_connect(const UniqueIdData& d, int size, int timeout_s, const Deadline& dl,
                     std::unique_ptr<Bootstrap>* out) {
+  uint32_t topology = kTopologyStar;
+  GSHMEM_TRY(read_topology(&topology));
   int listener = -1;
   GSHMEM_TRY(open_root_listener(d, &listener));
   std::vector<int> fds(size, -1);
-  Status st = root_accept(listener, d, size, timeout_s, dl, &fds);
+  Status st = root_accept(listener, d, size, timeout_s, topology, dl, &fds);
   close_root_listener(&listener);  // nobody else may join (a launcher's socket stays open)
   if (st != GSHMEM_SUCCESS) return st;
-  GSHMEM_LOG_INFO("bootstrap: all %d PEs joined at %s", size, uniqueid_endpoint(d).c_str());
+  GSHMEM_LOG_INFO("bootstrap: all %d PEs joined at %s (%s)", size, uniqueid_endpoint(d).c_str(),
+                  topology == kTopologyTree ? "tree" : "star");
+  if (topology == kTopologyTree) return root_tree(d, size, timeout_s, Deadline(timeout_s), &fds, out);
   out->reset(new TcpBootstrap(0, size, d.job_key, timeout_s, std::move(fds), uniqueid_endpoint(d)));
   return GSHMEM_SUCCESS;
 }
@@ -247,6 +386,9 @@ Status member_connect(const UniqueIdData& d, int rank, int size, int timeout_s, 
   const std::string ep = uniqueid_endpoint(d);
   std::string last = "no attempt made";
   int backoff_ms = 10;
+  // Retries pause a growing time plus up to as much again at random, so that many PEs started
+  // together do not knock at rank 0's backlog in step.
+  std::minstd_rand jitter(static_cast<unsigned>(rank) * 2654435761u + static_cast<unsigned>(getpid()));
   Hello hello;
   hello.secret = d.secret;
   hello.rank = rank;
@@ -272,7 +414,8 @@ Status member_connect(const UniqueIdData& d, int rank, int size, int timeout_s, 
                     : "the connection was closed before PE 0 answered" +
                           (err ? " (" + errno_string(err) + ")" : std::string());
       close_fd(&fd);
-      int wait = std::min(backoff_ms, dl.remaining_ms());
+      int wait =
+          std::min(backoff_ms + static_cast<int>(jitter() % static_cast<unsigned>(backoff_ms)), dl.remaining_ms());
       std::this_thread::sleep_for(std::chrono::milliseconds(wait));
       backoff_ms = std::min(backoff_ms * 2, 500);
       continue;
@@ -280,15 +423,55 @@ Status member_connect(const UniqueIdData& d, int rank, int size, int timeout_s, 
     Header h = decode_header(h8);
     std::string text;
     if (h.op == static_cast<uint32_t>(Op::ack) && h.status == 0) {
+      const bool tree = h.seq == kTopologyTree;
+      int listener = -1;
+      if (tree && !tree_node(rank, size).children.empty()) {
+        // Its children will connect here (tree.h); rank 0 passes the port on.
+        listener = open_listener(socket_family(fd), 0, &err);
+        Io sent = Io::error;
+        if (listener >= 0)
+          sent = send_message(fd, Header{static_cast<uint32_t>(Op::addr), 0, 0, local_port(listener), 0}, nullptr, 0,
+                              dl, &err);
+        if (sent != Io::ok) {
+          GSHMEM_LOG_ERROR("bootstrap: PE %d cannot %s: %s", rank,
+                           listener < 0 ? "listen for its children in the bootstrap tree" : "send its port to PE 0",
+                           errno_string(err).c_str());
+          close_fd(&listener);
+          std::vector<int> one{fd};
+          lingering_close(&one, 500);
+          return GSHMEM_ERROR_BOOTSTRAP;
+        }
+      }
       // Accepted; wait for everyone else (a little longer than rank 0 does, so
       // that its report of who is missing arrives first).
       Deadline ready_dl(member_wait_s(timeout_s));
       io = recv_all(fd, h8, sizeof(h8), ready_dl, &err);
       if (io == Io::ok) h = decode_header(h8);
-      if (io == Io::ok && h.op == static_cast<uint32_t>(Op::ready)) {
+      if (io == Io::ok && h.op == static_cast<uint32_t>(Op::ready) && !tree) {
         out->reset(new TcpBootstrap(rank, size, d.job_key, timeout_s, std::vector<int>{fd}, ep));
         return GSHMEM_SUCCESS;
       }
+      if (io == Io::ok && h.op == static_cast<uint32_t>(Op::ready)) {
+        uint8_t addr[kAddrBytes];
+        sockaddr_storage ss{};
+        socklen_t sl = 0;
+        const bool via_root = h.len == 0;
+        if (!via_root && (h.len != kAddrBytes || recv_all(fd, addr, sizeof(addr), Deadline(5.0), &err) != Io::ok ||
+                          !decode_addr(addr, &ss, &sl))) {
+          GSHMEM_LOG_ERROR("bootstrap: PE %d: PE 0's `ready` did not carry a valid parent address (protocol error)",
+                           rank);
+          close_fd(&listener);
+          close_fd(&fd);
+          return GSHMEM_ERROR_BOOTSTRAP;
+        }
+        if (!via_root) close_fd(&fd);  // rank 0 keeps only its children
+        auto* t = new TreeBootstrap(rank, size, d.job_key, timeout_s);
+        out->reset(t);
+        Status st = t->wire(d.secret, via_root ? fd : -1, ss, sl, {}, listener, Deadline(timeout_s));
+        if (st != GSHMEM_SUCCESS) out->reset();
+        return st;
+      }
+      close_fd(&listener);
       if (io == Io::timeout) {
         GSHMEM_LOG_ERROR(
             "bootstrap: PE %d joined PE 0 at %s, but not all %d PEs joined within %d s "

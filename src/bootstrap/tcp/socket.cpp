@@ -11,15 +11,29 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 
+#include "bootstrap/bootstrap.h"
+
 namespace gshmem::bootstrap::tcp {
 
 using Clock = std::chrono::steady_clock;
+
+namespace {
+// Traffic of every bootstrap socket of the process (bootstrap.h: traffic()).
+std::atomic<uint64_t> g_bytes_sent{0}, g_bytes_received{0};
+}  // namespace
+
+ssize_t recv_counted(int fd, void* buf, size_t len, int flags) {
+  ssize_t n = recv(fd, buf, len, flags);
+  if (n > 0 && !(flags & MSG_PEEK)) g_bytes_received.fetch_add(static_cast<uint64_t>(n), std::memory_order_relaxed);
+  return n;
+}
 
 Deadline::Deadline(double seconds) {
   if (seconds < 0) seconds = 0;
@@ -100,6 +114,7 @@ Io send_pair(int fd, const void* a, size_t na, const void* b, size_t nb, const D
     m.msg_iovlen = static_cast<size_t>(v[1].iov_len > 0 ? 2 - first : 1);
     ssize_t n = sendmsg(fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n > 0) {
+      g_bytes_sent.fetch_add(static_cast<uint64_t>(n), std::memory_order_relaxed);
       size_t k = static_cast<size_t>(n);
       for (; first < 2 && k >= v[first].iov_len; ++first) k -= v[first].iov_len;
       if (first < 2) {
@@ -126,11 +141,51 @@ Io send_pair(int fd, const void* a, size_t na, const void* b, size_t nb, const D
   return Io::ok;
 }
 
+Io send_parts(int fd, const iovec* parts, int n, const Deadline& dl, int* err, bool input_when_blocked, size_t* sent) {
+  iovec v[4];
+  int cnt = 0;
+  for (int i = 0; i < n && cnt < 4; ++i)
+    if (parts[i].iov_len > 0) v[cnt++] = parts[i];
+  int first = 0;
+  *err = 0;
+  *sent = 0;
+  while (first < cnt) {
+    msghdr m{};
+    m.msg_iov = v + first;
+    m.msg_iovlen = static_cast<size_t>(cnt - first);
+    ssize_t k = sendmsg(fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (k > 0) {
+      g_bytes_sent.fetch_add(static_cast<uint64_t>(k), std::memory_order_relaxed);
+      *sent += static_cast<size_t>(k);
+      size_t left = static_cast<size_t>(k);
+      for (; first < cnt && left >= v[first].iov_len; ++first) left -= v[first].iov_len;
+      if (first < cnt) {
+        v[first].iov_base = static_cast<char*>(v[first].iov_base) + left;
+        v[first].iov_len -= left;
+      }
+      continue;
+    }
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+      *err = errno;
+      return is_disconnect_errno(errno) ? Io::closed : Io::error;
+    }
+    const int r = wait_fd(fd, static_cast<short>(POLLOUT | (input_when_blocked ? POLLIN : 0)), dl);
+    if (r == 0) return Io::timeout;
+    if (r < 0) {
+      *err = errno;
+      return Io::error;
+    }
+    if (input_when_blocked && (r & POLLIN)) return Io::input;
+  }
+  return Io::ok;
+}
+
 Io recv_all(int fd, void* buf, size_t len, const Deadline& dl, int* err, int spin_us) {
   char* p = static_cast<char*>(buf);
   *err = 0;
   while (len > 0) {
-    ssize_t n = recv(fd, p, len, MSG_DONTWAIT);
+    ssize_t n = recv_counted(fd, p, len, MSG_DONTWAIT);
     if (n > 0) {
       p += n;
       len -= static_cast<size_t>(n);
@@ -383,7 +438,7 @@ void lingering_close(std::vector<int>* fds, int ms) {
     for (size_t i = 0; i < open.size();) {
       bool done = false;
       if (open[i].revents) {
-        ssize_t k = recv(open[i].fd, sink, sizeof(sink), MSG_DONTWAIT);
+        ssize_t k = recv_counted(open[i].fd, sink, sizeof(sink), MSG_DONTWAIT);
         done = k == 0 || (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
       }
       if (done) {
@@ -399,3 +454,12 @@ void lingering_close(std::vector<int>* fds, int ms) {
 }
 
 }  // namespace gshmem::bootstrap::tcp
+
+namespace gshmem::bootstrap {
+
+Traffic traffic() {
+  return Traffic{tcp::g_bytes_sent.load(std::memory_order_relaxed),
+                 tcp::g_bytes_received.load(std::memory_order_relaxed)};
+}
+
+}  // namespace gshmem::bootstrap

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <poll.h>
+#include <sys/uio.h>
 #include <sys/socket.h>
 
 #include <chrono>
@@ -48,6 +49,13 @@ Io send_all(int fd, const void* buf, size_t len, const Deadline& dl, int* err, b
 // PEs on loopback take twice as long as a barrier).
 Io send_pair(int fd, const void* a, size_t na, const void* b, size_t nb, const Deadline& dl, int* err,
              bool stop_on_input = false);
+// Send the `n` (<= 4) parts in one stream of sendmsg() calls. With input_when_blocked, returns
+// Io::input when the send has to wait and the peer has sent something meanwhile (checked only
+// once the send blocks, unlike send_pair's stop_on_input: a message that fits the socket
+// buffer always leaves whole). *sent receives the bytes that left (a partial message when the
+// result is not ok and 0 < *sent < total).
+Io send_parts(int fd, const struct iovec* parts, int n, const Deadline& dl, int* err, bool input_when_blocked,
+              size_t* sent);
 // recv_all with spin_us > 0 polls without sleeping for up to that long before
 // each wait that sleeps (poll_spin).
 Io recv_all(int fd, void* buf, size_t len, const Deadline& dl, int* err, int spin_us = 0);
@@ -99,6 +107,11 @@ bool is_disconnect_errno(int e);
 void track_for_fork(int fd);
 void untrack_for_fork(int fd);
 void untrack_for_fork(const std::vector<int>& fds);
+
+// recv() that adds what it consumed to this process's traffic counters
+// (bootstrap.h: traffic()); MSG_PEEK reads are not counted. Every read of a
+// bootstrap socket goes through it or through recv_all.
+ssize_t recv_counted(int fd, void* buf, size_t len, int flags);
 
 // close() and set to -1 (no-op for -1).
 void close_fd(int* fd);

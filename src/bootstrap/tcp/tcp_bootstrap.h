@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The TCP star bootstrap: rank 0 holds one connection per other rank, every
-// other rank one connection to rank 0.
+// The TCP star bootstrap (GSHMEM_BOOTSTRAP_TOPOLOGY=star; the tree: tree.h): rank 0
+// holds one connection per other rank, every other rank one connection to rank 0.
 //   uniqueid.cpp     ids, text form, the create_uniqueid listener registry
 //   listener.cpp     rank 0's listening socket (inherited / registered / bound)
-//   rendezvous.cpp   connect(): accept + handshake on rank 0, joining elsewhere
+//   rendezvous.cpp   connect(): accept + handshake on rank 0, joining elsewhere (both topologies)
 //   collectives.cpp  allgather / barrier / broadcast / finalize over the star
 //   monitor.cpp      failure monitor thread, shutdown and cleanup
 // Concurrency: every collective holds io_mutex_ for its whole duration; the

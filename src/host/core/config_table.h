@@ -32,6 +32,10 @@
   GSHMEM_CONFIG_ENTRY(bootstrap_port, "GSHMEM_BOOTSTRAP_PORT", Int, "0",                                       \
                       "TCP port rank 0 listens on when initialising from torchrun/MPI/Slurm "                  \
                       "variables (0: MASTER_PORT+1 under torchrun, else derived from the job id).")            \
+  GSHMEM_CONFIG_ENTRY(bootstrap_topology, "GSHMEM_BOOTSTRAP_TOPOLOGY", String, "tree",                         \
+                      "How the bootstrap connects the PEs after the rendezvous: tree (each PE talks to a "     \
+                      "parent and up to 3 children; scales to many PEs) or star (every PE talks to PE 0 "      \
+                      "only: PEs need to reach only PE 0's port). Read by PE 0; the others follow it.")        \
   GSHMEM_CONFIG_ENTRY(bootstrap_spin_us, "GSHMEM_BOOTSTRAP_SPIN_US", Int, "-1",                                \
                       "Microseconds a PE waiting in a bootstrap collective (gshmem_malloc/free, "              \
                       "team creation) polls before it sleeps. -1: 50 when the node has at least "              \

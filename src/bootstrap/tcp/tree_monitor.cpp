@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Lifetime of a TreeBootstrap: construction, the failure monitor thread, and shutdown. As the
+// star's (monitor.cpp), over the tree neighbours: the monitor polls them without io_mutex_; when
+// one reports something it takes the lock, checks that no collective ran meanwhile and peeks:
+//   - end of stream / reset: that neighbour died. Failed state, a notice naming it to every
+//     other neighbour (flooded on from there), callback with its rank.
+//   - a notice: consumed, forwarded to the other neighbours, callback with the PE it names (the
+//     dead, late or mismatched PE), or its origin when it names none.
+//   - the header of a collective a child already entered: left for that collective; the socket
+//     is only watched for hang-up until the next collective completed.
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+
+#include "bootstrap/tcp/tree.h"
+
+namespace gshmem::bootstrap::tcp {
+
+TreeBootstrap::TreeBootstrap(int rank, int size, uint64_t job_key, int timeout_s)
+    : rank_(rank),
+      size_(size),
+      job_key_(job_key),
+      timeout_s_(timeout_s),
+      owner_pid_(getpid()),
+      node_(tree_node(rank, size)),
+      height_(tree_height(node_.hi - node_.lo)),
+      tree_height_(tree_height(size)) {
+  if (rank_ != 0) {
+    Link p;
+    p.rank = node_.parent;
+    links_.push_back(p);
+    first_child_ = 1;
+  }
+  for (const TreeNode::Child& c : node_.children) {
+    Link l;
+    l.rank = c.rank;
+    l.lo = c.lo;
+    l.hi = c.hi;
+    links_.push_back(l);
+  }
+}
+
+TreeBootstrap::~TreeBootstrap() {
+  if (forked()) {
+    if (monitor_.joinable()) monitor_.detach();
+    return;
+  }
+  stop_monitor();
+  {
+    std::lock_guard<std::mutex> lock(io_mutex_);
+    if (!closed_) {
+      close_connections(true);
+      closed_ = true;
+    }
+  }
+  for (int& fd : wake_) {
+    untrack_for_fork(fd);
+    close_fd(&fd);
+  }
+}
+
+void TreeBootstrap::close_connections(bool linger) {
+  std::vector<int> fds;
+  for (Link& l : links_) fds.push_back(l.fd), l.fd = -1;
+  untrack_for_fork(fds);
+  if (linger) {
+    lingering_close(&fds, 1000);
+  } else {
+    for (int& fd : fds) close_fd(&fd);
+  }
+}
+
+Status TreeBootstrap::start_failure_monitor(std::function<void(int, const std::string&)> on_failure) {
+  if (!on_failure) {
+    GSHMEM_LOG_ERROR("bootstrap: start_failure_monitor: no callback given");
+    return GSHMEM_ERROR_INVALID_VALUE;
+  }
+  GSHMEM_TRY(forked_check("start_failure_monitor"));
+  std::lock_guard<std::mutex> lock(io_mutex_);
+  if (monitor_started_) {
+    GSHMEM_LOG_ERROR("bootstrap: start_failure_monitor called twice");
+    return GSHMEM_ERROR_INVALID_VALUE;
+  }
+  if (closed_) {
+    GSHMEM_LOG_ERROR("bootstrap: start_failure_monitor called after finalize");
+    return GSHMEM_ERROR_NOT_INITIALIZED;
+  }
+  if (failed_ != GSHMEM_SUCCESS) {
+    GSHMEM_LOG_ERROR("bootstrap: start_failure_monitor refused: an earlier operation failed (%s)", failed_msg_.c_str());
+    return failed_;
+  }
+  monitor_started_ = true;
+  if (pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0) {
+    GSHMEM_LOG_ERROR("bootstrap: start_failure_monitor: pipe2 failed: %s", errno_string(errno).c_str());
+    return GSHMEM_ERROR_SYSTEM;
+  }
+  track_for_fork(wake_[0]);
+  track_for_fork(wake_[1]);
+  monitor_stop_.store(false);
+  try {
+    monitor_ = std::thread(&TreeBootstrap::monitor_main, this, std::move(on_failure));
+  } catch (const std::exception& e) {
+    GSHMEM_LOG_ERROR("bootstrap: cannot start the failure monitor thread: %s", e.what());
+    return GSHMEM_ERROR_SYSTEM;
+  }
+  return GSHMEM_SUCCESS;
+}
+
+void TreeBootstrap::stop_monitor() {
+  if (!monitor_.joinable()) return;
+  monitor_stop_.store(true);
+  if (wake_[1] >= 0) {
+    char c = 1;
+    ssize_t ignored = write(wake_[1], &c, 1);
+    (void)ignored;
+  }
+  if (monitor_.get_id() == std::this_thread::get_id())
+    monitor_.detach();  // called from the callback; the thread ends right after it
+  else
+    monitor_.join();
+}
+
+void TreeBootstrap::monitor_main(std::function<void(int, const std::string&)> cb) {
+  const size_t n = links_.size();  // links_ does not change while the monitor runs
+  std::vector<char> pending(n, 0);
+  std::vector<pollfd> pf(n + 1);
+  uint64_t gen = generation_.load();
+  for (;;) {
+    if (monitor_stop_.load()) return;
+    const uint64_t g = generation_.load();
+    if (g != gen) {  // a collective ran: what was pending has been consumed
+      gen = g;
+      std::fill(pending.begin(), pending.end(), 0);
+    }
+    pf[0] = {wake_[0], POLLIN, 0};
+    for (size_t i = 0; i < n; ++i)
+      pf[i + 1] = {links_[i].fd, static_cast<short>(pending[i] ? POLLRDHUP : (POLLIN | POLLRDHUP)), 0};
+    int k = poll(pf.data(), pf.size(), 500);
+    if (monitor_stop_.load()) return;
+    if (k < 0 && errno != EINTR) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (k <= 0) continue;
+    if (pf[0].revents) {
+      char buf[16];
+      while (read(wake_[0], buf, sizeof(buf)) > 0) {
+      }
+    }
+    bool any = false;
+    for (size_t i = 1; i < pf.size(); ++i) any = any || pf[i].revents != 0;
+    if (!any) continue;
+
+    std::unique_lock<std::mutex> lock(io_mutex_);  // waits for a running collective
+    if (monitor_stop_.load() || closed_ || failed_ != GSHMEM_SUCCESS) return;
+    if (generation_.load() != gen) continue;  // a collective ran meanwhile: look again
+
+    int dead = -1;
+    bool partial = false, reported = false;
+    auto vanished = [&](size_t i) {
+      links_[i].broken = true;
+      fail(GSHMEM_ERROR_PEER_FAILURE,
+           "bootstrap: PE " + std::to_string(links_[i].rank) + " disconnected without finalizing (process died?)",
+           links_[i].rank, i);
+    };
+    for (size_t i = 0; i < n && dead < 0; ++i) {
+      const int fd = links_[i].fd;
+      pollfd q{fd, POLLIN | POLLRDHUP, 0};
+      if (poll(&q, 1, 0) <= 0 || !q.revents) continue;
+      const bool hangup = (q.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+      uint8_t hb[kHeaderBytes];
+      ssize_t got = recv(fd, hb, sizeof(hb), MSG_PEEK | MSG_DONTWAIT);
+      const int e = got < 0 ? errno : 0;
+      if (got < 0 && (e == EAGAIN || e == EWOULDBLOCK || e == EINTR)) {
+        if (hangup) dead = links_[i].rank;
+        continue;
+      }
+      if (got <= 0 || (static_cast<size_t>(got) < kHeaderBytes && hangup)) {
+        vanished(i);
+        dead = links_[i].rank;
+        reported = true;
+        continue;
+      }
+      if (static_cast<size_t>(got) < kHeaderBytes) {
+        partial = true;  // the rest of the header is on its way
+        continue;
+      }
+      const Header h = decode_header(hb);
+      if (h.op == static_cast<uint32_t>(Op::notice)) {
+        int err = 0;
+        recv_all(fd, hb, sizeof(hb), Deadline(2.0), &err);  // consume the peeked header
+        take_notice(i, h, Deadline(2.0));
+        dead = h.arg >= 0 && h.arg < size_ ? h.arg : static_cast<int>(h.seq);
+        if (dead < 0 || dead >= size_) dead = links_[i].rank;
+        reported = true;
+        continue;
+      }
+      if (hangup) {
+        vanished(i);
+        dead = links_[i].rank;
+        reported = true;
+      } else {
+        pending[i] = 1;  // the start of a collective: leave it to that collective
+      }
+    }
+    if (dead >= 0) {
+      if (!reported) {
+        for (size_t i = 0; i < n; ++i)
+          if (links_[i].rank == dead) vanished(i);
+      }
+      const std::string how = failed_msg_;
+      lock.unlock();
+      cb(dead, how);
+      return;  // `this` may be gone once the callback returned: touch nothing
+    }
+    lock.unlock();
+    if (partial) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+}  // namespace gshmem::bootstrap::tcp

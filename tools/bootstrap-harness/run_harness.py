@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Start N gshmem-bootstrap-harness processes on this machine and aggregate what they report.
+
+    run_harness.py --harness PATH -n 512 [-n 1024 ...] [--topology star|tree] [--timeout 60]
+
+Rank 0 starts first, then the others in waves (--wave processes, --wave-gap seconds apart), each
+under `timeout`. Every PE checks each entry of everything it gathered and exits 0 or 1; this
+script fails (exit 1) unless every PE passed, and prints the logs of the first PEs that did not.
+It raises its open-files limit (RLIMIT_NOFILE, inherited by the PEs) as far as the hard limit
+allows and says so when that is below what rank 0 needs during the rendezvous (one socket per PE).
+Output: a summary per run (wall time, rank 0's and the median PE's peak RSS, descriptors after
+the rendezvous, bytes through rank 0), and with --json FILE all of them as JSON.
+"""
+import argparse
+import json
+import os
+import random
+import resource
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def raise_fd_limit(need):
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = hard if hard != resource.RLIM_INFINITY else max(soft, need)
+    if want > soft:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+            soft = want
+        except (ValueError, OSError) as e:
+            print(f"run_harness: cannot raise RLIMIT_NOFILE from {soft} to {want}: {e}", file=sys.stderr)
+    if soft != resource.RLIM_INFINITY and soft < need:
+        print(f"run_harness: RLIMIT_NOFILE is {soft} (hard limit {hard}), but rank 0 holds one socket per PE "
+              f"during the rendezvous: {need} needed; raise the hard limit (ulimit -Hn, limits.conf)",
+              file=sys.stderr)
+    return soft
+
+
+def free_port():
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def run(args, n):
+    out = tempfile.mkdtemp(prefix=f"gshmem-harness-{n}-")
+    uid = f"127.0.0.1:{free_port()}:{random.getrandbits(64):016x}:{random.getrandbits(64):016x}"
+    env = dict(os.environ)
+    env.update({"GSHMEM_SIZE": str(n), "GSHMEM_UNIQUEID": uid})
+    if args.topology:
+        env["GSHMEM_BOOTSTRAP_TOPOLOGY"] = args.topology
+    cmd = ["timeout", "-k", "5", str(args.timeout + 30), args.harness, "--out", out, "--timeout", str(args.timeout),
+           "--rounds", str(args.rounds)]
+    procs = []
+    t0 = time.monotonic()
+
+    def start(rank):
+        env["GSHMEM_RANK"] = str(rank)
+        with open(os.path.join(out, f"{rank}.log"), "w") as log:
+            procs.append(subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                          stderr=log, close_fds=True))
+
+    start(0)
+    for first in range(1, n, args.wave):
+        for r in range(first, min(n, first + args.wave)):
+            start(r)
+        if args.wave_gap > 0 and first + args.wave < n:
+            time.sleep(args.wave_gap)
+    launched = time.monotonic() - t0
+    codes = [p.wait() for p in procs]
+    wall = time.monotonic() - t0
+    res = {}
+    for r in range(n):
+        try:
+            with open(os.path.join(out, f"{r}.json")) as f:
+                res[r] = json.loads(f.read())
+        except (OSError, ValueError):
+            pass
+    bad = [r for r in range(n) if codes[r] != 0 or r not in res]
+    summary = {"n": n, "topology": args.topology or "default", "ok": not bad, "failed_pes": len(bad),
+               "wall_s": round(wall, 3), "launch_s": round(launched, 3),
+               "after_launch_s": round(wall - launched, 3)}
+    if bad:
+        summary["first_failed"] = bad[:10]
+        for r in bad[:args.show_logs]:
+            with open(os.path.join(out, f"{r}.log"), errors="replace") as f:
+                text = f.read()
+            print(f"--- PE {r}: exit code {codes[r]} ---\n{text[-3000:]}", file=sys.stderr)
+    if res:
+        rss = sorted(v["peak_rss_kb"] for v in res.values())
+        socks = sorted(v["sockets_after_rendezvous"] for v in res.values())
+        per_pe_ag = [v["hostid_allgather_sent"] + v["hostid_allgather_received"] for v in res.values()]
+        summary.update({
+            "max_pe_wall_s": round(max(v["wall_s"] for v in res.values()), 3),
+            "max_connect_s": round(max(v["connect_s"] for v in res.values()), 3),
+            "hostid_allgather_s_rank0": res.get(0, {}).get("hostid_allgather_s"),
+            "rss_kb_rank0": res.get(0, {}).get("peak_rss_kb"),
+            "rss_kb_median": int(statistics.median(rss)),
+            "rss_kb_max": rss[-1],
+            "sockets_rank0": res.get(0, {}).get("sockets_after_rendezvous"),
+            "fds_rank0": res.get(0, {}).get("fds_after_rendezvous"),
+            "sockets_median": int(statistics.median(socks)),
+            "sockets_max": socks[-1],
+            "bytes_sent_rank0": res.get(0, {}).get("bytes_sent"),
+            "bytes_received_rank0": res.get(0, {}).get("bytes_received"),
+            "hostid_allgather_bytes_rank0": (res[0]["hostid_allgather_sent"] + res[0]["hostid_allgather_received"])
+            if 0 in res else None,
+            "hostid_allgather_bytes_max_pe": max(per_pe_ag),
+            "n_x_item": n * 104,
+        })
+    if not args.keep:
+        shutil.rmtree(out, ignore_errors=True)
+    else:
+        summary["dir"] = out
+    return summary
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--harness", required=True, help="path of gshmem-bootstrap-harness")
+    ap.add_argument("-n", type=int, action="append", required=True, help="number of PEs (repeatable)")
+    ap.add_argument("--topology", choices=["star", "tree"], help="GSHMEM_BOOTSTRAP_TOPOLOGY (default: unset)")
+    ap.add_argument("--timeout", type=int, default=60, help="bootstrap timeout of each PE, s (default 60)")
+    ap.add_argument("--rounds", type=int, default=1, help="host-id allgathers to time (default 1)")
+    ap.add_argument("--wave", type=int, default=256, help="PEs started per wave (default 256)")
+    ap.add_argument("--wave-gap", type=float, default=0.0, help="seconds between waves (default 0)")
+    ap.add_argument("--show-logs", type=int, default=3, help="logs of failed PEs to print (default 3)")
+    ap.add_argument("--keep", action="store_true", help="keep each run's folder of logs and results")
+    ap.add_argument("--json", help="write the summaries to this file")
+    args = ap.parse_args()
+    if not shutil.which("timeout"):
+        sys.exit("run_harness: the `timeout` command (coreutils) is needed")
+    raise_fd_limit(max(args.n) + 64)
+    summaries = []
+    for n in args.n:
+        s = run(args, n)
+        summaries.append(s)
+        print(json.dumps(s), flush=True)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(summaries, f, indent=1)
+    sys.exit(0 if all(s["ok"] for s in summaries) else 1)
+
+
+if __name__ == "__main__":
+    main()
