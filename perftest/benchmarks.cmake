@@ -79,6 +79,14 @@ perf_bench(host/malloc.cpp BENCHES malloc PES 2 NEEDS gshmem_malloc gshmem_free)
 
 # ---- applications
 perf_bench(apps/jacobi.cu BENCHES jacobi PES 2 3 NEEDS gshmemx_putmem_signal_block gshmem_signal_wait_until)
+# The halo exchange of a stencil two ways users write it, each judged against NVSHMEM's build of
+# the same source: the host-driven loop (put_on_stream x2 + barrier_all_on_stream a step) and the
+# step kernel that sends its own halo rows with block puts.
+perf_bench(apps/halo_host.cu BENCHES halo_host PES 1 2
+           NEEDS gshmemx_float_put_on_stream gshmemx_barrier_all_on_stream gshmem_getmem gshmem_ptr)
+perf_bench(apps/jacobi_nbi.cu BENCHES jacobi_nbi PES 1 2
+           NEEDS gshmemx_putmem_nbi_block gshmemx_putmem_signal_nbi_block gshmemx_signal_op gshmem_signal_wait_until
+                 gshmem_quiet gshmemx_barrier_all_on_stream gshmem_getmem)
 perf_bench(apps/matmul.cu BENCHES matmul matmul_rowwise PES 2 3
            NEEDS gshmemx_putmem_signal_block gshmem_putmem gshmemx_putmem_warp gshmemx_putmem_block gshmemx_signal_op
                  gshmem_signal_wait_until gshmem_fence gshmem_quiet)

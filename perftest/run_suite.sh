@@ -16,6 +16,8 @@
 # benchmark sources built against NVSHMEM: perftest/nvshmem), every step runs a
 # second time with it, into the same results.jsonl ("lib": "nvshmem"; NCCL is not
 # timed again), and the summary puts the two side by side. NVSHMEM=0 skips that.
+# ONLY="step ..." runs only the steps named (without the nvshmem_ prefix; in both passes),
+# e.g. ONLY="halo_host_1pe halo_host jacobi_nbi_1pe jacobi_nbi" for the two halo exchanges alone.
 # The build dir's paths are those of the machine that built it; BUILD_ROOT
 # (default /work/main) is linked to this checkout so that they resolve.
 set -uo pipefail
@@ -78,6 +80,7 @@ bin=$perf
 prefix=
 extra=()
 step() {
+  [[ -z ${ONLY:-} || " $ONLY " == *" $1 "* ]] || return 0
   local name=$prefix$1 n=$2
   shift 2
   local left=$((budget - ($(date +%s) - suite_start)))
@@ -124,6 +127,13 @@ steps() {
   # alone, B's blocks shifted all rows at once (matmul) and row by row (matmul_rowwise: a put
   # per row by a thread, a warp or a CTA).
   step matmul "$npes" matmul matmul_rowwise -b 2M -e 128M -f 4 -s all
+  # The host-driven halo loop (step kernel, put_on_stream x2, barrier_all_on_stream; grids
+  # 1024^2 ... 8192^2 floats, rows of 16 KiB at 4096) taken apart, and the step kernel that sends
+  # its own halo rows (4096^2, 200 iterations), on one PE (self-exchange) and two.
+  step halo_host_1pe 1 halo_host -f 4
+  step halo_host 2 halo_host -f 4
+  step jacobi_nbi_1pe 1 jacobi_nbi
+  step jacobi_nbi 2 jacobi_nbi
 }
 
 steps

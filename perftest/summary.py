@@ -19,6 +19,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import baseline  # noqa: E402
 
 KEY_SIZES = {4, 8, 16, 64, 4096, 256 << 10, 1 << 20, 16 << 20, 64 << 20, 256 << 20}
+# Benchmarks whose ceiling is a time to compare, not a bandwidth: halo_host's is the same loop
+# with cudaMemcpyAsync in place of the puts.
+LATENCY_CEILING = {"halo_host"}
 
 
 def load(paths):
@@ -65,7 +68,7 @@ def print_series(rows):
         for r in key_rows(sorted(groups[key], key=lambda r: r["size"])):
             bench, pes, cfg = r["bench"], r["pes"], cfg_str(r)
             extra = ""
-            if r.get("ceiling_GBps") and "latency" in bench:
+            if r.get("ceiling_GBps") and ("latency" in bench or bench in LATENCY_CEILING):
                 extra = f"ceil {r['ceiling_us_median']:.2f}us"
             elif r.get("ceiling_GBps"):
                 extra = f"ceil {r['ceiling_GBps']:.0f}"
@@ -93,7 +96,8 @@ def print_vs_nvshmem(rows, nv):
             bw = "busbw_GBps" if n.get("busbw_GBps") is not None else "algbw_GBps"
             # Host latencies: each process's bare copy (its floor), gshmem's / NVSHMEM's.
             gf, nf = (g or {}).get("ceiling_us_median"), n.get("ceiling_us_median")
-            floors = f"  floor {gf:.2f} / {nf:.2f} us" if gf and nf and "latency" in n["bench"] else ""
+            floors = f"  floor {gf:.2f} / {nf:.2f} us" if gf and nf and ("latency" in n["bench"] or
+                                                                     n["bench"] in LATENCY_CEILING) else ""
             print(f"{n['bench']:<24} {n['pes']:>3} {cfg_str(n):<26} {size_str(n['size']):>6} "
                   f"{fmt(gl, '{:.3f}'):>10} {fmt(nl, '{:.3f}'):>10} {fmt((g or {}).get(bw)):>9} "
                   f"{fmt(n.get(bw)):>10} {fmt(ratio):>6}{floors}")
@@ -178,6 +182,17 @@ def targets(rows, pe_counts=None):
                 find(rows, "matmul", pes=4, op="shift"),
                 find(rows, "matmul_rowwise", pes=4, op="shift", scope="thread"), 2.0)
     for n in pe_counts:
+        if n not in (1, 2):
+            continue
+        # The host-driven halo loop's two puts, back to back, against cudaMemcpyAsync of the same
+        # rows between the same addresses on the same stream (halo_host's ceiling): a put on a
+        # stream to a load/store peer (the PE itself included) costs what the copy costs, within 5 %.
+        r = best(find(rows, "halo_host", pes=n, size=HALO_SIZE, op="put"), "ceiling_ratio")
+        t.append((f"halo_host put_on_stream x2 vs cudaMemcpyAsync, {n} PE{'s' if n > 1 else ''}",
+                  r["ceiling_ratio"] if r else None, "x copy", ">=", 0.95, r))
+    for n in pe_counts:
+        if n < 2:  # 1 PE (halo_host, jacobi_nbi): nothing for NCCL or a collective to do
+            continue
         if n == 2:
             lat("device sum-reduce float 4 B, 2 PEs", find(rows, "reduction", pes=2, size=4, dtype="float", op="sum"),
                 4.0)
@@ -192,6 +207,36 @@ def targets(rows, pe_counts=None):
             smallest = min(r["size"] for r in small)
             ratio(f"small allreduce on-stream ({smallest} B) vs NCCL, {n} PEs",
                   [r for r in small if r["size"] == smallest], 1.0, ">")
+    return t
+
+
+HALO_SIZE = 64 << 20  # halo_host / jacobi_nbi: the 4096^2 grid of floats (rows of 16 KiB)
+
+
+def nvshmem_targets(rows, nv, pe_counts):
+    """Targets against NVSHMEM's build of the same benchmark source in the same run: value =
+    NVSHMEM's median time / gshmem's at the same point (>= 1: gshmem as fast or faster). Rows as
+    targets() gives them; the row is gshmem's."""
+    t = []
+
+    def vs(label, bench, pes, op):
+        g = best(find(rows, bench, pes=pes, size=HALO_SIZE, op=op), "lat_us_median", larger=False)
+        n = best(find(nv, bench, pes=pes, size=HALO_SIZE, op=op), "lat_us_median", larger=False)
+        v = n["lat_us_median"] / g["lat_us_median"] if g and n and g["lat_us_median"] else None
+        t.append((label, v, "x NVSHMEM", ">=", 1.0, g))
+
+    for n in pe_counts:
+        if n not in (1, 2):
+            continue
+        pes = f"{n} PE{'s' if n > 1 else ''}"
+        # The host-driven solver (put_on_stream x2 + barrier_all_on_stream a step) and its barrier
+        # alone; the step kernel ending in a block put and a signal, and its other forms (the
+        # thread form, the control, is not judged).
+        vs(f"halo_host loop put_on_stream x2 + barrier, {pes}", "halo_host", n, "loop")
+        vs(f"halo_host barrier_all_on_stream alone, {pes}", "halo_host", n, "barrier")
+        vs(f"jacobi_nbi putmem_nbi_block + quiet + signal, {pes}", "jacobi_nbi", n, "quiet")
+        vs(f"jacobi_nbi putmem_signal_nbi_block, {pes}", "jacobi_nbi", n, "put_signal")
+        vs(f"jacobi_nbi putmem_nbi_block + barrier, {pes}", "jacobi_nbi", n, "barrier")
     return t
 
 
@@ -252,6 +297,19 @@ def summarize(every):
                 v = r["nccl_lat_us_median"] / n["lat_us_median"] if n and r.get("nccl_lat_us_median") else None
             other = f"  NVSHMEM {v:9.3f}" if v is not None else "  NVSHMEM       n/a"
         print(f"  {'PASS' if ok else 'MISS':<5} {label:<52} {value:9.3f} {unit} (target {cmp} {limit}){other}{cfg}")
+    # Against NVSHMEM's build of the same source: only the points gshmem measured, so a run or
+    # baseline without halo_host and jacobi_nbi prints nothing here.
+    nvt = nvshmem_targets(own, [r for r in nv if not r["shared"]], pes)
+    for label, value, unit, cmp, limit, r in nvt:
+        if r is None:
+            continue
+        if value is None:
+            print(f"  {'n/a':<5} {label:<52} NVSHMEM not timed {'at this point' if nv else 'in this run'}")
+            continue
+        ok = value >= limit
+        print(f"  {'PASS' if ok else 'MISS':<5} {label:<52} {value:9.3f} {unit} (target {cmp} {limit})  "
+              f"gshmem {r['lat_us_median']:.2f} us/iter  [{r['bench']} pes={r['pes']} size={size_str(r['size'])} "
+              f"{r.get('op')}]")
     print()
     bad = [r for r in rows if not r.get("verified")]
     if bad:

@@ -12,7 +12,7 @@
 // quiet<S>: the group synchronises, one thread calls nvshmem_quiet (which completes
 // every operation of the PE), the group synchronises again; barrier_all, sync_all, barrier,
 // team_sync, broadcast, fcollect, alltoall, reduce, reducescatter on a team;
-// on-stream collectives; collective launch; host RMA, malloc and init.
+// on-stream collectives and puts; collective launch; host RMA, malloc and init.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -54,6 +54,13 @@ inline void gshmem_getmem_nbi(void* d, const void* s, size_t n, int pe) { nvshme
 inline void gshmem_info_get_version(int* major, int* minor) { nvshmem_info_get_version(major, minor); }
 inline int gshmemx_collective_launch(const void* k, dim3 grid, dim3 block, void** args, size_t shmem, cudaStream_t s) {
   return nvshmemx_collective_launch(k, grid, block, args, shmem, s);
+}
+
+inline void gshmemx_putmem_on_stream(void* d, const void* s, size_t n, int pe, cudaStream_t st) {
+  nvshmemx_putmem_on_stream(d, s, n, pe, st);
+}
+inline void gshmemx_float_put_on_stream(float* d, const float* s, size_t n, int pe, cudaStream_t st) {
+  nvshmemx_float_put_on_stream(d, s, n, pe, st);
 }
 
 inline int gshmemx_barrier_all_on_stream(cudaStream_t s) { return nvshmemx_barrier_all_on_stream(s), 0; }
@@ -184,6 +191,13 @@ __device__ __forceinline__ void putmem_signal(void* d, const void* s, size_t n, 
   GSHMEM_SHIM_SCOPED(S, nvshmem_putmem_signal(d, s, n, sig, v, op, pe),
                      nvshmemx_putmem_signal_warp(d, s, n, sig, v, op, pe),
                      nvshmemx_putmem_signal_block(d, s, n, sig, v, op, pe));
+}
+template <class S>
+__device__ __forceinline__ void putmem_signal_nbi(void* d, const void* s, size_t n, uint64_t* sig, uint64_t v, int op,
+                                                  int pe) {
+  GSHMEM_SHIM_SCOPED(S, nvshmem_putmem_signal_nbi(d, s, n, sig, v, op, pe),
+                     nvshmemx_putmem_signal_nbi_warp(d, s, n, sig, v, op, pe),
+                     nvshmemx_putmem_signal_nbi_block(d, s, n, sig, v, op, pe));
 }
 __device__ __forceinline__ void signal_op(uint64_t* sig, uint64_t v, int op, int pe) {
   nvshmemx_signal_op(sig, v, op, pe);
