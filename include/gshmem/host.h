@@ -88,6 +88,29 @@ GSHMEM_API void* gshmem_realloc(void* ptr, size_t size);
  * block already serves remote atomics and signals at full speed. */
 GSHMEM_API void* gshmem_malloc_with_hints(size_t size, long hints);
 
+/* ---- registered user buffers (collective: every PE calls, with the same size) ---- */
+/* Makes `size` bytes of the caller's GPU memory at `buf` symmetric: every PE passes a buffer of
+ * its own, of the same size, and gets the address in the symmetric heap that aliases it (the
+ * same heap offset on every PE). RMA, AMOs, signals, collectives and gshmem_ptr take that address
+ * as they take a gshmem_malloc block; stores through either address reach the same memory.
+ * The buffer must be CUDA VMM memory of this PE's GPU: one cuMemCreate allocation
+ * (CU_MEM_ALLOCATION_TYPE_PINNED, CU_MEM_LOCATION_TYPE_DEVICE, requestedHandleTypes including
+ * CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR when other PEs share the node) mapped with cuMemMap;
+ * `buf` is where it is mapped, `size` at most its size and a multiple of its granularity
+ * (CU_MEM_ALLOC_GRANULARITY_MINIMUM). cudaMalloc memory cannot be registered, nor can anything
+ * with the cudaMalloc + CUDA IPC heap (GSHMEM_DISABLE_VMM=1). flags: 0.
+ * Returns NULL on every PE (the log says why; nothing changes) when the sizes or flags differ
+ * between PEs, when any PE's buffer fails these checks or is registered already, or when the
+ * heap's address range (GSHMEM_SYMMETRIC_SIZE_MAX, which registered buffers count against as
+ * address space, not memory) has no room. The memory stays the caller's: unregister it before
+ * releasing it (a buffer released first stays allocated until it is unregistered). */
+GSHMEM_API void* gshmemx_buffer_register_symmetric(void* buf, size_t size, int flags);
+/* Undoes a registration: `sym` is the address gshmemx_buffer_register_symmetric returned and
+ * `size` the size it was given. Waits for this GPU's outstanding work first (as gshmem_free).
+ * Returns 0, or on every PE with nothing changed: GSHMEM_ERROR_INVALID_VALUE (not a registered
+ * buffer, or another size), GSHMEM_ERROR_MISMATCH (the PEs passed different buffers or sizes). */
+GSHMEM_API int gshmemx_buffer_unregister_symmetric(void* sym, size_t size);
+
 /* ---- stream-ordered synchronisation ---- */
 GSHMEM_API void gshmemx_barrier_all_on_stream(cudaStream_t stream);
 GSHMEM_API void gshmemx_sync_all_on_stream(cudaStream_t stream);
@@ -116,6 +139,33 @@ GSHMEM_API int gshmemi_collective_launch(struct CUfunc_st* func, dim3 grid, dim3
                                          cudaStream_t stream);
 GSHMEM_API int gshmemi_collective_launch_query_gridsize(struct CUfunc_st* func, dim3 block, size_t shared_mem,
                                                         int* grid_blocks);
+
+/* ---- modules loaded through the CUDA driver API ---- */
+/* CUmodule of <cuda.h> (a pointer to struct CUmod_st), declared here without that header. */
+struct CUmod_st;
+/* A module loaded with cuModuleLoad / cuModuleLoadData / cuModuleLoadDataEx has no registrar
+ * that hands gshmem its copy of the device state (detail/device_state.h), so its kernels would
+ * see an empty one. gshmemx_cumodule_init fills that copy - the `static __constant__` variable
+ * gshmemi_tu_state that <gshmem/gshmem.h> (or <nvshmem.h>) puts into each CUDA file compiled
+ * without -rdc, found by that name - and keeps it filled: gshmem refills it after every heap
+ * growth, at gshmem_finalize (which marks it uninitialised) and at a later gshmem_init, until
+ * gshmemx_cumodule_finalize. Call it after gshmem_init, with the context that loaded the module
+ * current (this PE's GPU; its primary context, the one cudaSetDevice makes current, is the one
+ * the state's addresses are valid in), before launching the module's kernels. Calling it again
+ * for the same module refills the copy. Call gshmemx_cumodule_finalize before cuModuleUnload: a
+ * later refill would write into the unloaded module's memory.
+ * Returns 0 (GSHMEM_SUCCESS), or with a logged message: GSHMEM_ERROR_NOT_INITIALIZED (before
+ * gshmem_init or after gshmem_finalize), GSHMEM_ERROR_INVALID_VALUE (module NULL; no
+ * gshmemi_tu_state in it: not compiled with gshmem's headers, compiled with -rdc, or no kernel
+ * uses gshmem; or one of another size: compiled against other gshmem headers), GSHMEM_ERROR_CUDA
+ * (no context current, or a driver call failed). Host only, not thread-safe with other host
+ * calls (GSHMEM_THREAD_SERIALIZED). */
+GSHMEM_API int gshmemx_cumodule_init(struct CUmod_st* module);
+/* Stops refilling the module's copy (which keeps the state it holds). Needs no initialised
+ * gshmem (it may follow gshmem_finalize). Returns 0, or GSHMEM_ERROR_INVALID_VALUE with a logged
+ * message when the module is NULL or not initialised by gshmemx_cumodule_init (or finalised
+ * already). */
+GSHMEM_API int gshmemx_cumodule_finalize(struct CUmod_st* module);
 
 GSHMEM_EXTERN_C_END
 

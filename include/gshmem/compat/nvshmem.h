@@ -19,8 +19,22 @@
 #ifndef GSHMEM_COMPAT_NVSHMEM_H
 #define GSHMEM_COMPAT_NVSHMEM_H
 
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
 #include "gshmem/gshmem.h"
 #include "gshmem/compat/detail/nvshmem_names.h"
+
+/* As NVSHMEM's headers do: cooperative groups in CUDA C++ translation units, and the driver
+ * API's types (CUmodule for nvshmemx_cumodule_init) in C++ and non-strict C ones. <cuda.h> is
+ * not ISO C99 (-std=c99 -pedantic refuses it): strict C code includes it itself. */
+#if defined(__CUDACC__) && defined(__cplusplus)
+#include <cooperative_groups.h>
+#endif
+#if defined(__cplusplus) || !defined(__STRICT_ANSI__)
+#include <cuda.h>
+#endif
 
 /* Compiled against gshmem's NVSHMEM dialect (for code that must tell). */
 #define GSHMEM_NVSHMEM_COMPAT 1
@@ -87,5 +101,30 @@ typedef gshmemx_init_attr_t nvshmemx_init_attr_t;
 static inline int nvshmemx_init_status(void) {
   return gshmemx_initialized() ? NVSHMEM_STATUS_IS_INITIALIZED : NVSHMEM_STATUS_NOT_INITIALIZED;
 }
+
+/* ---- modules loaded through the driver API ----
+ * nvshmemx_cumodule_init(module) / nvshmemx_cumodule_finalize(module) are gshmemx_cumodule_init /
+ * _finalize (detail/nvshmem_names.h; contract in gshmem/host.h): the module must be compiled
+ * without -rdc from a file that includes this header (or <gshmem/gshmem.h>). */
+
+/* ---- error printing ----
+ * NVSHMEMI_ERROR_PRINT(fmt, ...): what NVSHMEM's headers give its helpers (perftest's among
+ * them): one line "file:line: message" on stderr, formatted as printf does; a newline is added
+ * when the message does not end with one. Host code only. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static inline void
+gshmemi_compat_error_print(const char* file, int line, const char* fmt, ...) {
+  char msg[1024];
+  va_list ap;
+  size_t len;
+  va_start(ap, fmt);
+  if (vsnprintf(msg, sizeof msg, fmt, ap) < 0) msg[0] = '\0';
+  va_end(ap);
+  len = strlen(msg);
+  fprintf(stderr, "%s:%d: %s%s", file, line, msg, (len > 0 && msg[len - 1] == '\n') ? "" : "\n");
+}
+#define NVSHMEMI_ERROR_PRINT(...) gshmemi_compat_error_print(__FILE__, __LINE__, __VA_ARGS__)
 
 #endif /* GSHMEM_COMPAT_NVSHMEM_H */

@@ -2,6 +2,10 @@
 // Registry of translation units' device-state copies (see
 // gshmem/detail/device_state.h). TUs register from static initialisers, which
 // may run before main and before gshmem_init, in any library load order.
+// Modules loaded through the driver API add their copies with add_copy
+// (device_state_registry.h, gshmemx_cumodule_init).
+#include "device_state_registry.h"
+
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -14,9 +18,13 @@
 namespace gshmem::device_state {
 namespace {
 
+// A TU's copy (upload: its registrar's function) or another copy (upload == nullptr: fill,
+// named by key; add_copy).
 struct Entry {
-  gshmemi_state_upload_fn upload;
+  gshmemi_state_upload_fn upload = nullptr;
   std::string tu;
+  const void* key = nullptr;
+  Fill fill;
 };
 
 struct Registry {
@@ -33,6 +41,7 @@ Registry& registry() {
 }
 
 Status upload_entry(Entry& e, const gshmemi_device_state& s) {
+  if (!e.upload) return e.fill(s, nullptr);  // logs its own errors
   cudaError_t err = static_cast<cudaError_t>(e.upload(&s));
   if (err != cudaSuccess) {
     cudaGetLastError();
@@ -57,8 +66,33 @@ Status publish(const gshmemi_device_state& s) {
     Status st = upload_entry(e, s);
     if (st != GSHMEM_SUCCESS) result = st;
   }
-  GSHMEM_LOG_TRACE("device state (version %u) published to %zu translation units", s.version, r.entries.size());
+  GSHMEM_LOG_TRACE("device state (version %u) published to %zu copies (translation units and modules)", s.version,
+                   r.entries.size());
   return result;
+}
+
+Status add_copy(const void* key, std::string name, Fill fill, const char* call) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  if (r.have_state) GSHMEM_TRY(fill(r.state, call));
+  auto same = [&](const Entry& e) { return !e.upload && e.key == key; };
+  auto it = std::find_if(r.entries.begin(), r.entries.end(), same);
+  if (it == r.entries.end()) it = r.entries.insert(r.entries.end(), Entry{});
+  it->key = key;
+  it->tu = std::move(name);
+  it->fill = std::move(fill);
+  GSHMEM_LOG_TRACE("%s: device state copy of %s registered%s", call, it->tu.c_str(), r.have_state ? " and filled" : "");
+  return GSHMEM_SUCCESS;
+}
+
+bool remove_copy(const void* key) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  const auto before = r.entries.size();
+  r.entries.erase(
+      std::remove_if(r.entries.begin(), r.entries.end(), [&](const Entry& e) { return !e.upload && e.key == key; }),
+      r.entries.end());
+  return r.entries.size() != before;
 }
 
 }  // namespace gshmem::device_state
@@ -76,7 +110,10 @@ extern "C" GSHMEM_API void gshmemi_register_device_state(gshmemi_state_upload_fn
   }
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
-  r.entries.push_back(Entry{upload, tu_name ? tu_name : "?"});
+  Entry e;
+  e.upload = upload;
+  e.tu = tu_name ? tu_name : "?";
+  r.entries.push_back(std::move(e));
   // Loaded after gshmem_init (e.g. dlopen): fill it now.
   if (r.have_state) upload_entry(r.entries.back(), r.state);
 }
@@ -85,7 +122,7 @@ extern "C" GSHMEM_API void gshmemi_unregister_device_state(gshmemi_state_upload_
   using namespace gshmem::device_state;
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
-  r.entries.erase(
-      std::remove_if(r.entries.begin(), r.entries.end(), [&](const Entry& e) { return e.upload == upload; }),
-      r.entries.end());
+  r.entries.erase(std::remove_if(r.entries.begin(), r.entries.end(),
+                                 [&](const Entry& e) { return e.upload != nullptr && e.upload == upload; }),
+                  r.entries.end());
 }

@@ -117,6 +117,25 @@ void Allocator::grow(uint64_t new_capacity) {
   capacity_ = new_capacity;
 }
 
+void Allocator::grow_withheld(uint64_t new_capacity) {
+  if (new_capacity > capacity_) capacity_ = new_capacity;
+}
+
+bool Allocator::shrink_withheld(uint64_t new_capacity) {
+  if (new_capacity > capacity_) return false;
+  // The last free range and the last live block end below the cut, or nothing changes.
+  if (!free_.empty()) {
+    auto last = std::prev(free_.end());
+    if (last->first + last->second > new_capacity) return false;
+  }
+  if (!used_.empty()) {
+    auto last = std::prev(used_.end());
+    if (last->first + last->second.reserved > new_capacity) return false;
+  }
+  capacity_ = new_capacity;
+  return true;
+}
+
 uint64_t Allocator::free_bytes() const {
   uint64_t total = 0;
   for (const auto& [offset, length] : free_) total += length;

@@ -35,8 +35,16 @@ class Allocator {
   // The live block containing `offset` (any byte inside it); false if none.
   bool find_block(uint64_t offset, uint64_t* start, uint64_t* reserved) const;
   // Extend capacity (the heap grew); the new range joins the free list.
-  // A new_capacity not above capacity() changes nothing (the heap never shrinks).
+  // A new_capacity not above capacity() changes nothing (heap chunks are never unmapped).
   void grow(uint64_t new_capacity);
+  // Withheld ranges: [0, capacity) is the free list, the live blocks, and ranges that are
+  // neither, which this allocator never hands out: registered user buffers and the holes they
+  // leave (gshmemx_buffer_register_symmetric; the heap tracks them, heap_vmm.cpp). Extend
+  // capacity with the new range withheld (a new_capacity not above capacity() changes nothing).
+  void grow_withheld(uint64_t new_capacity);
+  // Lower capacity to new_capacity: the range cut off must be withheld (no free or live byte
+  // at or above new_capacity). Returns false, changing nothing, otherwise.
+  bool shrink_withheld(uint64_t new_capacity);
 
   uint64_t capacity() const { return capacity_; }
   uint64_t free_bytes() const;

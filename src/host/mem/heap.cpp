@@ -17,6 +17,15 @@ bool vmm_supported(int device) {
 
 }  // namespace
 
+// The heap kinds that cannot map user memory (register.cpp asks can_register() first).
+Status Heap::register_user(uint64_t handle, uint64_t, uint64_t, const void*, bootstrap::Bootstrap&, uint64_t*) {
+  cu::api().MemRelease(static_cast<CUmemGenericAllocationHandle>(handle));
+  return GSHMEM_ERROR_UNSUPPORTED;
+}
+Status Heap::unregister_user(uint64_t) { return GSHMEM_ERROR_UNSUPPORTED; }
+bool Heap::registration(uint64_t, uint64_t*, const void**) const { return false; }
+bool Heap::find_registration(const void*, uint64_t*) const { return false; }
+
 Status create_heap(const HeapParams& params, bootstrap::Bootstrap& boot, std::unique_ptr<Heap>* out) {
   bool use_vmm = !config::get().disable_vmm && vmm_supported(params.device);
   // Every PE must choose the same kind.

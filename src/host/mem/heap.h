@@ -6,7 +6,9 @@
 //                 physical chunks exported as POSIX fds over Unix sockets
 //                 (heap_fd_exchange.cpp); grows collectively.
 //   heap_ipc.cpp  cudaMalloc + CUDA IPC handles; fixed size.
-// The heap hands out no blocks itself (that is mem::Allocator's job).
+// The heap hands out no blocks itself (that is mem::Allocator's job). The VMM heap also maps
+// registered user buffers (gshmemx_buffer_register_symmetric, register.cpp) into its slots, next
+// to its own chunks (regions.h: the layout); the allocator withholds their ranges.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +35,8 @@ class Heap {
   virtual ~Heap() = default;
   virtual const char* kind() const = 0;  // "cuda-vmm" or "cuda-ipc"
   char* base() const { return peer_base_[my_pe_]; }
+  // The mapped extent [0, size) of every slot: heap chunks, registered buffers and the holes
+  // unregistered ones left below the top (regions.h). The allocator's capacity equals it.
   uint64_t size() const { return size_; }
   uint64_t max_size() const { return max_size_; }
   // PE `pe`'s heap in this process's address space; nullptr if not on this node.
@@ -41,6 +45,26 @@ class Heap {
   // Collective over all PEs: make at least new_size bytes usable on every
   // node-local PE. Every PE gets the same result; on failure nothing changes.
   virtual Status grow(uint64_t new_size, bootstrap::Bootstrap& boot) = 0;
+
+  // ---- registered user buffers (gshmemx_buffer_register_symmetric); VMM heap only ----
+  virtual bool can_register() const { return false; }
+  // Collective over all PEs, with the same bytes and align on every PE (the caller agreed on
+  // them): maps this PE's physical allocation `handle` (its first `bytes` bytes) at an offset
+  // that is the same on every PE (aligned to align, a power of two), into this PE's slot and,
+  // through an exported fd, into every node-local peer's view of this PE's slot. Takes over the
+  // reference `handle` (a cuMemRetainAllocationHandle result): released on failure too. `user`
+  // is the buffer's own address, remembered for find_registration. On failure nothing changes,
+  // on every PE alike. size() may grow (never shrinks here).
+  virtual Status register_user(uint64_t handle, uint64_t bytes, uint64_t align, const void* user,
+                               bootstrap::Bootstrap& boot, uint64_t* offset);
+  // Local (the caller agreed first and drained the GPU): unmaps the registration at `offset`
+  // from every slot and releases this process's references to its memory, which stays its
+  // owner's. size() drops when it was at the top.
+  virtual Status unregister_user(uint64_t offset);
+  // The live registration at `offset`: its registered size and its user address; false if none.
+  virtual bool registration(uint64_t offset, uint64_t* bytes, const void** user) const;
+  // The live registration of user address `user`; false if none.
+  virtual bool find_registration(const void* user, uint64_t* offset) const;
 
  protected:
   int my_pe_ = 0;

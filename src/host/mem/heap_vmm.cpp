@@ -5,12 +5,22 @@
 // exports it as a POSIX fd, the fds travel over Unix sockets, and each PE maps
 // its peers' chunks into their slots. Virtual addresses never move, so device
 // state needs no update when the heap grows beyond its size field.
+//
+// Registered user buffers (register_user) take ranges of the same slots: this PE's buffer is
+// mapped into its own slot and, through its exported fd, into every local peer's view of it,
+// at an offset RegionMap (regions.h) picks: a hole an earlier buffer left, or the top. So the
+// mapped extent size_ holds chunks, live registrations and holes; growth maps its chunks from
+// size_ up and never meets a registration, and unregistering the topmost range lowers size_.
 #include <unistd.h>
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <map>
+
 #include "heap.h"
 #include "host/core/driver.h"
+#include "regions.h"
 
 namespace gshmem::mem {
 namespace {
@@ -69,7 +79,7 @@ class VmmHeap final : public Heap {
     Status st = exchange_fds(params_, boot, generation_++, fd, &fds);
     if (st != GSHMEM_SUCCESS) return undo(mine, fd, {}, st);
     std::vector<Chunk> mapped;
-    ok = map_peers(fds, delta, &mapped) == GSHMEM_SUCCESS;
+    ok = map_peers(fds, size_, delta, &mapped) == GSHMEM_SUCCESS;
     for (int f : fds)
       if (f >= 0) close(f);
     GSHMEM_TRY(all_agree(boot, ok, &all_ok));
@@ -81,7 +91,114 @@ class VmmHeap final : public Heap {
     return GSHMEM_SUCCESS;
   }
 
+  bool can_register() const override { return true; }
+
+  Status register_user(uint64_t handle_value, uint64_t bytes, uint64_t align, const void* user,
+                       bootstrap::Bootstrap& boot, uint64_t* offset) override {
+    const char* call = "gshmemx_buffer_register_symmetric";
+    const cu::Api& api = cu::api();
+    const CUmemGenericAllocationHandle handle = handle_value;
+    // The range is a whole number of granules, so that the top stays aligned for the chunks
+    // growth maps there; the tail past `bytes` (if any) stays unmapped and belongs to no one.
+    const uint64_t reserved = round_up(bytes);
+    align = std::max<uint64_t>(align, granularity_);
+    RegionMap::Placement at;
+    // Every PE gets the same answer: the placement depends only on agreed state.
+    if (!regions_.place(reserved, align, size_, slot_bytes_, &at)) {
+      api.MemRelease(handle);
+      GSHMEM_LOG_ERROR(
+          "%s: no room for %llu more bytes in the symmetric heap's address range: the heap and "
+          "the registered buffers use %llu of GSHMEM_SYMMETRIC_SIZE_MAX=%llu bytes. Returning "
+          "NULL on every PE; raise GSHMEM_SYMMETRIC_SIZE_MAX (address space only: registered "
+          "memory stays its owner's).",
+          call, (unsigned long long)reserved, (unsigned long long)size_, (unsigned long long)slot_bytes_);
+      return GSHMEM_ERROR_OUT_OF_MEMORY;
+    }
+    Chunk mine{handle, reinterpret_cast<CUdeviceptr>(base()) + at.offset, 0};
+    int fd = -1;
+    CUmemAccessDesc a = access();
+    CUresult r = api.MemMap(mine.addr, bytes, 0, handle, 0);
+    if (r == CUDA_SUCCESS) {
+      mine.bytes = bytes;  // mapped: unmap() undoes it
+      r = api.MemSetAccess(mine.addr, bytes, &a, 1);
+    }
+    // Only node-local peers need the fd (register.cpp checked the handle type for them).
+    if (r == CUDA_SUCCESS && params_.local_pes.size() > 1)
+      r = api.MemExportToShareableHandle(&fd, handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
+    if (r != CUDA_SUCCESS)
+      GSHMEM_LOG_ERROR(
+          "%s: cannot map the buffer (%llu bytes) into the symmetric heap at offset %llu or "
+          "export it for the node-local PEs: %s. Returning NULL on every PE; check that it is "
+          "one cuMemCreate allocation of at least that size on this PE's GPU.",
+          call, (unsigned long long)bytes, (unsigned long long)at.offset, cu::error_string(r));
+    bool all_ok = false;
+    Status st = all_agree(boot, r == CUDA_SUCCESS, &all_ok);
+    if (st != GSHMEM_SUCCESS || !all_ok) {
+      drop_mine(mine, fd);
+      return st != GSHMEM_SUCCESS ? st : GSHMEM_ERROR_CUDA;
+    }
+    std::vector<int> fds;
+    st = exchange_fds(params_, boot, generation_++, fd, &fds);
+    if (st != GSHMEM_SUCCESS) {
+      drop_mine(mine, fd);
+      return st;
+    }
+    std::vector<Chunk> mapped;
+    const bool ok = map_peers(fds, at.offset, bytes, &mapped) == GSHMEM_SUCCESS;
+    for (int f : fds)
+      if (f >= 0) close(f);
+    st = all_agree(boot, ok, &all_ok);
+    if (st != GSHMEM_SUCCESS || !all_ok) {
+      for (const Chunk& c : mapped) unmap(c);
+      drop_mine(mine, fd);
+      return st != GSHMEM_SUCCESS ? st : GSHMEM_ERROR_UNSUPPORTED;
+    }
+    if (fd >= 0) close(fd);
+    regions_.commit(at, reserved, size_);
+    size_ = at.new_top;
+    Registration reg{user, bytes, {mine}};
+    reg.maps.insert(reg.maps.end(), mapped.begin(), mapped.end());
+    registrations_[at.offset] = std::move(reg);
+    *offset = at.offset;
+    return GSHMEM_SUCCESS;
+  }
+
+  Status unregister_user(uint64_t offset) override {
+    auto it = registrations_.find(offset);
+    if (it == registrations_.end()) return GSHMEM_ERROR_INVALID_VALUE;
+    for (const Chunk& c : it->second.maps) unmap(c);
+    registrations_.erase(it);
+    // A range at the top gives its address space back (and any holes below it that reach it).
+    size_ = regions_.release(offset, size_);
+    return GSHMEM_SUCCESS;
+  }
+
+  bool registration(uint64_t offset, uint64_t* bytes, const void** user) const override {
+    auto it = registrations_.find(offset);
+    if (it == registrations_.end()) return false;
+    if (bytes) *bytes = it->second.bytes;
+    if (user) *user = it->second.user;
+    return true;
+  }
+
+  bool find_registration(const void* user, uint64_t* offset) const override {
+    for (const auto& [off, reg] : registrations_)
+      if (reg.user == user) {
+        if (offset) *offset = off;
+        return true;
+      }
+    return false;
+  }
+
  private:
+  // Undoes this PE's part of a registration that failed: its mapping (if made), the retained
+  // handle and the exported fd.
+  void drop_mine(const Chunk& mine, int fd) {
+    if (mine.bytes) cu::api().MemUnmap(mine.addr, mine.bytes);
+    cu::api().MemRelease(mine.handle);
+    if (fd >= 0) close(fd);
+  }
+
   size_t round_up(uint64_t v) const { return (v + granularity_ - 1) / granularity_ * granularity_; }
 
   CUmemAccessDesc access() const {
@@ -116,14 +233,16 @@ class VmmHeap final : public Heap {
     return GSHMEM_SUCCESS;
   }
 
-  Status map_peers(const std::vector<int>& fds, size_t bytes, std::vector<Chunk>* mapped) {
+  // Maps each local peer's exported memory (fds[i] of local_pes[i]) at [offset, offset+bytes)
+  // of that peer's slot.
+  Status map_peers(const std::vector<int>& fds, uint64_t offset, size_t bytes, std::vector<Chunk>* mapped) {
     const cu::Api& api = cu::api();
     CUmemAccessDesc a = access();
     for (size_t i = 0; i < fds.size(); ++i) {
       const int pe = params_.local_pes[i];
       if (pe == my_pe_) continue;
       Chunk c{};
-      c.addr = reinterpret_cast<CUdeviceptr>(peer_base_[pe]) + size_;
+      c.addr = reinterpret_cast<CUdeviceptr>(peer_base_[pe]) + offset;
       c.bytes = bytes;
       GSHMEM_CU_TRY("heap: import peer memory",
                     api.MemImportFromShareableHandle(&c.handle, reinterpret_cast<void*>((intptr_t)fds[i]),
@@ -160,9 +279,21 @@ class VmmHeap final : public Heap {
     if (!reservation_) return;
     for (const Chunk& c : chunks_) unmap(c);
     chunks_.clear();
+    // Buffers still registered at finalize: their users' memory stays theirs.
+    for (const auto& [offset, reg] : registrations_)
+      for (const Chunk& c : reg.maps) unmap(c);
+    registrations_.clear();
     cu::api().MemAddressFree(reservation_, slot_bytes_ * params_.local_pes.size());
     reservation_ = 0;
   }
+
+  // A registered buffer: its size as registered and its owner's address; maps[0] is this PE's
+  // mapping (holding the retained handle), then the local peers' (imported handles).
+  struct Registration {
+    const void* user;
+    uint64_t bytes;
+    std::vector<Chunk> maps;
+  };
 
   HeapParams params_;
   CUmemAllocationProp prop_{};
@@ -170,7 +301,9 @@ class VmmHeap final : public Heap {
   size_t slot_bytes_ = 0;
   CUdeviceptr reservation_ = 0;
   std::vector<Chunk> chunks_;
-  int generation_ = 0;
+  int generation_ = 0;  // of the fd exchanges (growth and registration): the same on every PE
+  RegionMap regions_;
+  std::map<uint64_t, Registration> registrations_;  // offset -> live registration
 };
 
 }  // namespace

@@ -97,9 +97,12 @@ uint64_t live_offset(const char* call, void* ptr) {
   const uint64_t off = static_cast<uint64_t>(static_cast<char*>(ptr) - r.heap->base());
   uint64_t requested = 0, reserved = 0;
   if (static_cast<char*>(ptr) >= r.heap->base() && r.alloc->block_size(off, &requested, &reserved)) return off;
-  GSHMEM_LOG_ERROR("%s: %p is not a block returned by gshmem_malloc/calloc/align/realloc (or was freed already); %s",
-                   call, ptr,
-                   std::string(call) == "gshmem_free" ? "nothing is freed" : "returning NULL, nothing is changed");
+  // A registered buffer's alias is a heap address too, but not a block (register.cpp).
+  const bool registered = static_cast<char*>(ptr) >= r.heap->base() && r.heap->registration(off, nullptr, nullptr);
+  GSHMEM_LOG_ERROR(
+      "%s: %p is not a block returned by gshmem_malloc/calloc/align/realloc (or was freed already)%s; %s", call, ptr,
+      registered ? ": it is a registered buffer, which gshmemx_buffer_unregister_symmetric gives back" : "",
+      std::string(call) == "gshmem_free" ? "nothing is freed" : "returning NULL, nothing is changed");
   return kNotLive;
 }
 
