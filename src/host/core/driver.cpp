@@ -47,6 +47,17 @@ Status load_all() {
   GSHMEM_TRY(get("cuGetErrorString", &g_api.GetErrorString));
   GSHMEM_TRY(get("cuOccupancyMaxActiveBlocksPerMultiprocessor", &g_api.OccupancyMaxActiveBlocksPerMultiprocessor));
   GSHMEM_TRY(get("cuLaunchCooperativeKernel", &g_api.LaunchCooperativeKernel));
+  GSHMEM_TRY(get("cuMemRetainAllocationHandle", &g_api.MemRetainAllocationHandle));
+  GSHMEM_TRY(get("cuMemGetAllocationPropertiesFromHandle", &g_api.MemGetAllocationPropertiesFromHandle));
+  GSHMEM_TRY(get("cuMemGetAddressRange", &g_api.MemGetAddressRange));
+  GSHMEM_TRY(get("cuPointerGetAttribute", &g_api.PointerGetAttribute));
+  GSHMEM_TRY(get("cuModuleGetGlobal", &g_api.ModuleGetGlobal));
+  GSHMEM_TRY(get("cuMemcpyHtoD", &g_api.MemcpyHtoD));
+  GSHMEM_TRY(get("cuCtxGetDevice", &g_api.CtxGetDevice));
+  GSHMEM_TRY(get("cuCtxPushCurrent", &g_api.CtxPushCurrent));
+  GSHMEM_TRY(get("cuCtxPopCurrent", &g_api.CtxPopCurrent));
+  GSHMEM_TRY(get("cuDevicePrimaryCtxRetain", &g_api.DevicePrimaryCtxRetain));
+  GSHMEM_TRY(get("cuDevicePrimaryCtxRelease", &g_api.DevicePrimaryCtxRelease));
   // Optional (messages only): kernel names need a 12.3+ driver.
   if (get("cuFuncGetName", &g_api.FuncGetName, 12030, false) != GSHMEM_SUCCESS) g_api.FuncGetName = nullptr;
   // Optional: stream memory operations (signals on streams); a kernel replaces them when absent.

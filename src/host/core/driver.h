@@ -28,6 +28,19 @@ struct Api {
   PFN_cuOccupancyMaxActiveBlocksPerMultiprocessor_v6050 OccupancyMaxActiveBlocksPerMultiprocessor;
   PFN_cuLaunchCooperativeKernel_v9000 LaunchCooperativeKernel;
   PFN_cuFuncGetName_v12030 FuncGetName;
+  // Registered buffers (mem/register.cpp): the user's VMM allocation behind a pointer.
+  PFN_cuMemRetainAllocationHandle_v11000 MemRetainAllocationHandle;
+  PFN_cuMemGetAllocationPropertiesFromHandle_v10020 MemGetAllocationPropertiesFromHandle;
+  PFN_cuMemGetAddressRange_v3020 MemGetAddressRange;
+  PFN_cuPointerGetAttribute_v4000 PointerGetAttribute;
+  // Modules loaded through the driver API (launch/cumodule.cpp): their state copy and context.
+  PFN_cuModuleGetGlobal_v3020 ModuleGetGlobal;
+  PFN_cuMemcpyHtoD_v3020 MemcpyHtoD;
+  PFN_cuCtxGetDevice_v2000 CtxGetDevice;
+  PFN_cuCtxPushCurrent_v4000 CtxPushCurrent;
+  PFN_cuCtxPopCurrent_v4000 CtxPopCurrent;
+  PFN_cuDevicePrimaryCtxRetain_v7000 DevicePrimaryCtxRetain;
+  PFN_cuDevicePrimaryCtxRelease_v11000 DevicePrimaryCtxRelease;
   // Stream memory operations (optional: nullptr when the driver lacks them;
   // callers then fall back to a kernel). Support per device:
   // CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS.

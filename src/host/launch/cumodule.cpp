@@ -7,11 +7,8 @@
 // (core/device_state_registry.h), so every later publish (heap growth, finalize, a new init)
 // refills it, until gshmemx_cumodule_finalize removes it.
 #include <cuda.h>
-#include <cudaTypedefs.h>
-#include <cuda_runtime.h>
 
 #include <cstdio>
-#include <mutex>
 #include <string>
 
 #include "gshmem/host.h"
@@ -24,48 +21,6 @@ namespace {
 
 // The name device/impl/state.cuh gives each file's copy.
 constexpr const char* kStateSymbol = "gshmemi_tu_state";
-
-// Driver entry points only this file uses, fetched as the shim (core/driver.h) fetches its own:
-// through the runtime, so that libgshmem does not link libcuda.
-struct Api {
-  PFN_cuModuleGetGlobal_v3020 ModuleGetGlobal = nullptr;
-  PFN_cuMemcpyHtoD_v3020 MemcpyHtoD = nullptr;
-  PFN_cuCtxGetCurrent_v4000 CtxGetCurrent = nullptr;
-  PFN_cuCtxGetDevice_v2000 CtxGetDevice = nullptr;
-  PFN_cuCtxPushCurrent_v4000 CtxPushCurrent = nullptr;
-  PFN_cuCtxPopCurrent_v4000 CtxPopCurrent = nullptr;
-  PFN_cuDevicePrimaryCtxRetain_v7000 DevicePrimaryCtxRetain = nullptr;
-  PFN_cuDevicePrimaryCtxRelease_v11000 DevicePrimaryCtxRelease = nullptr;
-};
-
-template <class F>
-bool get(const char* call, const char* name, F* out) {
-  cudaDriverEntryPointQueryResult q;
-  void* fn = nullptr;
-  const cudaError_t e = cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &q);
-  if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || fn == nullptr) {
-    cudaGetLastError();
-    GSHMEM_LOG_ERROR("%s: cannot load CUDA driver function %s (%s); is the NVIDIA driver at least as new as CUDA 12?",
-                     call, name, e != cudaSuccess ? cudaGetErrorString(e) : "symbol not found");
-    return false;
-  }
-  *out = reinterpret_cast<F>(fn);
-  return true;
-}
-
-const Api* api(const char* call) {
-  static Api a;
-  static bool ok = false;
-  static std::once_flag once;
-  std::call_once(once, [call] {
-    ok = get(call, "cuModuleGetGlobal", &a.ModuleGetGlobal) && get(call, "cuMemcpyHtoD", &a.MemcpyHtoD) &&
-         get(call, "cuCtxGetCurrent", &a.CtxGetCurrent) && get(call, "cuCtxGetDevice", &a.CtxGetDevice) &&
-         get(call, "cuCtxPushCurrent", &a.CtxPushCurrent) && get(call, "cuCtxPopCurrent", &a.CtxPopCurrent) &&
-         get(call, "cuDevicePrimaryCtxRetain", &a.DevicePrimaryCtxRetain) &&
-         get(call, "cuDevicePrimaryCtxRelease", &a.DevicePrimaryCtxRelease);
-  });
-  return ok ? &a : nullptr;
-}
 
 // One module's copy: where it is, and the context it lives in (current at
 // gshmemx_cumodule_init, made current again for each refill).
@@ -82,7 +37,7 @@ std::string module_name(CUmodule m) {
 }
 
 // Uploads `s` into the module's copy, with the module's context current for the copy.
-Status fill(const Api& d, const Copy& c, const gshmemi_device_state& s, const char* call) {
+Status fill(const cu::Api& d, const Copy& c, const gshmemi_device_state& s, const char* call) {
   CUcontext cur = nullptr;
   const bool push = d.CtxGetCurrent(&cur) != CUDA_SUCCESS || cur != c.ctx;
   CUresult e = push ? d.CtxPushCurrent(c.ctx) : CUDA_SUCCESS;
@@ -106,7 +61,7 @@ Status fill(const Api& d, const Copy& c, const gshmemi_device_state& s, const ch
 
 // Warns when `ctx` is not the primary context of `device`: the state's device arrays were
 // allocated in the primary context (the runtime API's), which another context may not reach.
-void warn_if_not_primary(const Api& d, const char* call, CUcontext ctx, CUdevice device) {
+void warn_if_not_primary(const cu::Api& d, const char* call, CUcontext ctx, CUdevice device) {
   CUcontext primary = nullptr;
   if (d.DevicePrimaryCtxRetain(&primary, device) != CUDA_SUCCESS) return;
   d.DevicePrimaryCtxRelease(device);
@@ -125,8 +80,8 @@ Status init(CUmodule module) {
     GSHMEM_LOG_ERROR("%s: the module is NULL; pass a module loaded with cuModuleLoad or cuModuleLoadData", call);
     return GSHMEM_ERROR_INVALID_VALUE;
   }
-  const Api* d = api(call);
-  if (!d) return GSHMEM_ERROR_CUDA;
+  const cu::Api* d = nullptr;
+  GSHMEM_TRY(cu::load(&d));
   Copy c{module, nullptr, 0};
   if (d->CtxGetCurrent(&c.ctx) != CUDA_SUCCESS || c.ctx == nullptr) {
     GSHMEM_LOG_ERROR(

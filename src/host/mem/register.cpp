@@ -12,7 +12,6 @@
 // its own buffer passed the local checks), so every PE takes the same branch: a failure returns
 // NULL (or a status) on every PE and changes nothing.
 #include <cuda.h>
-#include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -40,42 +39,6 @@ constexpr const char* kHowToAllocate =
     "cuMemAddressReserve + cuMemMap + cuMemSetAccess, and pass the mapped address (or use "
     "gshmem_malloc)";
 
-// Driver entry points only these calls use, fetched like host/core/driver.cpp's.
-struct RegisterApi {
-  PFN_cuMemRetainAllocationHandle_v11000 MemRetainAllocationHandle = nullptr;
-  PFN_cuMemGetAllocationPropertiesFromHandle_v10020 MemGetAllocationPropertiesFromHandle = nullptr;
-  PFN_cuMemGetAddressRange_v3020 MemGetAddressRange = nullptr;
-  PFN_cuPointerGetAttribute_v4000 PointerGetAttribute = nullptr;
-};
-
-template <class F>
-bool get_entry(const char* name, F* out) {
-  cudaDriverEntryPointQueryResult q;
-  void* fn = nullptr;
-  cudaError_t e = cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &q);
-  if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || fn == nullptr) {
-    cudaGetLastError();
-    GSHMEM_LOG_ERROR("%s: cannot load CUDA driver function %s (%s); is the NVIDIA driver at least as new as CUDA 12?",
-                     kRegister, name, e != cudaSuccess ? cudaGetErrorString(e) : "symbol not found");
-    return false;
-  }
-  *out = reinterpret_cast<F>(fn);
-  return true;
-}
-
-const RegisterApi* register_api() {
-  static RegisterApi api;
-  static bool ok = false;
-  static std::once_flag once;
-  std::call_once(once, [] {
-    ok = get_entry("cuMemRetainAllocationHandle", &api.MemRetainAllocationHandle) &&
-         get_entry("cuMemGetAllocationPropertiesFromHandle", &api.MemGetAllocationPropertiesFromHandle) &&
-         get_entry("cuMemGetAddressRange", &api.MemGetAddressRange) &&
-         get_entry("cuPointerGetAttribute", &api.PointerGetAttribute);
-  });
-  return ok ? &api : nullptr;
-}
-
 bool is_pow2(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
 // This PE's checks of its buffer. On success *handle holds a retained reference to the
@@ -96,8 +59,8 @@ Status inspect(void* buf, size_t size, int flags, CUmemGenericAllocationHandle* 
                      static_cast<void*>(r.heap->base() + existing));
     return GSHMEM_ERROR_INVALID_VALUE;
   }
-  const RegisterApi* api = register_api();
-  if (!api) return GSHMEM_ERROR_CUDA;
+  const cu::Api* api = nullptr;
+  GSHMEM_TRY(cu::load(&api));
   const CUdeviceptr ptr = reinterpret_cast<CUdeviceptr>(buf);
   int legacy_ipc = 0;
   if (api->PointerGetAttribute(&legacy_ipc, CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE, ptr) == CUDA_SUCCESS &&
