@@ -24,6 +24,7 @@
 //     registering fails on every PE with a message, and the heap keeps working.
 // The log lines are read back from this process's GSHMEM_DEBUG_FILE, which main sets.
 #include <cuda.h>
+#include <cudaTypedefs.h>
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -32,6 +33,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "common.cuh"
@@ -39,6 +41,50 @@
 using namespace gt;
 
 namespace {
+
+// The driver's VMM calls, reached through the runtime (cudaGetDriverEntryPointByVersion) so that
+// the test does not link libcuda: without a GPU it loads and reports "skipped" (77).
+struct Driver {
+  PFN_cuInit_v2000 Init;
+  PFN_cuDeviceGet_v2000 DeviceGet;
+  PFN_cuDeviceGetAttribute_v2000 DeviceGetAttribute;
+  PFN_cuGetErrorString_v6000 GetErrorString;
+  PFN_cuMemAddressFree_v10020 MemAddressFree;
+  PFN_cuMemAddressReserve_v10020 MemAddressReserve;
+  PFN_cuMemCreate_v10020 MemCreate;
+  PFN_cuMemGetAllocationGranularity_v10020 MemGetAllocationGranularity;
+  PFN_cuMemMap_v10020 MemMap;
+  PFN_cuMemRelease_v10020 MemRelease;
+  PFN_cuMemSetAccess_v10020 MemSetAccess;
+  PFN_cuMemUnmap_v10020 MemUnmap;
+};
+Driver drv;
+
+void load_driver() {
+  auto get = [](const char* name, auto* out) {
+    cudaDriverEntryPointQueryResult q;
+    void* fn = nullptr;
+    const cudaError_t e = cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &q);
+    if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || fn == nullptr) {
+      fprintf(stderr, "FAIL: cannot load CUDA driver function %s (%s)\n", name,
+              e != cudaSuccess ? cudaGetErrorString(e) : "symbol not found");
+      exit(1);
+    }
+    *out = reinterpret_cast<std::remove_pointer_t<decltype(out)>>(fn);
+  };
+  get("cuInit", &drv.Init);
+  get("cuDeviceGet", &drv.DeviceGet);
+  get("cuDeviceGetAttribute", &drv.DeviceGetAttribute);
+  get("cuGetErrorString", &drv.GetErrorString);
+  get("cuMemAddressFree", &drv.MemAddressFree);
+  get("cuMemAddressReserve", &drv.MemAddressReserve);
+  get("cuMemCreate", &drv.MemCreate);
+  get("cuMemGetAllocationGranularity", &drv.MemGetAllocationGranularity);
+  get("cuMemMap", &drv.MemMap);
+  get("cuMemRelease", &drv.MemRelease);
+  get("cuMemSetAccess", &drv.MemSetAccess);
+  get("cuMemUnmap", &drv.MemUnmap);
+}
 
 constexpr size_t kMiB = 1u << 20;
 uint64_t g_salt = 51000;
@@ -49,7 +95,7 @@ std::string g_log;  // this process's GSHMEM_DEBUG_FILE
     CUresult gt_cu_ = (call);                                                                                  \
     if (gt_cu_ != CUDA_SUCCESS) {                                                                              \
       const char* gt_s_ = nullptr;                                                                             \
-      cuGetErrorString(gt_cu_, &gt_s_);                                                                        \
+      drv.GetErrorString(gt_cu_, &gt_s_);                                                                      \
       emit(stderr, "PE %d: FAIL %s:%d [%s] CUDA driver error %d (%s) from %s\n", log_pe(), __FILE__, __LINE__, \
            stats().context, static_cast<int>(gt_cu_), gt_s_ ? gt_s_ : "?", #call);                             \
       exit(1);                                                                                                 \
@@ -115,7 +161,7 @@ CUmemAllocationProp vmm_prop(bool posix_fd) {
 size_t vmm_granularity() {
   CUmemAllocationProp prop = vmm_prop(true);
   size_t gran = 0;
-  CU_CHECK(cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+  CU_CHECK(drv.MemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
   return gran;
 }
 
@@ -125,22 +171,22 @@ VmmBuffer vmm_alloc(size_t want, bool posix_fd = true) {
   const size_t gran = vmm_granularity();
   VmmBuffer b;
   b.bytes = (want + gran - 1) / gran * gran;
-  CU_CHECK(cuMemCreate(&b.handle, b.bytes, &prop, 0));
-  CU_CHECK(cuMemAddressReserve(&b.ptr, b.bytes, gran, 0, 0));
-  CU_CHECK(cuMemMap(b.ptr, b.bytes, 0, b.handle, 0));
+  CU_CHECK(drv.MemCreate(&b.handle, b.bytes, &prop, 0));
+  CU_CHECK(drv.MemAddressReserve(&b.ptr, b.bytes, gran, 0, 0));
+  CU_CHECK(drv.MemMap(b.ptr, b.bytes, 0, b.handle, 0));
   CUmemAccessDesc access{};
   access.location = prop.location;
   access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-  CU_CHECK(cuMemSetAccess(b.ptr, b.bytes, &access, 1));
+  CU_CHECK(drv.MemSetAccess(b.ptr, b.bytes, &access, 1));
   return b;
 }
 
 void vmm_free(VmmBuffer& b) {
   if (!b.ptr) return;
   CUDA_CHECK(cudaDeviceSynchronize());
-  CU_CHECK(cuMemUnmap(b.ptr, b.bytes));
-  CU_CHECK(cuMemAddressFree(b.ptr, b.bytes));
-  CU_CHECK(cuMemRelease(b.handle));
+  CU_CHECK(drv.MemUnmap(b.ptr, b.bytes));
+  CU_CHECK(drv.MemAddressFree(b.ptr, b.bytes));
+  CU_CHECK(drv.MemRelease(b.handle));
   b = VmmBuffer{};
 }
 
@@ -567,11 +613,12 @@ int main() {
   g_log = std::string(tmp && *tmp ? tmp : "/tmp") + "/gshmem_buffer_register." + std::to_string(getpid()) + ".log";
   setenv("GSHMEM_DEBUG_FILE", g_log.c_str(), 1);
   require_gpus(2, 0);
+  load_driver();
   int vmm = 0, fd = 0;
   CUdevice dev0 = 0;
-  if (cuInit(0) != CUDA_SUCCESS || cuDeviceGet(&dev0, 0) != CUDA_SUCCESS ||
-      cuDeviceGetAttribute(&vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, dev0) != CUDA_SUCCESS ||
-      cuDeviceGetAttribute(&fd, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED, dev0) !=
+  if (drv.Init(0) != CUDA_SUCCESS || drv.DeviceGet(&dev0, 0) != CUDA_SUCCESS ||
+      drv.DeviceGetAttribute(&vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, dev0) != CUDA_SUCCESS ||
+      drv.DeviceGetAttribute(&fd, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED, dev0) !=
           CUDA_SUCCESS ||
       !vmm || !fd) {
     emit(stdout, "SKIP: the GPU lacks CUDA VMM with POSIX fd handles (registered buffers need the VMM heap)\n");
