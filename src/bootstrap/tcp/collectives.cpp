@@ -22,6 +22,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "bootstrap/tcp/guards.h"
 #include "bootstrap/tcp/tcp_bootstrap.h"
 
 namespace gshmem::bootstrap::tcp {
@@ -48,30 +49,9 @@ std::string TcpBootstrap::timeout_message(const char* what, const std::vector<in
 
 bool TcpBootstrap::forked() const { return getpid() != owner_pid_; }
 
-Status TcpBootstrap::forked_check(const char* what) const {
-  if (!forked()) return GSHMEM_SUCCESS;
-  GSHMEM_LOG_ERROR(
-      "bootstrap: %s called in process %d, which was fork()ed from PE %d (process %d) "
-      "after gshmem_init: the PE's bootstrap connections were closed in this child. "
-      "gshmem can only be used by the PE's own process; a child must exec a new program "
-      "(e.g. Python multiprocessing with the \"spawn\" start method) to be a PE",
-      what, static_cast<int>(getpid()), rank_, static_cast<int>(owner_pid_));
-  return GSHMEM_ERROR_NOT_INITIALIZED;
-}
+Status TcpBootstrap::forked_check(const char* what) const { return refuse_in_forked_child(what, owner_pid_, rank_); }
 
-Status TcpBootstrap::usable(const char* what) {
-  if (closed_) {
-    GSHMEM_LOG_ERROR("bootstrap: %s called after finalize", what);
-    return GSHMEM_ERROR_NOT_INITIALIZED;
-  }
-  if (failed_ != GSHMEM_SUCCESS) {
-    const char* prior = failed_msg_.c_str();
-    if (failed_msg_.rfind("bootstrap: ", 0) == 0) prior += 11;
-    GSHMEM_LOG_ERROR("bootstrap: %s refused: an earlier operation failed: %s", what, prior);
-    return failed_;
-  }
-  return GSHMEM_SUCCESS;
-}
+Status TcpBootstrap::usable(const char* what) { return refuse_if_unusable(what, closed_, failed_, failed_msg_); }
 
 void TcpBootstrap::send_abort_to_all(Status st, int arg, const std::string& msg) {
   Deadline dl(2.0);  // best effort: a stuck peer must not hold up the others for long
