@@ -159,36 +159,37 @@ static __device__ __noinline__ void report_bad_coll(const char* call, coll_bad w
   const int me = s.my_pe, blk = static_cast<int>(blockIdx.x), thr = static_cast<int>(threadIdx.x);
   switch (why) {
     case coll_bad::root:
-      printf(
-          "gshmem ERROR [PE %d]: %s: root %lld is not a PE of the team (team size %llu) (block %d thread %d); "
+      report_printf(
+          "gshmem ERROR [PE %lld]: %s: root %lld is not a PE of the team (team size %llu) (block %lld thread %lld); "
           "PE_root is a team PE number from 0 to gshmem_team_n_pes(team)-1\n",
           me, call, static_cast<long long>(x), y, blk, thr);
       break;
     case coll_bad::overlap:
-      printf(
-          "gshmem ERROR [PE %d]: %s: source [%p, +%llu bytes) and dest [%p, +%llu bytes) overlap "
-          "(block %d thread %d); use separate source and dest buffers\n",
+      report_printf(
+          "gshmem ERROR [PE %lld]: %s: source [%p, +%llu bytes) and dest [%p, +%llu bytes) overlap "
+          "(block %lld thread %lld); use separate source and dest buffers\n",
           me, call, a, x, b, y, blk, thr);
       break;
     case coll_bad::not_symmetric:
-      printf(
-          "gshmem ERROR [PE %d]: %s: dest [%p, +%llu bytes) is not inside the symmetric heap [%p, %p) "
-          "(block %d thread %d); allocate dest with gshmem_malloc/calloc/align, large enough for the result\n",
+      report_printf(
+          "gshmem ERROR [PE %lld]: %s: dest [%p, +%llu bytes) is not inside the symmetric heap [%p, %p) "
+          "(block %lld thread %lld); allocate dest with gshmem_malloc/calloc/align, large enough for the result\n",
           me, call, a, x, s.heap_base, s.heap_base + s.heap_size, blk, thr);
       break;
     case coll_bad::stride:
-      printf(
-          "gshmem ERROR [PE %d]: %s: %s stride %lld is invalid (block %d thread %d); strides count elements "
+      report_printf(
+          "gshmem ERROR [PE %lld]: %s: %s stride %lld is invalid (block %lld thread %lld); strides count elements "
           "and must be >= 1\n",
           me, call, y ? "source (sst)" : "dest (dst)", static_cast<long long>(x), blk, thr);
       break;
   }
 }
 
-// A failed check of a call by the threads of Scope: rank 0 reports and traps.
+// A failed check of a call by the threads of Scope: rank 0 reports and traps (out of line and
+// not returning, as every report: impl/report.cuh).
 template <class Scope>
-__device__ __forceinline__ void fail_coll(const char* call, coll_bad why, const void* a, unsigned long long x,
-                                          const void* b, unsigned long long y) {
+[[noreturn]] static __device__ __noinline__ void fail_coll(const char* call, coll_bad why, const void* a,
+                                                           unsigned long long x, const void* b, unsigned long long y) {
   const bool reporter = Scope::rank() == 0;
   if (reporter) report_bad_coll(call, why, a, x, b, y);
   trap_after_report(reporter);

@@ -29,6 +29,34 @@ template <class Scope>
 constexpr int copy_unroll = std::is_same_v<Scope, thread_scope> ? 2 * kCopyUnroll : kCopyUnroll;
 constexpr int kMaxFanout = 4;
 
+// The calling thread's rank in Scope and the scope's size, for the multi-unit path below (not
+// copy_unit_per_thread). A warp's depend on the thread index alone, so around a put in a caller's
+// loop the compiler hoisted them, and the strides of all five unit widths' loops derived from
+// them, out of that loop and kept them live across all of it, which pushed a warp-scope put in a
+// loop past the 64 registers that a block of 1,024 threads allows. Read through an empty asm, they
+// are worked out again at each copy (a few integer instructions). Other scopes as they are: a
+// lone thread's are constants, and a block's gained nothing from it.
+template <class Scope>
+__device__ __forceinline__ size_t copy_rank() {
+  if constexpr (!std::is_same_v<Scope, warp_scope>) {
+    return static_cast<size_t>(Scope::rank());
+  } else {
+    unsigned r = static_cast<unsigned>(Scope::rank());
+    asm volatile("" : "+r"(r));
+    return r;
+  }
+}
+template <class Scope>
+__device__ __forceinline__ size_t copy_size() {
+  if constexpr (!std::is_same_v<Scope, warp_scope>) {
+    return static_cast<size_t>(Scope::size());
+  } else {
+    unsigned n = static_cast<unsigned>(Scope::size());
+    asm volatile("" : "+r"(n));
+    return n;
+  }
+}
+
 // Where a copy goes: one address, or up to kMaxFanout that share their
 // alignment (one symmetric object on several PEs, plus maybe the local copy).
 // The copy loops take either; with one_dest they compile to a single store.
@@ -64,8 +92,8 @@ __device__ __forceinline__ void store_all(const D& d, size_t at, U v) {
 template <class Scope, class U, class D>
 __device__ __forceinline__ void copy_units(const D& d, const char* src_c, size_t at, size_t n) {
   const U* __restrict__ src = reinterpret_cast<const U*>(src_c + at);
-  const size_t stride = static_cast<size_t>(Scope::size());
-  size_t i = static_cast<size_t>(Scope::rank());
+  const size_t stride = copy_size<Scope>();
+  size_t i = copy_rank<Scope>();
   constexpr int kU = copy_unroll<Scope>;
   const size_t step = stride * kU;
   for (; i + step - stride < n; i += step) {
@@ -104,7 +132,7 @@ __device__ __forceinline__ void copy_units_of(const D& d, const char* src, size_
 
 template <class Scope, class D>
 __device__ __forceinline__ void copy_bytes(const D& d, const char* src, size_t at, size_t n) {
-  for (size_t i = Scope::rank(); i < n; i += Scope::size()) store_all(d, at + i, src[at + i]);
+  for (size_t i = copy_rank<Scope>(), m = copy_size<Scope>(); i < n; i += m) store_all(d, at + i, src[at + i]);
 }
 
 // The n < 16 bytes at `at` before the body (head: at + n is unit-aligned, so
@@ -113,7 +141,7 @@ __device__ __forceinline__ void copy_bytes(const D& d, const char* src, size_t a
 template <class Scope, class D>
 __device__ __forceinline__ void copy_edge(const D& d, const char* src, size_t at, size_t n, bool head) {
   if (n == 0) return;
-  for (int k = Scope::rank(); k < 4; k += Scope::size()) {
+  for (size_t k = copy_rank<Scope>(), m = copy_size<Scope>(); k < 4; k += m) {
     const size_t sz = size_t{1} << k;
     if ((n & sz) == 0) continue;
     const size_t a = at + (head ? n & (sz - 1) : n & ~(2 * sz - 1));
@@ -179,7 +207,7 @@ __device__ __forceinline__ void scoped_copy_to(const D& d, const char* src, size
   // A thread past both the edge pieces (ranks 0-3) and the byte count has no
   // unit at any width: it leaves before the arithmetic below, which in a block
   // copying a few bytes would otherwise cost 32 warps' issue slots.
-  const size_t r = static_cast<size_t>(Scope::rank());
+  const size_t r = copy_rank<Scope>();
   if (r >= 4 && r >= bytes) return;
   const uintptr_t s = reinterpret_cast<uintptr_t>(src);
   uintptr_t rel = 16;
@@ -192,7 +220,7 @@ __device__ __forceinline__ void scoped_copy_to(const D& d, const char* src, size
   // of the width they do share (an 8-byte put; perftest/probe/put_block_probe.cu).
   // One copy_units_of call either way: each is five inlined loops.
   const int lg_all = __ffsll(static_cast<long long>(rel | s | bytes)) - 1;
-  const bool units_only = lg_all == lg || bytes <= (static_cast<size_t>(Scope::size()) << lg_all);
+  const bool units_only = lg_all == lg || bytes <= (copy_size<Scope>() << lg_all);
   size_t head = 0;
   if (units_only) {
     lg = lg_all;
@@ -206,8 +234,10 @@ __device__ __forceinline__ void scoped_copy_to(const D& d, const char* src, size
     copy_edge<Scope>(d, src, 0, head, true);
   }
   const size_t n = (bytes - head) >> lg, tail = head + (n << lg);
-  copy_units_of<Scope>(d, src, head, n, lg);
+  // The tail's pieces before the body (a put orders none of its stores): then nothing that only
+  // the tail needs stays live across the body's loop.
   if (!units_only) copy_edge<Scope>(d, src, tail, bytes - tail, false);
+  copy_units_of<Scope>(d, src, head, n, lg);
 }
 
 template <class Scope>

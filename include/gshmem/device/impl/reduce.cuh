@@ -31,9 +31,10 @@
 namespace gshmem {
 namespace detail {
 
-static __device__ __noinline__ inline void reduce_report_scratch(const char* call, uint64_t scratch_bytes, int n) {
-  printf(
-      "gshmem ERROR [PE %d]: %s: the team's collective scratch (%llu bytes for %d members) is too small for "
+[[noreturn]] static __device__ __noinline__ inline void reduce_report_scratch(const char* call, uint64_t scratch_bytes,
+                                                                              int n) {
+  report_printf(
+      "gshmem ERROR [PE %lld]: %s: the team's collective scratch (%llu bytes for %lld members) is too small for "
       "reductions; raise GSHMEM_TEAM_SCRATCH_SIZE. Trapping.\n",
       state().my_pe, call, static_cast<unsigned long long>(scratch_bytes), n);
   __trap();

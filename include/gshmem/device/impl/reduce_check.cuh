@@ -29,42 +29,44 @@ __host__ __device__ constexpr uint64_t reduce_record(uint64_t n, int op_id, uint
 #if defined(GSHMEM_DEBUG_CHECKS)
 
 // Reports print from one thread of the scope (`loud`), which then traps.
-static __device__ __noinline__ inline void reduce_report_team(const char* call, int team, bool loud) {
+[[noreturn]] static __device__ __noinline__ inline void reduce_report_team(const char* call, int team, bool loud) {
   if (loud)
-    printf(
-        "gshmem ERROR [PE %d]: %s: team %d is not a valid team on this PE (GSHMEM_TEAM_INVALID, destroyed, "
+    report_printf(
+        "gshmem ERROR [PE %lld]: %s: team %lld is not a valid team on this PE (GSHMEM_TEAM_INVALID, destroyed, "
         "or this PE is not a member); pass the handle of a team this PE belongs to. Trapping.\n",
         state().my_pe, call, team);
   trap_after_report(loud);
 }
 
-static __device__ __noinline__ inline void reduce_report_range(const char* call, const char* what, const void* p,
-                                                               uint64_t bytes, bool loud) {
+[[noreturn]] static __device__ __noinline__ inline void reduce_report_range(const char* call, const char* what,
+                                                                            const void* p, uint64_t bytes, bool loud) {
   const gshmemi_device_state& s = state();
   if (loud)
-    printf(
-        "gshmem ERROR [PE %d]: %s: %s [%p, +%llu bytes) is not inside the symmetric heap [%p, %p); "
+    report_printf(
+        "gshmem ERROR [PE %lld]: %s: %s [%p, +%llu bytes) is not inside the symmetric heap [%p, %p); "
         "team reductions need symmetric arrays (gshmem_malloc & co.). Trapping.\n",
         s.my_pe, call, what, p, static_cast<unsigned long long>(bytes), s.heap_base, s.heap_base + s.heap_size);
   trap_after_report(loud);
 }
 
-static __device__ __noinline__ inline void reduce_report_overlap(const char* call, const void* dest, uint64_t dbytes,
-                                                                 const void* source, uint64_t sbytes, bool loud) {
+[[noreturn]] static __device__ __noinline__ inline void reduce_report_overlap(const char* call, const void* dest,
+                                                                              uint64_t dbytes, const void* source,
+                                                                              uint64_t sbytes, bool loud) {
   if (loud)
-    printf(
-        "gshmem ERROR [PE %d]: %s: dest [%p, +%llu bytes) and source [%p, +%llu bytes) overlap but are not the "
+    report_printf(
+        "gshmem ERROR [PE %lld]: %s: dest [%p, +%llu bytes) and source [%p, +%llu bytes) overlap but are not the "
         "same address; pass the same array (in-place) or disjoint arrays. Trapping.\n",
         state().my_pe, call, dest, static_cast<unsigned long long>(dbytes), source,
         static_cast<unsigned long long>(sbytes));
   trap_after_report(loud);
 }
 
-static __device__ __noinline__ inline void reduce_report_mismatch(const char* call, uint64_t mine, int team_pe,
-                                                                  int world_pe, uint64_t theirs) {
-  printf(
-      "gshmem ERROR [PE %d]: %s: the members disagree: this PE passed nreduce=%llu (op %d, %u-byte elements, "
-      "%s) but team PE %d (PE %d) passed nreduce=%llu (op %d, %u-byte elements, %s); every member of the team "
+[[noreturn]] static __device__ __noinline__ inline void reduce_report_mismatch(const char* call, uint64_t mine,
+                                                                               int team_pe, int world_pe,
+                                                                               uint64_t theirs) {
+  report_printf(
+      "gshmem ERROR [PE %lld]: %s: the members disagree: this PE passed nreduce=%llu (op %lld, %llu-byte elements, "
+      "%s) but team PE %lld (PE %lld) passed nreduce=%llu (op %lld, %llu-byte elements, %s); every member of the team "
       "must pass the same nreduce, operation and type. Trapping.\n",
       state().my_pe, call, static_cast<unsigned long long>(mine >> 10), static_cast<int>(mine & 15),
       static_cast<unsigned>((mine >> 4) & 31), (mine >> 9) & 1 ? "reducescatter" : "reduce", team_pe, world_pe,

@@ -17,10 +17,10 @@ namespace gshmem {
 namespace detail {
 
 #if defined(GSHMEM_DEBUG_CHECKS)
-static __device__ __noinline__ inline void report_bad_sig_op(const char* call, int sig_op, int pe) {
-  printf(
-      "gshmem ERROR [PE %d]: %s: invalid sig_op %d for PE %d; use GSHMEM_SIGNAL_SET or GSHMEM_SIGNAL_ADD "
-      "(block %d thread %d)\n",
+[[noreturn]] static __device__ __noinline__ inline void report_bad_sig_op(const char* call, int sig_op, int pe) {
+  report_printf(
+      "gshmem ERROR [PE %lld]: %s: invalid sig_op %lld for PE %lld; use GSHMEM_SIGNAL_SET or GSHMEM_SIGNAL_ADD "
+      "(block %lld thread %lld)\n",
       state().my_pe, call, sig_op, pe, blockIdx.x, threadIdx.x);
   __trap();
 }

@@ -7,6 +7,7 @@
 
 #include "gshmem/detail/device_state.h"
 #include "memops.cuh"
+#include "report.cuh"
 
 // Internal linkage on purpose: one copy per translation unit, no -rdc needed. In the global
 // namespace because nvcc keeps the plain name of such a variable in a whole-program (non -rdc)
@@ -52,7 +53,7 @@ struct wait_deadline {
 // scope could end the grid before the report's printf is written. The others
 // park until that trap ends the grid (for at most 2 s, in case no thread
 // reports because the threads of a scope passed different arguments).
-static __device__ __noinline__ inline void trap_after_report(bool reporter) {
+[[noreturn]] static __device__ __noinline__ inline void trap_after_report(bool reporter) {
   if (!reporter) {
     const uint64_t until = global_timer_ns() + 2000000000ull;
     while (global_timer_ns() < until) __nanosleep(1u << 16);
@@ -111,7 +112,7 @@ static __device__ __noinline__ inline void report_bad_argument(const char* call,
   const int me = s.version ? s.my_pe : -1;
   const int blk = static_cast<int>(blockIdx.x), thr = static_cast<int>(threadIdx.x);
   if (s.version == 0) {
-    printf(
+    report_printf(
         "gshmem ERROR [PE ?]: %s: device state is not initialised in this translation unit "
         "(call gshmem_init before launching kernels that use gshmem)\n",
         call);
@@ -119,47 +120,47 @@ static __device__ __noinline__ inline void report_bad_argument(const char* call,
   }
   switch (why) {
     case bad_arg::pe_range:
-      printf(
-          "gshmem ERROR [PE %d]: %s: target PE %d is out of range [0, %d) (block %d thread %d); "
+      report_printf(
+          "gshmem ERROR [PE %lld]: %s: target PE %lld is out of range [0, %lld) (block %lld thread %lld); "
           "pass a PE number from 0 to gshmem_n_pes()-1\n",
           me, call, pe, s.n_pes, blk, thr);
       break;
     case bad_arg::unreachable:
-      printf(
-          "gshmem ERROR [PE %d]: %s: target PE %d is not reachable by loads/stores from this GPU "
-          "(block %d thread %d); use host-initiated RMA for it (gshmem_ptr(addr, %d) returns NULL)\n",
+      report_printf(
+          "gshmem ERROR [PE %lld]: %s: target PE %lld is not reachable by loads/stores from this GPU "
+          "(block %lld thread %lld); use host-initiated RMA for it (gshmem_ptr(addr, %lld) returns NULL)\n",
           me, call, pe, blk, thr, pe);
       break;
     case bad_arg::not_symmetric:
-      printf(
-          "gshmem ERROR [PE %d]: %s: target PE %d: remote range [%p, +%llu bytes) is not inside the "
-          "symmetric heap [%p, %p) (block %d thread %d); remote addresses must come from "
+      report_printf(
+          "gshmem ERROR [PE %lld]: %s: target PE %lld: remote range [%p, +%llu bytes) is not inside the "
+          "symmetric heap [%p, %p) (block %lld thread %lld); remote addresses must come from "
           "gshmem_malloc/calloc/align and stay inside the allocation\n",
           me, call, pe, a, x, s.heap_base, s.heap_base + s.heap_size, blk, thr);
       break;
     case bad_arg::span_overflow:
-      printf(
-          "gshmem ERROR [PE %d]: %s: target PE %d: stride %lld over %llu elements does not fit the "
-          "address space (block %d thread %d); check the stride and element count\n",
+      report_printf(
+          "gshmem ERROR [PE %lld]: %s: target PE %lld: stride %lld over %llu elements does not fit the "
+          "address space (block %lld thread %lld); check the stride and element count\n",
           me, call, pe, static_cast<long long>(x), y, blk, thr);
       break;
     case bad_arg::overlap:
-      printf(
-          "gshmem ERROR [PE %d]: %s: target PE %d: source [%p, +%llu bytes) and destination [%p, "
-          "+%llu bytes) overlap (block %d thread %d); use non-overlapping buffers (stage the data "
+      report_printf(
+          "gshmem ERROR [PE %lld]: %s: target PE %lld: source [%p, +%llu bytes) and destination [%p, "
+          "+%llu bytes) overlap (block %lld thread %lld); use non-overlapping buffers (stage the data "
           "through a temporary)\n",
           me, call, pe, a, x, b, y, blk, thr);
       break;
     case bad_arg::bad_stride:
-      printf(
-          "gshmem ERROR [PE %d]: %s: target PE %d: %s stride %lld is invalid (block %d thread %d); "
+      report_printf(
+          "gshmem ERROR [PE %lld]: %s: target PE %lld: %s stride %lld is invalid (block %lld thread %lld); "
           "strides count elements and must be >= 1 (1 = contiguous)\n",
           me, call, pe, y ? "source (sst)" : "destination (dst)", static_cast<long long>(x), blk, thr);
       break;
     case bad_arg::misaligned:
-      printf(
-          "gshmem ERROR [PE %d]: %s: target PE %d: address %p is not aligned to the %llu-byte element "
-          "size (block %d thread %d); pass addresses of objects of that size\n",
+      report_printf(
+          "gshmem ERROR [PE %lld]: %s: target PE %lld: address %p is not aligned to the %llu-byte element "
+          "size (block %lld thread %lld); pass addresses of objects of that size\n",
           me, call, pe, a, x, blk, thr);
       break;
   }
@@ -186,13 +187,23 @@ __device__ __forceinline__ bool remote_bad(const void* addr, unsigned long long 
   return false;
 }
 
-// Debug builds: check PE range and that [addr, addr+bytes) is symmetric.
-__device__ __forceinline__ void check_remote(const char* call, const void* addr, size_t bytes, int pe) {
+// The remote check, out of line: -1 if it holds, else the bad_arg that failed.
+static __device__ __noinline__ inline int remote_check(const void* addr, unsigned long long bytes, int pe) {
   bad_arg why;
-  if (remote_bad(addr, bytes, pe, &why)) {
-    report_bad_argument(call, why, addr, nullptr, bytes, 0, pe);
-    __trap();
-  }
+  return remote_bad(addr, bytes, pe, &why) ? static_cast<int>(why) : -1;
+}
+[[noreturn]] static __device__ __noinline__ inline void report_bad_remote(const char* call, int why, const void* addr,
+                                                                          unsigned long long bytes, int pe) {
+  report_bad_argument(call, static_cast<bad_arg>(why), addr, nullptr, bytes, 0, pe);
+  __trap();
+}
+// Debug builds: check PE range and that [addr, addr+bytes) is symmetric. Every debug check is a
+// test out of line and, when it fails, a report that does not return, called from here: then the
+// check's work takes none of the caller's registers, and no printf lies below a call that returns
+// (everything of the caller live across such a call would keep clear of the printf's registers).
+__device__ __forceinline__ void check_remote(const char* call, const void* addr, size_t bytes, int pe) {
+  const int why = remote_check(addr, bytes, pe);
+  if (why >= 0) report_bad_remote(call, why, addr, bytes, pe);
 }
 #define GSHMEMI_CHECK_REMOTE(call, addr, bytes, pe) ::gshmem::detail::check_remote(call, addr, bytes, pe)
 
@@ -222,13 +233,20 @@ __device__ __forceinline__ bool strided_overlap(const void* a, unsigned long lon
   return r < elem || pitch - r < elem;
 }
 
+// What a failed RMA check reports: the cause and its operands (bad_arg); why < 0: none failed.
+struct rma_verdict {
+  int why;
+  const void* a;
+  const void* b;
+  unsigned long long x, y;
+};
+
 // One RMA call's arguments: remote is the symmetric address on `pe` (as passed),
 // local the local one; `put` says which is the destination. Strides in elements.
-// Every thread of the scope passes the same arguments; rank 0 prints, all trap.
-template <class Scope>
-static __device__ __noinline__ void check_rma(const char* call, bool put, const void* remote, long long rstride,
-                                              const void* local, long long lstride, unsigned long long nelems,
-                                              unsigned long long elem, int pe) {
+static __device__ __noinline__ inline rma_verdict rma_check(bool put, const void* remote, long long rstride,
+                                                            const void* local, long long lstride,
+                                                            unsigned long long nelems, unsigned long long elem,
+                                                            int pe) {
   const long long dst_stride = put ? rstride : lstride, src_stride = put ? lstride : rstride;
   const unsigned long long align = elem < 16 ? elem : 8;  // 128-bit elements need 8-byte alignment
   const uintptr_t ra = reinterpret_cast<uintptr_t>(remote), la = reinterpret_cast<uintptr_t>(local);
@@ -252,16 +270,31 @@ static __device__ __noinline__ void check_rma(const char* call, bool put, const 
     x = elem;
   } else {
     const void* rp = peer_address(remote, pe);
-    if (local == nullptr || !strided_overlap(rp, rspan, rstride, local, lspan, lstride, elem)) return;
+    if (local == nullptr || !strided_overlap(rp, rspan, rstride, local, lspan, lstride, elem))
+      return {-1, nullptr, nullptr, 0, 0};
     why = bad_arg::overlap;
     a = put ? local : rp;  // source
     b = put ? rp : local;  // destination
     x = put ? lspan : rspan;
     y = put ? rspan : lspan;
   }
+  return {static_cast<int>(why), a, b, x, y};
+}
+
+// Every thread of the scope passes the same arguments; rank 0 prints, all trap.
+template <class Scope>
+[[noreturn]] static __device__ __noinline__ void report_bad_rma(const char* call, rma_verdict v, int pe) {
   const bool reporter = Scope::rank() == 0;
-  if (reporter) report_bad_argument(call, why, a, b, x, y, pe);
+  if (reporter) report_bad_argument(call, static_cast<bad_arg>(v.why), v.a, v.b, v.x, v.y, pe);
   trap_after_report(reporter);
+}
+
+template <class Scope>
+__device__ __forceinline__ void check_rma(const char* call, bool put, const void* remote, long long rstride,
+                                          const void* local, long long lstride, unsigned long long nelems,
+                                          unsigned long long elem, int pe) {
+  const rma_verdict v = rma_check(put, remote, rstride, local, lstride, nelems, elem, pe);
+  if (v.why >= 0) report_bad_rma<Scope>(call, v, pe);
 }
 #define GSHMEMI_CHECK_RMA(Scope, call, put, remote, rstride, local, lstride, nelems, elem, pe) \
   ::gshmem::detail::check_rma<Scope>(call, put, remote, rstride, local, lstride, nelems, elem, pe)

@@ -28,9 +28,10 @@ __device__ inline void quiet() {
 
 namespace detail {
 
-static __device__ __noinline__ void report_wait_timeout(const char* what, int waiting_for, uint64_t seconds) {
-  printf(
-      "gshmem ERROR [PE %d]: %s: still waiting for PE %d after %llu s (GSHMEM_WAIT_TIMEOUT); "
+[[noreturn]] static __device__ __noinline__ void report_wait_timeout(const char* what, int waiting_for,
+                                                                     uint64_t seconds) {
+  report_printf(
+      "gshmem ERROR [PE %lld]: %s: still waiting for PE %lld after %llu s (GSHMEM_WAIT_TIMEOUT); "
       "that PE is stuck, dead, or did not enter the same collective. Trapping.\n",
       state().my_pe, what, waiting_for, static_cast<unsigned long long>(seconds));
   __trap();

@@ -92,11 +92,20 @@ __device__ __forceinline__ uint64_t* arrival_counter(const gshmemi_team& t) { re
 // Debug builds: one line naming the call, the PE, the cause and the remedy.
 static __device__ __noinline__ void report_bad_team(const char* call, gshmem_team_t team) {
   const gshmemi_device_state& s = state();
-  printf(
-      "gshmem ERROR [PE %d]: %s: team %d is not a valid team of this PE (GSHMEM_TEAM_INVALID, destroyed, "
-      "or a team this PE is not a member of) (block %d thread %d); call team operations only with teams "
+  report_printf(
+      "gshmem ERROR [PE %lld]: %s: team %lld is not a valid team of this PE (GSHMEM_TEAM_INVALID, destroyed, "
+      "or a team this PE is not a member of) (block %lld thread %lld); call team operations only with teams "
       "for which gshmem_team_my_pe(team) >= 0\n",
       s.version ? s.my_pe : -1, call, team, static_cast<int>(blockIdx.x), static_cast<int>(threadIdx.x));
+}
+
+// Rank 0 of the scope reports, every thread traps (out of line and not returning, as every
+// report: impl/report.cuh).
+template <class Scope>
+[[noreturn]] static __device__ __noinline__ void fail_team(const char* call, gshmem_team_t team) {
+  const bool reporter = Scope::rank() == 0;
+  if (reporter) report_bad_team(call, team);
+  trap_after_report(reporter);
 }
 
 // The entry of the team of a team operation by the threads of Scope (team_entry),
@@ -105,11 +114,7 @@ template <class Scope>
 __device__ __forceinline__ bool team_for_call(const char* call, gshmem_team_t team, gshmemi_team* out) {
   const bool valid = team_entry(team, out);
 #if defined(GSHMEM_DEBUG_CHECKS)
-  if (!valid) {
-    const bool reporter = Scope::rank() == 0;
-    if (reporter) report_bad_team(call, team);
-    trap_after_report(reporter);
-  }
+  if (!valid) fail_team<Scope>(call, team);
 #else
   (void)call;
 #endif

@@ -52,29 +52,28 @@ __device__ inline const char* cmp_name(int c) {
 }
 
 // ---- bounded waits (GSHMEM_WAIT_TIMEOUT) ----
-static __device__ __noinline__ inline void report_p2p_wait_timeout(const char* call, const void* addr,
-                                                                   unsigned long long index, unsigned long long count,
-                                                                   unsigned long long now, unsigned long long target,
-                                                                   int c, bool is_signed, unsigned long long seconds) {
+[[noreturn]] static __device__ __noinline__ inline void report_p2p_wait_timeout(
+    const char* call, const void* addr, unsigned long long index, unsigned long long count, unsigned long long now,
+    unsigned long long target, int c, bool is_signed, unsigned long long seconds) {
   const int me = state().my_pe;
   if (count > 1 && is_signed)
-    printf(
-        "gshmem ERROR [PE %d]: %s: still waiting after %llu s (GSHMEM_WAIT_TIMEOUT) for ivars[%llu] of %llu "
+    report_printf(
+        "gshmem ERROR [PE %lld]: %s: still waiting after %llu s (GSHMEM_WAIT_TIMEOUT) for ivars[%llu] of %llu "
         "at %p, which holds %lld, to become %s %lld; no PE made that update. Trapping.\n",
         me, call, seconds, index, count, addr, (long long)now, cmp_name(c), (long long)target);
   else if (count > 1)
-    printf(
-        "gshmem ERROR [PE %d]: %s: still waiting after %llu s (GSHMEM_WAIT_TIMEOUT) for ivars[%llu] of %llu "
+    report_printf(
+        "gshmem ERROR [PE %lld]: %s: still waiting after %llu s (GSHMEM_WAIT_TIMEOUT) for ivars[%llu] of %llu "
         "at %p, which holds %llu, to become %s %llu; no PE made that update. Trapping.\n",
         me, call, seconds, index, count, addr, now, cmp_name(c), target);
   else if (is_signed)
-    printf(
-        "gshmem ERROR [PE %d]: %s: still waiting after %llu s (GSHMEM_WAIT_TIMEOUT) for the variable at %p, "
+    report_printf(
+        "gshmem ERROR [PE %lld]: %s: still waiting after %llu s (GSHMEM_WAIT_TIMEOUT) for the variable at %p, "
         "which holds %lld, to become %s %lld; no PE made that update. Trapping.\n",
         me, call, seconds, addr, (long long)now, cmp_name(c), (long long)target);
   else
-    printf(
-        "gshmem ERROR [PE %d]: %s: still waiting after %llu s (GSHMEM_WAIT_TIMEOUT) for the variable at %p, "
+    report_printf(
+        "gshmem ERROR [PE %lld]: %s: still waiting after %llu s (GSHMEM_WAIT_TIMEOUT) for the variable at %p, "
         "which holds %llu, to become %s %llu; no PE made that update. Trapping.\n",
         me, call, seconds, addr, now, cmp_name(c), target);
   __trap();
@@ -89,18 +88,18 @@ __device__ __forceinline__ unsigned long long printable(T v) {
 }
 
 template <class T>
-static __device__ __noinline__ void report_timeout(const char* call, const T* addr, size_t index, size_t count, T now,
-                                                   T target, cmp c) {
+[[noreturn]] static __device__ __noinline__ void report_timeout(const char* call, const T* addr, size_t index,
+                                                                size_t count, T now, T target, cmp c) {
   report_p2p_wait_timeout(call, addr, index, count, printable(now), printable(target), static_cast<int>(c),
                           std::is_signed<T>::value, state().wait_timeout_ns / 1000000000ull);
 }
 
 // ---- debug checks (GSHMEM_DEBUG_CHECKS) ----
 #if defined(GSHMEM_DEBUG_CHECKS)
-static __device__ __noinline__ inline void report_bad_cmp(const char* call, int c) {
-  printf(
-      "gshmem ERROR [PE %d]: %s: invalid comparison %d; use GSHMEM_CMP_EQ, _NE, _GT, _GE, _LT or _LE "
-      "(block %d thread %d)\n",
+[[noreturn]] static __device__ __noinline__ inline void report_bad_cmp(const char* call, int c) {
+  report_printf(
+      "gshmem ERROR [PE %lld]: %s: invalid comparison %lld; use GSHMEM_CMP_EQ, _NE, _GT, _GE, _LT or _LE "
+      "(block %lld thread %lld)\n",
       state().my_pe, call, c, blockIdx.x, threadIdx.x);
   __trap();
 }
@@ -115,17 +114,64 @@ __device__ __forceinline__ void check_wait(const char* call, const void* ivars, 
 #endif
 
 // ---- the loops ----
-// Spins until *ivar satisfies the comparison (acquire); returns the value that did.
+// How the polls after a wait's first one ended: the value last read, and whether the deadline
+// (GSHMEM_WAIT_TIMEOUT) ended them rather than the comparison. It also brings back the wait's
+// arguments, for the report: then none of them has to stay live across the call.
 template <class T>
-__device__ __forceinline__ T spin_until(T* ivar, cmp c, T v, const char* call) {
-  T x = ld_acquire(ivar);
-  if (compare(x, c, v)) return x;
+struct spun {
+  T* ivar;
+  T x, v;
+  cmp c;
+  bool expired;
+};
+
+// The polls after the first, with the comparison a constant again: one loop per comparison,
+// picked once, so that each poll compares as the inlined wait would.
+template <class T, cmp C>
+__device__ __forceinline__ spun<T> spin_loop(T* ivar, T v, T x) {
   wait_deadline d;
   do {
-    if (d.expired()) report_timeout(call, ivar, 0, 1, x, v, c);
+    if (d.expired()) return {ivar, x, v, C, true};
     x = ld_acquire(ivar);
-  } while (!compare(x, c, v));
-  return x;
+  } while (!compare(x, C, v));
+  return {ivar, x, v, C, false};
+}
+
+// Out of line: a wait that has to wait pays for one call, and the deadline and the loop take
+// none of the caller's registers. It does not report a timeout itself: a printf below a call
+// that returns costs the caller registers (impl/report.cuh). The caller reports, by a call that
+// does not return.
+template <class T>
+static __device__ __noinline__ spun<T> spin_slow(T* ivar, cmp c, T v, T x) {
+  switch (c) {
+    case cmp::eq:
+      return spin_loop<T, cmp::eq>(ivar, v, x);
+    case cmp::ne:
+      return spin_loop<T, cmp::ne>(ivar, v, x);
+    case cmp::gt:
+      return spin_loop<T, cmp::gt>(ivar, v, x);
+    case cmp::ge:
+      return spin_loop<T, cmp::ge>(ivar, v, x);
+    case cmp::lt:
+      return spin_loop<T, cmp::lt>(ivar, v, x);
+    case cmp::le:
+      return spin_loop<T, cmp::le>(ivar, v, x);
+  }
+  // An invalid comparison is never met: the wait ends only at its deadline.
+  wait_deadline d;
+  while (!d.expired()) x = ld_acquire(ivar);
+  return {ivar, x, v, c, true};
+}
+
+// Spins until *ivar satisfies the comparison (acquire); returns the value that did. The first
+// poll is inline; a wait that has to wait goes on out of line.
+template <class T>
+__device__ __forceinline__ T spin_until(T* ivar, cmp c, T v, const char* call) {
+  const T x = ld_acquire(ivar);
+  if (compare(x, c, v)) return x;
+  const spun<T> r = spin_slow(ivar, c, v, x);
+  if (r.expired) report_timeout(call, r.ivar, 0, 1, r.x, r.v, r.c);
+  return r.x;
 }
 
 // wait_until with the satisfying value returned (signal_wait_until needs it).
