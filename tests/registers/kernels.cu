@@ -13,10 +13,12 @@
 //
 // Names, for the checker: _t1024  launched with 1,024 threads a block, without __launch_bounds__
 // (as users' kernels often are): it launches only if it needs at most 64 registers; _lb1024
-// __launch_bounds__(1024): ptxas holds it to 64 registers and spills past them; _2x1024
+// __launch_bounds__(1024): ptxas may use up to 64 registers, and two such blocks share an SM only
+// at 32 or fewer; _2x1024
 // __launch_bounds__(1024, 2): two such blocks an SM, 32 registers a thread.
 //   (a) stencil_*, jacobi_step  a 5-point stencil step ending in a block put of its boundary row
 //                               and a signal to the neighbour (perftest/apps/jacobi.cu's k_step)
+//       halo_row_step           the same with one row a CTA and waits (perftest/apps/jacobi_nbi.cu)
 //   (b) gemm_wait_each          a compute loop that waits for a signal at the top of each
 //                               iteration (perftest/apps/matmul.cu's k_gemm)
 //   (c) rma_bw_put_*            perftest/device/rma_bw.cu's put kernel at each scope
@@ -213,6 +215,60 @@ __device__ __forceinline__ void jacobi_step(const Step& s) {
   }
 }
 
+// perftest/apps/jacobi_nbi.cu's step: one grid row a CTA of 1,024 threads (floats), thread 0's
+// waits for the neighbours' strips, the update, then the boundary CTAs' block put, the block's
+// quiet and thread 0's signal. Its bare form needs 14 registers: a block of 1,024 threads an SM
+// holds two of them only at 32 or fewer, which is what the memory-bound update needs (issue 51:
+// at 58 registers this kernel ran at 0.6 x NVSHMEM's speed).
+struct Row {
+  const float* in;
+  float* out;
+  int rows, n, up, down, up_rows;
+  uint64_t* sig;
+  uint64_t it;
+};
+
+__device__ __forceinline__ void row_send(float* dest, const float* src, size_t bytes, uint64_t* sig, int pe) {
+  if constexpr (kWith) {
+    gshmem::putmem_nbi<gshmem::block_scope>(dest, src, bytes, pe);
+    gshmem::quiet<gshmem::block_scope>();
+    if (threadIdx.x == 0) gshmem::signal_op(sig, 1, GSHMEM_SIGNAL_ADD, pe);
+  } else {
+    block_copy(dest, src, bytes);
+    __syncthreads();
+    if (threadIdx.x == 0) atomicAdd(reinterpret_cast<unsigned long long*>(sig), 1ull);
+    use(pe);
+  }
+}
+
+__device__ __forceinline__ void halo_row_step(const Row& s) {
+  const bool top = blockIdx.y == 0, bottom = blockIdx.y == gridDim.y - 1;
+  if (top || bottom) {
+    if (threadIdx.x == 0) {
+      const uint64_t want = static_cast<uint64_t>(gridDim.x) * s.it;
+      if constexpr (kWith) {
+        if (top) gshmem::signal_wait_until(&s.sig[0], gshmem::cmp::ge, want);
+        if (bottom) gshmem::signal_wait_until(&s.sig[1], gshmem::cmp::ge, want);
+      } else {
+        if (top) poll_ge(&s.sig[0], want);
+        if (bottom) poll_ge(&s.sig[1], want);
+      }
+    }
+    __syncthreads();
+  }
+  const size_t n = static_cast<size_t>(s.n), r = 1 + blockIdx.y;
+  const size_t j0 = 1 + static_cast<size_t>(blockIdx.x) * blockDim.x, j = j0 + threadIdx.x;
+  if (j + 1 < n)
+    s.out[r * n + j] =
+        0.25f * ((s.in[r * n + j - 1] + s.in[r * n + j + 1]) + (s.in[(r - 1) * n + j] + s.in[(r + 1) * n + j]));
+  if (top || bottom) {
+    __syncthreads();
+    const size_t bytes = min(static_cast<size_t>(blockDim.x), n - 1 - j0) * sizeof(float);
+    if (top) row_send(s.out + (s.up_rows + 1) * n + j0, s.out + n + j0, bytes, &s.sig[1], s.up);
+    if (bottom) row_send(s.out + j0, s.out + static_cast<size_t>(s.rows) * n + j0, bytes, &s.sig[0], s.down);
+  }
+}
+
 // ---- (b), (d) a tiled matrix product (perftest/apps/matmul.cu's k_gemm) ----
 constexpr int kTile = 64, kTileK = 16, kGemmThreads = 256;
 
@@ -343,6 +399,7 @@ extern "C" __global__ void __launch_bounds__(1024, 2) stencil_put_nbi_block_2x10
 extern "C" __global__ void __launch_bounds__(1024, 2) stencil_put_signal_block_2x1024(reg::Tile t) {
   reg::stencil_put_signal(t);
 }
+extern "C" __global__ void __launch_bounds__(1024) halo_row_step_lb1024(reg::Row s) { reg::halo_row_step(s); }
 // As perftest/apps/jacobi.cu launches it.
 extern "C" __global__ void __launch_bounds__(512, 1) jacobi_step(reg::Step s) { reg::jacobi_step(s); }
 

@@ -2,7 +2,8 @@
 // Scoped memory copy used by every put/get on the load/store path.
 // For puts and gets (scoped_copy_unit_first), a copy of at most one aligned
 // unit a thread (one element; a block's few KiB) goes straight to its load
-// (copy_unit_per_thread). Otherwise the widest unit both pointers can be
+// (copy_unit_per_thread); anything else goes out of line (copy_general), so
+// that the user's kernel keeps its registers. Otherwise the widest unit both pointers can be
 // aligned to at once (16, 8, 4, 2 or 1 bytes) is used for the body; the few
 // bytes before and after it go in at most four naturally aligned pieces (1, 2,
 // 4, 8 bytes), one per thread. Each thread keeps copy_unroll independent loads
@@ -245,14 +246,76 @@ __device__ __forceinline__ void scoped_copy(void* dst, const void* src, size_t b
   scoped_copy_to<Scope>(one_dest{static_cast<char*>(dst)}, static_cast<const char*>(src), bytes);
 }
 
-// scoped_copy for the RMA calls (put, get, put_signal): copy_unit_per_thread
-// first. The collectives keep scoped_copy: in their kernels the extra path cost
-// more than it saved (block-scope reducescatters, warp-scope reductions).
+// Units [r, n) of U, every stride-th, from src to dst, each thread keeping KU loads in flight,
+// the last partial group included (its loads predicated, not a serial remainder: a block's
+// 32 KiB put is two units a thread, which a remainder loop would load one after the other).
+template <class U, int KU>
+__device__ __forceinline__ void copy_units_guarded(char* dst_c, const char* src_c, size_t n, size_t r, size_t stride) {
+  const U* __restrict__ src = reinterpret_cast<const U*>(src_c);
+  U* dst = reinterpret_cast<U*>(dst_c);
+  for (size_t i = r; i < n; i += stride * KU) {
+    U v[KU];
+#pragma unroll
+    for (int k = 0; k < KU; ++k)
+      if (i + k * stride < n) v[k] = src[i + k * stride];
+#pragma unroll
+    for (int k = 0; k < KU; ++k)
+      if (i + k * stride < n) dst[i + k * stride] = v[k];
+  }
+}
+
+// The RMA copies' general path (more than one unit for some thread), out of line so that it
+// does not take the registers of the user's kernel that calls put or get: an inlined general
+// path (five unit widths, each unrolled) pushed a stencil kernel with a block put from 14 to
+// 52-58 registers, one block of 1,024 threads an SM instead of two (tests/registers). One call
+// level only (a nested call raised the count again), and one unrolled loop: the 16-byte body
+// (puts and gets of aligned objects), 2 units a thread in flight (32 KiB for a block of 1,024).
+// Narrower units (source and destination not 16-byte aligned to one another, rare) take one
+// unit a pass. Each of these raised the count past 32: unrolling the narrower units, 4 units a
+// thread, an early return (of threads past the data), a loop of its own for a few misaligned
+// bytes (here they are units of 1 byte). Called through a pointer the compiler cannot see
+// through: with a direct call ptxas kept the caller's live values in registers above the
+// callee's instead of saving them, and a put followed by a signal took 56.
+// Counts: ptxas 13 -O3 sm_90 (tests/registers).
+template <class Scope>
+static __device__ __noinline__ inline void copy_general(char* d, const char* src, size_t bytes) {
+  const size_t r = copy_rank<Scope>(), m = copy_size<Scope>();
+  const one_dest od{d};
+  int lg =
+      __ffsll(static_cast<long long>(16 | (reinterpret_cast<uintptr_t>(d) - reinterpret_cast<uintptr_t>(src)))) - 1;
+  size_t head =
+      ((size_t{1} << lg) - (reinterpret_cast<uintptr_t>(d) & ((size_t{1} << lg) - 1))) & ((size_t{1} << lg) - 1);
+  if (head >= bytes) lg = 0, head = 0;  // no whole unit: a few misaligned bytes, one at a time
+  const size_t n = (bytes - head) >> lg, tail = head + (n << lg);
+  copy_edge<Scope>(od, src, 0, head, true);
+  copy_edge<Scope>(od, src, tail, bytes - tail, false);
+  d += head;
+  src += head;
+  if (lg == 4)
+    copy_units_guarded<uint4, 2>(d, src, n, r, m);
+  else if (lg == 3)
+    copy_units_guarded<uint64_t, 1>(d, src, n, r, m);
+  else if (lg == 2)
+    copy_units_guarded<uint32_t, 1>(d, src, n, r, m);
+  else if (lg == 1)
+    copy_units_guarded<uint16_t, 1>(d, src, n, r, m);
+  else
+    copy_units_guarded<uint8_t, 1>(d, src, n, r, m);
+}
+
+// The copy of the RMA calls (put, get, put_signal): one unit a thread in line
+// (copy_unit_per_thread: an element, a warp's 512 B, a block's 16 KiB), anything else out of
+// line. The collectives keep scoped_copy: their kernels are the library's, tuned with the copy
+// in line.
 template <class Scope>
 __device__ __forceinline__ void scoped_copy_unit_first(void* dst, const void* src, size_t bytes) {
   const one_dest d{static_cast<char*>(dst)};
   const char* s = static_cast<const char*>(src);
-  if (!copy_unit_per_thread<Scope>(d, s, bytes, static_cast<size_t>(Scope::rank()))) scoped_copy_to<Scope>(d, s, bytes);
+  if (!copy_unit_per_thread<Scope>(d, s, bytes, static_cast<size_t>(Scope::rank()))) {
+    void (*general)(char*, const char*, size_t) = &copy_general<Scope>;
+    asm volatile("" : "+l"(general));
+    general(d.p, s, bytes);
+  }
 }
 
 template <class Scope>
