@@ -22,7 +22,7 @@ FLOORS = [
     ["src/host/mem"],
     ["src/host/launch"],
     ["src/host/team"],
-    ["src/host/rma", "src/host/p2p", "src/host/sync", "src/host/coll", "src/host/reduce"],
+    ["src/host/rma", "src/host/amo", "src/host/sync", "src/host/coll", "src/host/reduce"],
     ["src/host/init"],
     ["src/host/c_api"],
 ]

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // wait_scan_probe: what a lone thread's scan of n wait variables costs - the
 // _all/_any/_some waits and tests of the device API (the host and on-stream
-// forms scan with a warp instead: src/host/p2p/wait_warp.cuh). Raw PTX first
+// forms scan with a warp instead: src/host/amo/wait_warp.cuh). Raw PTX first
 // (acquire loads one by one; relaxed loads in batches of 4, 8 or 16 ended by
 // fence.acq_rel.sys; a hit of an _any scan confirmed by a fence or by an
 // acquire re-read), then the library's calls.

@@ -7,7 +7,7 @@
 //   device-* modes trap in a kernel: the program exits 1 after the message.
 //   host-* modes log the error and return; the program prints
 //   "HOST CALL RETURNED" and exits 0, but for host-timeout: its wait's kernel
-//   traps (the host and on-stream set waits' warp scan, src/host/p2p/wait_warp.cuh)
+//   traps (the host and on-stream set waits' warp scan, src/host/amo/wait_warp.cuh)
 //   and the call returns with the error; the program exits 1.
 #include <cstring>
 #include <vector>

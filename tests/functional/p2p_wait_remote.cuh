@@ -9,7 +9,7 @@ namespace {
 // Sets of N variables: 3 (read one by one with acquire loads), 9 (one batch of relaxed
 // loads and a partial one, then a fence) and 41 (several batches) for the device forms
 // (impl/wait.cuh); for the host forms, whose kernel scans with a warp 256 variables a round
-// (src/host/p2p/wait_warp.cuh), also kHostMaxN (two rounds and a partial one).
+// (src/host/amo/wait_warp.cuh), also kHostMaxN (two rounds and a partial one).
 constexpr int kRemoteRounds = 40;
 constexpr unsigned kPauseNs = 2000;
 

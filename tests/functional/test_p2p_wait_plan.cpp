@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Host-only check of the stream-wait mapping (src/host/p2p/wait_value_plan.h):
+// Host-only check of the stream-wait mapping (src/host/amo/wait_value_plan.h):
 // for every comparison and many operands, the cuStreamWaitValue64 condition
 // chosen must agree with the OpenSHMEM comparison for every signal value it
 // is documented to be exact for (all values; below 2^63 for the cyclic GEQ),
@@ -8,12 +8,12 @@
 #include <cstdio>
 #include <vector>
 
-#include "host/p2p/wait_value_plan.h"
+#include "host/amo/wait_value_plan.h"
 
 namespace {
 
-using gshmem::p2p::plan_wait_value;
-using gshmem::p2p::WaitValuePlan;
+using gshmem::amo::plan_wait_value;
+using gshmem::amo::WaitValuePlan;
 
 bool holds(uint64_t a, int c, uint64_t b) {
   switch (c) {

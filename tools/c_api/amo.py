@@ -81,7 +81,7 @@ def emit(a, name, ctype, op):
 
 
 def build(a):
-    a.needs(host_entry_header="gshmem/detail/host_entry_p2p.h", device_header="impl/amo.cuh")
+    a.needs(host_entry_header="gshmem/detail/host_entry_amo.h", device_header="impl/amo.cuh")
     ctype_of = {n: t for t, n, _ in RMA_TYPES}
     for name in EXTENDED_AMO_TYPES:
         ctype = ctype_of[name]

@@ -33,7 +33,7 @@ def put_signal_family(a, stem, dst, src, count, nbytes, cpp_fn, on_device=True):
 
 
 def build(a):
-    a.needs(host_entry_header="gshmem/detail/host_entry_p2p.h", device_header="impl/signal.cuh")
+    a.needs(host_entry_header="gshmem/detail/host_entry_amo.h", device_header="impl/signal.cuh")
     put_signal_family(a, "putmem", "void* dest", "const void* source", "size_t nbytes", "nbytes", "putmem_signal")
     for bits in SIZED_BITS:
         put_signal_family(a, f"put{bits}", "void* dest", "const void* source", "size_t nelems",

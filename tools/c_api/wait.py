@@ -26,7 +26,7 @@ FORMS = [
 
 
 def build(a):
-    a.needs(host_entry_header="gshmem/detail/host_entry_p2p.h", device_header="impl/wait.cuh")
+    a.needs(host_entry_header="gshmem/detail/host_entry_amo.h", device_header="impl/wait.cuh")
     ctype_of = {n: t for t, n, _ in RMA_TYPES}
     for name in WAIT_TYPES:
         t = ctype_of[name]

@@ -3,7 +3,7 @@
 // Library definitions of the C symbols declared in gshmem/detail/c_api_host/rma.h.
 #include "gshmem/detail/host_entry.h"
 #include "gshmem/detail/c_api_host/rma.h"
-#include "gshmem/detail/host_entry_p2p.h"
+#include "gshmem/detail/host_entry_amo.h"
 #include "gshmem/detail/host_entry_reduce.h"
 #include "gshmem/detail/host_entry_coll.h"
 

@@ -5,7 +5,7 @@
 #pragma once
 #include "gshmem/detail/host_entry.h"
 #include "gshmem/detail/c_api_host/amo.h"
-#include "gshmem/detail/host_entry_p2p.h"
+#include "gshmem/detail/host_entry_amo.h"
 #include "gshmem/detail/host_entry_reduce.h"
 #include "gshmem/detail/host_entry_coll.h"
 #include "gshmem/device/rma.cuh"

@@ -22,7 +22,7 @@
 
 #include "gshmem/types.h"
 
-namespace gshmem::p2p {
+namespace gshmem::amo {
 
 struct WaitValuePlan {
   enum class How { always_true, memop, kernel };
@@ -59,4 +59,4 @@ inline WaitValuePlan plan_wait_value(int cmp, uint64_t v) {
   }
 }
 
-}  // namespace gshmem::p2p
+}  // namespace gshmem::amo

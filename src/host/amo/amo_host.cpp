@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "host/p2p/p2p_host.h"
+#include "host/amo/amo_host.h"
 
 #include "gshmem/types.h"
 #include "host/core/runtime.h"
@@ -7,7 +7,7 @@
 #include "host/core/config.h"
 #include "host/core/log.h"
 
-namespace gshmem::p2p {
+namespace gshmem::amo {
 
 bool check_init(const char* call) { return require_init(call) == GSHMEM_SUCCESS; }
 
@@ -92,4 +92,4 @@ bool finish(const char* call, cudaStream_t stream, DoneWord done) {
          cuda_ok(call, "cudaStreamSynchronize", await_done(stream, done));
 }
 
-}  // namespace gshmem::p2p
+}  // namespace gshmem::amo

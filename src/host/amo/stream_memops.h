@@ -12,7 +12,7 @@
 
 #include <cstdint>
 
-namespace gshmem::p2p {
+namespace gshmem::amo {
 
 // *addr = value, ordered after all earlier work on `stream` (the write carries
 // a memory barrier: CU_STREAM_WRITE_VALUE_DEFAULT). addr: a local or
@@ -23,4 +23,4 @@ bool stream_write_value64(const char* call, cudaStream_t stream, uint64_t* addr,
 // (or nothing to wait for).
 bool stream_wait_value64(const char* call, cudaStream_t stream, uint64_t* addr, int cmp, uint64_t value);
 
-}  // namespace gshmem::p2p
+}  // namespace gshmem::amo

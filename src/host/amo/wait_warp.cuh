@@ -21,13 +21,13 @@
 // on every lane.
 #pragma once
 
-#include <gshmem/detail/host_entry_p2p.h>
+#include <gshmem/detail/host_entry_amo.h>
 #include <gshmem/device/impl/wait.cuh>
 
 #include <cstddef>
 #include <cstdint>
 
-namespace gshmem::p2p::warp_wait {
+namespace gshmem::amo::warp_wait {
 
 constexpr unsigned kFull = 0xffffffffu;
 constexpr size_t kLanes = 32;
@@ -220,4 +220,4 @@ __device__ inline size_t run(int op, const T* ivars, size_t n, size_t* indices, 
   }
 }
 
-}  // namespace gshmem::p2p::warp_wait
+}  // namespace gshmem::amo::warp_wait

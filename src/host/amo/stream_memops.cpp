@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "host/p2p/stream_memops.h"
+#include "host/amo/stream_memops.h"
 
 #include <atomic>
 
 #include "host/core/driver.h"
 #include "host/core/runtime.h"
-#include "host/p2p/wait_value_plan.h"
+#include "host/amo/wait_value_plan.h"
 #include "host/core/log.h"
 
-namespace gshmem::p2p {
+namespace gshmem::amo {
 namespace {
 
 // Per CUDA ordinal: what the device supports (queried once).
@@ -73,4 +73,4 @@ bool stream_wait_value64(const char* call, cudaStream_t stream, uint64_t* addr, 
   return false;
 }
 
-}  // namespace gshmem::p2p
+}  // namespace gshmem::amo

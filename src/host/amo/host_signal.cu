@@ -16,15 +16,15 @@
 // release at system scope (the memop's default pre-write memory barrier, or
 // the kernel's st/red .release.sys), so every observer that acquires the
 // signal (signal_wait_until & co., or a stream wait followed by kernels)
-// sees the copied data. Modes: see GSHMEMI_MODE_* in host_entry_p2p.h.
+// sees the copied data. Modes: see GSHMEMI_MODE_* in host_entry_amo.h.
 #include <gshmem/gshmem.h>
 
 #include "host/core/runtime.h"
 #include "host/launch/preload.h"
-#include "host/p2p/p2p_host.h"
-#include "host/p2p/stream_memops.h"
+#include "host/amo/amo_host.h"
+#include "host/amo/stream_memops.h"
 
-namespace gshmem::p2p {
+namespace gshmem::amo {
 namespace {
 
 __global__ void signal_update_kernel(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -69,9 +69,9 @@ const preload::Entry kPreload(+[] {
 });
 
 }  // namespace
-}  // namespace gshmem::p2p
+}  // namespace gshmem::amo
 
-using namespace gshmem::p2p;
+using namespace gshmem::amo;
 
 extern "C" {
 

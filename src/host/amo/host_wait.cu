@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Host forms of wait_until / test and their _all/_any/_some(_vector) variants,
-// and gshmemx_<type>_wait_until[_all[_vector]]_on_stream: a one-warp kernel (see p2p_host.h for
+// and gshmemx_<type>_wait_until[_all[_vector]]_on_stream: a one-warp kernel (see amo_host.h for
 // why a kernel), the single-variable forms by the device implementation, the set forms by a
 // warp-wide scan with the same contract (wait_warp.cuh). Host forms run on the internal
 // stream and wait for it, their inputs and results passing through the library's pinned and
@@ -16,10 +16,10 @@
 #include "host/core/runtime.h"
 #include "host/launch/done_word.h"
 #include "host/launch/preload.h"
-#include "host/p2p/p2p_host.h"
-#include "host/p2p/wait_warp.cuh"
+#include "host/amo/amo_host.h"
+#include "host/amo/wait_warp.cuh"
 
-namespace gshmem::p2p {
+namespace gshmem::amo {
 namespace {
 
 // The call, done by one warp (kWaitThreads): the single-variable forms by lane 0 with the
@@ -310,12 +310,12 @@ const preload::Entry kPreload(+[] {
 });
 
 }  // namespace
-}  // namespace gshmem::p2p
+}  // namespace gshmem::amo
 
 extern "C" GSHMEM_API size_t gshmemi_host_wait(const char* call, int op, int kind, size_t size, void* ivars,
                                                size_t nelems, size_t* indices, const int* status, int cmp,
                                                const void* cmp_value, const void* cmp_values) {
-  using namespace gshmem::p2p;
+  using namespace gshmem::amo;
   const size_t failed = (op == GSHMEMI_WAIT_UNTIL_ANY || op == GSHMEMI_TEST_ANY) ? SIZE_MAX : 0;
   if (!check_init(call) || !check_cmp(call, cmp) || !valid_type(call, kind, size)) return failed;
   if (!check_local(call, ivars, nelems * size)) return failed;
@@ -333,7 +333,7 @@ extern "C" GSHMEM_API size_t gshmemi_host_wait(const char* call, int op, int kin
 extern "C" GSHMEM_API void gshmemi_host_wait_on_stream(const char* call, int op, int kind, size_t size, void* ivars,
                                                        size_t nelems, const int* status, int cmp, const void* cmp_value,
                                                        const void* cmp_values, cudaStream_t stream) {
-  using namespace gshmem::p2p;
+  using namespace gshmem::amo;
   if (!check_init(call) || !check_cmp(call, cmp) || !valid_type(call, kind, size)) return;
   if (!check_local(call, ivars, nelems * size)) return;
   if (nelems && !ivars) {

@@ -14,9 +14,9 @@
 
 #include "host/core/runtime.h"
 #include "host/launch/preload.h"
-#include "host/p2p/p2p_host.h"
+#include "host/amo/amo_host.h"
 
-namespace gshmem::p2p {
+namespace gshmem::amo {
 namespace {
 
 template <class T>
@@ -92,11 +92,11 @@ const preload::Entry kPreload(+[] {
 });
 
 }  // namespace
-}  // namespace gshmem::p2p
+}  // namespace gshmem::amo
 
 extern "C" GSHMEM_API void gshmemi_host_amo(const char* call, int op, int kind, size_t size, void* dest,
                                             const void* value, const void* cond, void* fetch, int pe) {
-  using namespace gshmem::p2p;
+  using namespace gshmem::amo;
   if (!check_init(call) || !valid_op(call, op, kind)) return;
   if (!remote_address(call, dest, size, pe)) return;
   if (reinterpret_cast<uintptr_t>(dest) % size != 0) {

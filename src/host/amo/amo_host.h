@@ -25,7 +25,7 @@
 #include "host/core/call_memory.h"
 #include "host/launch/done_word.h"
 
-namespace gshmem::p2p {
+namespace gshmem::amo {
 
 // Each check logs "<call>: <cause>; <remedy>" (with this PE) and returns false.
 bool check_init(const char* call);
@@ -75,4 +75,4 @@ bool finish(const char* call, cudaStream_t stream, bool wait);
 // Launch check + the wait for a kernel that stores `done` last (host/launch/done_word.h).
 bool finish(const char* call, cudaStream_t stream, DoneWord done);
 
-}  // namespace gshmem::p2p
+}  // namespace gshmem::amo

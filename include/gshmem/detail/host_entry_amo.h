@@ -9,8 +9,8 @@
  * it; results are copied back. Stream forms enqueue on the user's stream: CUDA
  * stream memory operations where they express the operation exactly, else a
  * one-thread kernel. */
-#ifndef GSHMEM_DETAIL_HOST_ENTRY_P2P_H
-#define GSHMEM_DETAIL_HOST_ENTRY_P2P_H
+#ifndef GSHMEM_DETAIL_HOST_ENTRY_AMO_H
+#define GSHMEM_DETAIL_HOST_ENTRY_AMO_H
 
 #include <stddef.h>
 #include <stdint.h>
