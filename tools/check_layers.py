@@ -18,7 +18,7 @@ import sys
 # its own; folders that share a floor (the API families) may not include one another.
 FLOORS = [
     ["src/host/core"],
-    ["src/bootstrap"],
+    ["src/bootstrap", "src/proxy"],
     ["src/host/mem"],
     ["src/host/launch"],
     ["src/host/team"],
@@ -38,6 +38,24 @@ TOOL_INTERFACE = {
 
 SOURCE_EXT = (".h", ".hpp", ".c", ".cc", ".cpp", ".cu", ".cuh")
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+SYSTEM_INCLUDE_RE = re.compile(r'^\s*#\s*include\s+<([^>]+)>', re.M)
+
+# Code that must build and be tested on a host without CUDA or UCX (docs/internode.md section 2):
+# the proxy engine and the entry layout it shares with the device. They include no CUDA or UCX
+# header, and the engine no private header outside its folder (core's headers bring CUDA).
+NO_CUDA = ("src/proxy/", "include/gshmem/detail/proxy_abi.h")
+NO_CUDA_SYSTEM_RE = re.compile(r"^(cuda|cu[A-Z_a-z]*\.h|nv|ucp/|ucs/|uct/|ucm/)")
+
+
+def no_cuda_violation(path, text):
+    """The includes of a NO_CUDA file that bring CUDA or UCX, as (offset, name, why)."""
+    if not path.startswith(NO_CUDA):
+        return []
+    found = []
+    for m in SYSTEM_INCLUDE_RE.finditer(text):
+        if NO_CUDA_SYSTEM_RE.match(m.group(1)):
+            found.append((m.start(), m.group(1), "a CUDA or UCX header in code that must build without them"))
+    return found
 
 
 def folder_of(path):
@@ -82,6 +100,8 @@ def violation(path, target):
         return "outside the floors of src/README.md" if path.startswith("src/") else None
     if src_folder == dst_folder:
         return None
+    if path.startswith("src/proxy/"):
+        return "the proxy engine includes only its own folder and public headers (no CUDA: core brings it)"
     src_floor, dst_floor = floor_of(src_folder), floor_of(dst_folder)
     if dst_floor > src_floor:
         return "points up (%s is above %s)" % (dst_folder, src_folder)
@@ -101,6 +121,9 @@ def main():
                 path = os.path.relpath(os.path.join(dirpath, f), root)
                 with open(os.path.join(root, path), encoding="utf-8", errors="replace") as fh:
                     text = fh.read()
+                for start, name, why in no_cuda_violation(path, text):
+                    line = text.count("\n", 0, start) + 1
+                    problems.append("%s:%d: #include <%s>: %s" % (path, line, name, why))
                 for m in INCLUDE_RE.finditer(text):
                     target = resolve(root, path, m.group(1))
                     if target is None:

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The engine's pass and its source side: parsing the ring and the host queue, numbering and
+// sending operations, completion. The target side, replies and faults: engine_target.cpp.
+#include "engine.h"
+
+#include "gshmem/detail/proxy_abi.h"
+
+namespace gshmem::proxy {
+
+Engine::Engine(const EngineConfig& cfg, Transport& transport, Stager& stager, Clock& clock)
+    : cfg_(cfg),
+      transport_(transport),
+      stager_(stager),
+      clock_(clock),
+      ring_(cfg.ring),
+      next_seq_(cfg.n_pes, 0),
+      acked_(cfg.n_pes, 0),
+      failed_(cfg.n_pes, 0),
+      inbound_(cfg.n_pes) {
+  transport_.set_callbacks(this);
+}
+
+Engine::~Engine() { transport_.set_callbacks(nullptr); }
+
+bool Engine::progress() {
+  last_progress_ns_ = clock_.now_ns();
+  const uint64_t events = events_;
+  transport_.progress();  // arrivals, send completions, failures: the callbacks below
+  bool moved = events_ != events;
+  moved |= poll_stager();
+  moved |= parse_ring();
+  moved |= drain_host_queue();
+  moved |= send_acks();
+  publish();
+  return moved;
+}
+
+bool Engine::parse_ring() {
+  if (!ring_.present()) return false;
+  bool moved = false;
+  for (uint32_t n = 0; n < cfg_.batch; ++n) {
+    // Back-pressure: completed() only grows, so a value from earlier in the pass is safe.
+    if (ring_.head() - ring_done_.completed() >= cfg_.max_outstanding) break;
+    uint64_t w[GSHMEMI_PROXY_ENTRY_WORDS];
+    bool wants_reply = false;
+    if (!ring_.take(w, &wants_reply)) break;
+    moved = true;
+    const uint64_t ticket = ring_.head() - 1;
+    ProxyOp op;
+    std::string why;
+    if (!decode_entry(w, &op, &why)) {
+      ring_done_.add_finished(ticket);
+      fail_op(ticket, -1,
+              "PE " + std::to_string(cfg_.my_pe) + ": bad proxy entry at ring ticket " + std::to_string(ticket) + ": " +
+                  why,
+              nullptr);
+      if (wants_reply) {
+        if (gshmemi_proxy_w0_flags(w[0]) & GSHMEMI_PROXY_F_FETCH)
+          ring_.reply_value(ticket, 0, true);
+        else
+          ring_.reply_tag(ticket, true);
+      }
+      continue;
+    }
+    issue(ticket, op, nullptr, nullptr);
+  }
+  return moved;
+}
+
+bool Engine::drain_host_queue() {
+  if (!cfg_.host_queue) return false;
+  const uint64_t room = cfg_.max_outstanding - (host_done_.added() - host_done_.completed());
+  if (room == 0) return false;
+  host_scratch_.clear();
+  cfg_.host_queue->pop(host_scratch_, room < cfg_.batch ? room : cfg_.batch);
+  for (auto& [id, hop] : host_scratch_) issue(kHostBit | id, hop.op, hop.result, hop.failed);
+  return !host_scratch_.empty();
+}
+
+std::string Engine::op_name(uint64_t token) const {
+  return (token & kHostBit) ? "host operation " + std::to_string(token & ~kHostBit)
+                            : "ring ticket " + std::to_string(token);
+}
+
+void Engine::issue(uint64_t token, const ProxyOp& op, uint64_t* host_result, std::atomic<int>* host_failed) {
+  CompletionTracker& tr = tracker(token);
+  const uint64_t id = token & ~kHostBit;
+  const int q = op.target;
+  const std::string who = "PE " + std::to_string(cfg_.my_pe) + ": " + op_name(token) + " (" + op.describe() + ")";
+  if (q < 0 || q >= cfg_.n_pes) {
+    tr.add_finished(id);
+    fail_op(token, q,
+            who + ": PE " + std::to_string(q) + " is out of range: valid PEs are 0.." + std::to_string(cfg_.n_pes - 1),
+            host_failed);
+    reply_failed(token, op, host_failed);
+    return;
+  }
+  if (failed_[q]) {
+    tr.add_finished(id);
+    fail_op(token, q, who + ": PE " + std::to_string(q) + " has failed", host_failed);
+    reply_failed(token, op, host_failed);
+    return;
+  }
+  const uint64_t seq = next_seq_[q]++;
+  tr.add(id, q, seq);
+  WireHeader h;
+  h.kind = static_cast<uint8_t>(MsgKind::kOp);
+  h.op = op.op;
+  h.flags = op.flags;
+  h.src = cfg_.my_pe;
+  h.seq = seq;
+  h.offset = op.offset;
+  h.size = op.size;
+  h.operand = op.operand;
+  h.compare = op.compare;
+  h.sig_offset = op.sig_offset;
+  h.sig_value = op.sig_value;
+  h.token = token;
+  const uint8_t* payload = nullptr;
+  size_t payload_size = 0;
+  if (op.op == GSHMEMI_PROXY_OP_PUT) {
+    payload = op.by_ref() ? stager_.source_view(op.ref_addr, op.size) : op.inline_data;
+    payload_size = op.size;
+  }
+  if (op.fetches() || op.gets_data()) {
+    pending_[token] = {op, host_result, host_failed};
+    tr.await_reply(id);
+  } else if (op.wants_reply() && !(token & kHostBit)) {
+    send_tag_[token] = q;  // a blocking by-reference put returns at local completion
+  }
+  send_to(q, h, payload, payload_size, token);
+}
+
+void Engine::send_to(int dst, const WireHeader& h, const uint8_t* payload, size_t size, uint64_t token) {
+  const std::vector<uint8_t> m = encode_message(h, payload, size);
+  if (!transport_.send(dst, m.data(), m.size(), token)) on_peer_failed(dst, "the transport refused a send to it");
+}
+
+void Engine::fail_op(uint64_t token, int target, const std::string& message, std::atomic<int>* host_failed) {
+  failures_.push_back({(token & kHostBit) != 0, token & ~kHostBit, target, message});
+  if (host_failed) host_failed->store(1, std::memory_order_release);
+}
+
+void Engine::reply_failed(uint64_t token, const ProxyOp& op, std::atomic<int>* host_failed) {
+  if (token & kHostBit) {
+    if (host_failed) host_failed->store(1, std::memory_order_release);
+    return;
+  }
+  if (op.fetches())
+    ring_.reply_value(token, 0, true);
+  else if (op.wants_reply())
+    ring_.reply_tag(token, true);
+}
+
+void Engine::publish() {
+  const auto acked = [this](int q) { return acked_[q]; };
+  const auto failed = [this](int q) { return failed_[q] != 0; };
+  if (ring_.present()) {
+    const uint64_t before = ring_done_.completed();
+    const uint64_t c = ring_done_.advance(acked, failed);
+    // Release: a quiet that reads it (acquire) then sees the data its gets brought back.
+    if (c != before && cfg_.ring.completed) __atomic_store_n(cfg_.ring.completed, c, __ATOMIC_RELEASE);
+    ring_.advance_released();
+  }
+  host_done_.advance(acked, failed);
+  if (cfg_.host_queue) cfg_.host_queue->publish_completed(host_done_.completed());
+}
+
+}  // namespace gshmem::proxy

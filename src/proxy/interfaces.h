@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The engine's three seams (docs/internode.md section 4): the network (Transport), the memory
+// it applies into (Stager) and time (Clock). The engine knows neither CUDA nor UCX: the CUDA
+// side (src/host/proxy/) and the UCX plugin (src/transport/ucx/) implement these; the tests use
+// the loopback transport and the memcpy stager of this folder.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gshmem::proxy {
+
+// Time in nanoseconds, monotonic. The engine and the loopback transport read it through this
+// interface so that tests can drive time by hand and stay deterministic.
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  virtual uint64_t now_ns() = 0;
+};
+
+class SteadyClock final : public Clock {
+ public:
+  uint64_t now_ns() override {
+    return static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+            .count());
+  }
+};
+
+// Advances only when told: tests step it once per round of progress calls.
+class ManualClock final : public Clock {
+ public:
+  uint64_t now_ns() override { return now_.load(std::memory_order_relaxed); }
+  void advance(uint64_t ns) { now_.fetch_add(ns, std::memory_order_relaxed); }
+
+ private:
+  std::atomic<uint64_t> now_{0};
+};
+
+// What a transport tells its engine. Called only from inside Transport::progress(), on the
+// engine's thread, so the engine needs no lock for its own state.
+class TransportCallbacks {
+ public:
+  virtual ~TransportCallbacks() = default;
+  // A message from `src` arrived; the bytes are valid for the call only.
+  virtual void on_message(int src, const uint8_t* bytes, size_t size) = 0;
+  // The send that passed `token` completed locally: its buffer may be reused.
+  virtual void on_send_complete(uint64_t token) = 0;
+  // `pe` is gone (closed connection, endpoint error, heartbeat): no message to or from it
+  // will arrive. `why` is a human-readable cause for the error the engine reports.
+  virtual void on_peer_failed(int pe, const std::string& why) = 0;
+};
+
+// Active messages between engines. Messages to one peer may arrive in any order (UCX documents
+// no order for active messages): the engine orders them by its sequence numbers.
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  virtual void set_callbacks(TransportCallbacks* cb) = 0;
+  // Sends `size` bytes to `dst`; the bytes are copied or held until on_send_complete(token).
+  // Returns false when `dst` is known to have failed (nothing is sent, no completion follows).
+  virtual bool send(int dst, const uint8_t* bytes, size_t size, uint64_t token) = 0;
+  // Delivers what has arrived and what has completed, through the callbacks.
+  virtual void progress() = 0;
+};
+
+// One operation for the stager. kTarget: an operation another PE issued, applied into this
+// PE's heap at `offset` (put data, then its signal; an AMO; the read of a get into `local`).
+// kLocalWrite: data that came back for this PE (a get's), copied to the local address `local`.
+struct ApplyOp {
+  enum Kind : uint8_t { kTarget, kLocalWrite };
+  Kind kind = kTarget;
+  uint8_t op = 0;      // gshmemi_proxy_op
+  uint16_t flags = 0;  // GSHMEMI_PROXY_F_*
+  int src_pe = -1;     // kTarget: the issuing PE
+  uint64_t seq = 0;    // kTarget: its sequence number from src_pe (for the stager's records)
+  uint64_t offset = 0;
+  uint64_t size = 0;
+  const uint8_t* data = nullptr;  // put payload; kLocalWrite: the data to copy
+  uint8_t* local = nullptr;       // kTarget GET: where the read lands; kLocalWrite: destination
+  uint64_t operand = 0, compare = 0;
+  uint64_t sig_offset = 0, sig_value = 0;
+};
+
+// Applies operations. Operations complete in submission order (one stream: that is what keeps
+// a signal behind its data and a source's operations in sequence order); completion may come
+// later than submission (an apply kernel, a copy). Buffers an operation points to stay valid
+// until poll() reported it complete.
+class Stager {
+ public:
+  virtual ~Stager() = default;
+  virtual void submit(const ApplyOp& op) = 0;
+  // Appends one value per operation completed since the last call, in submission order: the
+  // fetched value of a fetching AMO, else 0. A non-empty `error` says the stager could not
+  // apply (a bad offset): the engine reports it and fails the operation.
+  struct Done {
+    uint64_t value = 0;
+    std::string error;
+  };
+  virtual void poll(std::vector<Done>& done) = 0;
+  // The bytes of a by-reference put's payload at `addr` (an address a producer wrote into an
+  // entry: a stage-ring slot, a bounce buffer), readable on the host until the op completes.
+  // By default the address is this process's own.
+  virtual const uint8_t* source_view(uint64_t addr, uint64_t size) {
+    (void)size;
+    return reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(addr));
+  }
+};
+
+}  // namespace gshmem::proxy
