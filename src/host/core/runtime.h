@@ -42,6 +42,8 @@ struct Runtime {
   int local_size = 1;
   int device = 0;
   std::vector<int> local_pes;  // world PEs on this node, by local rank
+  int n_nodes = 1;             // nodes of the job (distinct host ids)
+  int max_node_size = 1;       // PEs of the job's most populated node (sizes the node teams' slots)
   std::vector<int> gpu_pes;    // world PEs on this PE's GPU (itself included), in PE order
 
   std::unique_ptr<bootstrap::Bootstrap> boot;
