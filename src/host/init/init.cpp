@@ -143,8 +143,7 @@ Status init_alloc(Runtime& r, uint64_t bytes, const char* what, char** out) {
 // teams, reserved now so that making a team later involves only its parent's
 // PEs. Grows the heap first if GSHMEM_SYMMETRIC_SIZE leaves no room for it.
 Status setup_world_team(Runtime& r) {
-  const config::Values& cfg = config::get();
-  const uint64_t bytes = team::region_bytes(r.n_pes, team::max_teams_config(), cfg.team_scratch_size);
+  const uint64_t bytes = team::plan(r).region_bytes();
   const uint64_t need = r.alloc->growth_needed(bytes, 0);
   if (need != 0 && need != mem::Allocator::kNoGrowth && r.alloc->capacity() + need <= r.heap->max_size()) {
     GSHMEM_TRY(r.heap->grow(r.alloc->capacity() + need, *r.boot));
