@@ -2,11 +2,16 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Start N gshmem-bootstrap-harness processes on this machine and aggregate what they report.
 
-    run_harness.py --harness PATH -n 512 [-n 1024 ...] [--topology star|tree] [--timeout 60]
+    run_harness.py --harness PATH -n 512 [-n 1024 ...] [--topology star|tree ...] [--ppn 6] [--timeout 60]
 
-Rank 0 starts first, then the others in waves (--wave processes, --wave-gap seconds apart), each
-under `timeout`. Every PE checks each entry of everything it gathered and exits 0 or 1; this
+--launch fork (the default): one harness process forks the N PEs, rank 0 first (`--spawn N`; a
+fork costs tens of microseconds, no exec), each PE bounded by alarm(). --launch popen: this script
+starts each PE as its own `timeout` + harness, rank 0 first, then waves of --wave (two exec()s and
+the dynamic loader per PE: most of the wall time at thousands of PEs on few cores).
+--ppn P places P consecutive ranks on each simulated node (0: all on this machine's one node).
+Every PE checks each entry of everything it gathered and exits 0 or 1; this
 script fails (exit 1) unless every PE passed, and prints the logs of the first PEs that did not.
+With several --topology values, each N runs once per topology, one after the other.
 It raises its open-files limit (RLIMIT_NOFILE, inherited by the PEs) as far as the hard limit
 allows and says so when that is below what rank 0 needs during the rendezvous (one socket per PE).
 Output: a summary per run (wall time, rank 0's and the median PE's peak RSS, descriptors after
@@ -50,17 +55,47 @@ def free_port():
     return port
 
 
-def run(args, n):
+def launch_fork(args, n, out, env, pe_args):
+    """One harness process forks the N PEs; returns (launch seconds, exit codes by rank)."""
+    cmd = ["timeout", "-k", "5", str(args.timeout + 60), args.harness, "--spawn", str(n)] + pe_args
+    with open(os.path.join(out, "spawn.log"), "w") as log:
+        code = subprocess.call(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
+    codes = [code if code != 0 else 1] * n  # a spawner that died or hung: every PE failed
+    try:
+        with open(os.path.join(out, "codes.txt")) as f:
+            for line in f:
+                r, c = line.split()
+                codes[int(r)] = int(c)
+        with open(os.path.join(out, "launch.json")) as f:
+            launched = json.load(f)["launch_s"]
+    except (OSError, ValueError, KeyError):
+        launched = float("nan")
+    return launched, codes
+
+
+def run(args, n, topology):
     out = tempfile.mkdtemp(prefix=f"gshmem-harness-{n}-")
     uid = f"127.0.0.1:{free_port()}:{random.getrandbits(64):016x}:{random.getrandbits(64):016x}"
     env = dict(os.environ)
     env.update({"GSHMEM_SIZE": str(n), "GSHMEM_UNIQUEID": uid})
-    if args.topology:
-        env["GSHMEM_BOOTSTRAP_TOPOLOGY"] = args.topology
-    cmd = ["timeout", "-k", "5", str(args.timeout + 30), args.harness, "--out", out, "--timeout", str(args.timeout),
-           "--rounds", str(args.rounds)]
-    procs = []
+    if topology:
+        env["GSHMEM_BOOTSTRAP_TOPOLOGY"] = topology
+    pe_args = ["--out", out, "--timeout", str(args.timeout), "--rounds", str(args.rounds), "--ppn", str(args.ppn),
+               "--gpus", str(args.gpus)]
     t0 = time.monotonic()
+    if args.launch == "fork":
+        launched, codes = launch_fork(args, n, out, env, pe_args)
+        wall = time.monotonic() - t0
+    else:
+        launched, codes = launch_popen(args, n, out, env, pe_args, t0)
+        wall = time.monotonic() - t0
+    return summarize(args, n, topology, out, codes, wall, launched)
+
+
+def launch_popen(args, n, out, env, pe_args, t0):
+    """Each PE its own `timeout` + harness, rank 0 first, then waves; (launch seconds, codes)."""
+    cmd = ["timeout", "-k", "5", str(args.timeout + 30), args.harness] + pe_args
+    procs = []
 
     def start(rank):
         env["GSHMEM_RANK"] = str(rank)
@@ -75,8 +110,10 @@ def run(args, n):
         if args.wave_gap > 0 and first + args.wave < n:
             time.sleep(args.wave_gap)
     launched = time.monotonic() - t0
-    codes = [p.wait() for p in procs]
-    wall = time.monotonic() - t0
+    return launched, [p.wait() for p in procs]
+
+
+def summarize(args, n, topology, out, codes, wall, launched):
     res = {}
     for r in range(n):
         try:
@@ -85,7 +122,8 @@ def run(args, n):
         except (OSError, ValueError):
             pass
     bad = [r for r in range(n) if codes[r] != 0 or r not in res]
-    summary = {"n": n, "topology": args.topology or "default", "ok": not bad, "failed_pes": len(bad),
+    summary = {"n": n, "topology": topology or "default", "launch": args.launch, "ppn": args.ppn, "ok": not bad,
+               "failed_pes": len(bad),
                "wall_s": round(wall, 3), "launch_s": round(launched, 3),
                "after_launch_s": round(wall - launched, 3)}
     if bad:
@@ -114,7 +152,10 @@ def run(args, n):
             "hostid_allgather_bytes_rank0": (res[0]["hostid_allgather_sent"] + res[0]["hostid_allgather_received"])
             if 0 in res else None,
             "hostid_allgather_bytes_max_pe": max(per_pe_ag),
-            "n_x_item": n * 104,
+            "n_x_item": n * 24,
+            "n_nodes": res.get(0, {}).get("n_nodes"),
+            "team_region_bytes": res.get(0, {}).get("team_region_bytes"),
+            "team_control_bytes": res.get(0, {}).get("team_control_bytes"),
         })
     if not args.keep:
         shutil.rmtree(out, ignore_errors=True)
@@ -127,7 +168,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--harness", required=True, help="path of gshmem-bootstrap-harness")
     ap.add_argument("-n", type=int, action="append", required=True, help="number of PEs (repeatable)")
-    ap.add_argument("--topology", choices=["star", "tree"], help="GSHMEM_BOOTSTRAP_TOPOLOGY (default: unset)")
+    ap.add_argument("--topology", choices=["star", "tree"], action="append",
+                    help="GSHMEM_BOOTSTRAP_TOPOLOGY (repeatable; default: unset)")
+    ap.add_argument("--launch", choices=["fork", "popen"], default="fork", help="how PEs start (default fork)")
+    ap.add_argument("--ppn", type=int, default=0, help="simulated PEs per node (default 0: one node)")
+    ap.add_argument("--gpus", type=int, default=6, help="simulated devices per node (default 6)")
     ap.add_argument("--timeout", type=int, default=60, help="bootstrap timeout of each PE, s (default 60)")
     ap.add_argument("--rounds", type=int, default=1, help="host-id allgathers to time (default 1)")
     ap.add_argument("--wave", type=int, default=256, help="PEs started per wave (default 256)")
@@ -141,9 +186,10 @@ def main():
     raise_fd_limit(max(args.n) + 64)
     summaries = []
     for n in args.n:
-        s = run(args, n)
-        summaries.append(s)
-        print(json.dumps(s), flush=True)
+        for topology in args.topology or [None]:
+            s = run(args, n, topology)
+            summaries.append(s)
+            print(json.dumps(s), flush=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(summaries, f, indent=1)
