@@ -82,6 +82,7 @@ def run(args, n, topology):
         env["GSHMEM_BOOTSTRAP_TOPOLOGY"] = topology
     pe_args = ["--out", out, "--timeout", str(args.timeout), "--rounds", str(args.rounds), "--ppn", str(args.ppn),
                "--gpus", str(args.gpus)]
+    load = os.getloadavg()[0]  # the machine may be shared: say how busy it was
     t0 = time.monotonic()
     if args.launch == "fork":
         launched, codes = launch_fork(args, n, out, env, pe_args)
@@ -89,7 +90,9 @@ def run(args, n, topology):
     else:
         launched, codes = launch_popen(args, n, out, env, pe_args, t0)
         wall = time.monotonic() - t0
-    return summarize(args, n, topology, out, codes, wall, launched)
+    s = summarize(args, n, topology, out, codes, wall, launched)
+    s["load_before"] = round(load, 2)
+    return s
 
 
 def launch_popen(args, n, out, env, pe_args, t0):
@@ -140,6 +143,8 @@ def summarize(args, n, topology, out, codes, wall, launched):
             "max_pe_wall_s": round(max(v["wall_s"] for v in res.values()), 3),
             "max_connect_s": round(max(v["connect_s"] for v in res.values()), 3),
             "hostid_allgather_s_rank0": res.get(0, {}).get("hostid_allgather_s"),
+            "cpu_s_rank0": res.get(0, {}).get("cpu_s"),
+            "cpu_s_median": round(statistics.median(v["cpu_s"] for v in res.values()), 4),
             "rss_kb_rank0": res.get(0, {}).get("peak_rss_kb"),
             "rss_kb_median": int(statistics.median(rss)),
             "rss_kb_max": rss[-1],
