@@ -20,6 +20,8 @@
 //   --rounds K  repeat the host-id exchange K times (default 1; timing of the collective)
 //   --ppn P     simulated PEs per node (default 0: the real host id)
 //   --gpus G    simulated devices per node (default 6)
+//   --spawn N   fork the N PEs from this process (spawn.h); faults.h: --absent, --twice, --die,
+//               --stranger
 #include <dirent.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -37,6 +39,7 @@
 #include "bootstrap/bootstrap.h"
 #include "bootstrap/init_exchange.h"
 #include "host/team/slot_plan.h"
+#include "faults.h"
 #include "spawn.h"
 
 namespace {
@@ -182,10 +185,13 @@ struct Args {
   std::string out_dir;
   long timeout = 0, rounds = 1, spawn = 0;
   Placement pl;
+  int die = -1;  // --die R: PE R exits right after joining
+  SpawnFaults faults;
+  bool stranger = false;
 };
 
 // One PE: the bootstrap and gshmem_init's exchanges; 0 when every check passed.
-int run_pe(const Args& a, const gshmemx_uniqueid_t& id, int me, int n) {
+int run_pe_steps(const Args& a, const gshmemx_uniqueid_t& id, int me, int n) {
   const auto t0 = Clock::now();
   gshmem::Status st;
   Placement pl = a.pl;
@@ -196,6 +202,7 @@ int run_pe(const Args& a, const gshmemx_uniqueid_t& id, int me, int n) {
   o.timeout_s = static_cast<int>(a.timeout);
   st = gshmem::bootstrap::connect(id, me, n, o, &b);
   if (st != GSHMEM_SUCCESS) return fail(me, "connect", st);
+  if (me == a.die) _exit(3);  // dies during start-up: its peers must name it
   const double t_connect = since(t0);
   int fds = 0, sockets = 0;
   count_fds(&fds, &sockets);
@@ -252,6 +259,17 @@ int run_pe(const Args& a, const gshmemx_uniqueid_t& id, int me, int n) {
   return 0;
 }
 
+// run_pe_steps, and after a failure (its Bootstrap destroyed) a line comparing the descriptors
+// open before connect and now: a failed start-up must not leave any behind.
+int run_pe(const Args& a, const gshmemx_uniqueid_t& id, int me, int n) {
+  const int before = open_fds();
+  const int rc = run_pe_steps(a, id, me, n);
+  if (rc != 0)
+    fprintf(stderr, "gshmem-bootstrap-harness: PE %d: descriptors before connect %d, after the failure %d\n", me,
+            before, open_fds());
+  return rc;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -270,10 +288,19 @@ int main(int argc, char** argv) {
       a.pl.gpus = atoi(argv[++i]);
     else if (arg == "--spawn" && i + 1 < argc)
       a.spawn = atol(argv[++i]);
+    else if (arg == "--absent" && i + 1 < argc && parse_ranks(argv[i + 1], &a.faults.absent))
+      ++i;
+    else if (arg == "--twice" && i + 1 < argc)
+      a.faults.twice = atoi(argv[++i]);
+    else if (arg == "--die" && i + 1 < argc)
+      a.die = atoi(argv[++i]);
+    else if (arg == "--stranger")
+      a.stranger = true;
     else {
       fprintf(stderr,
-              "usage: %s [--out DIR] [--timeout S] [--rounds K] [--ppn P] [--gpus G] [--spawn N] (rank, size "
-              "and id from GSHMEM_RANK, GSHMEM_SIZE, GSHMEM_UNIQUEID; with --spawn N, the id only)\n",
+              "usage: %s [--out DIR] [--timeout S] [--rounds K] [--ppn P] [--gpus G] [--spawn N] [--absent R,...] "
+              "[--twice R] [--die R] [--stranger] (rank, size and id from GSHMEM_RANK, GSHMEM_SIZE, "
+              "GSHMEM_UNIQUEID; with --spawn N, the id only; --absent, --twice, --stranger need --spawn)\n",
               argv[0]);
       return 2;
     }
@@ -292,8 +319,10 @@ int main(int argc, char** argv) {
   if (st != GSHMEM_SUCCESS) return fail(static_cast<int>(rank), "decoding GSHMEM_UNIQUEID", st);
   if (a.spawn > 0) {
     if (a.out_dir.empty()) return fail(-1, "--spawn (needs --out DIR)", GSHMEM_ERROR_INVALID_VALUE);
-    return spawn_ranks(static_cast<int>(a.spawn), a.out_dir, static_cast<unsigned>(a.timeout + 30),
-                       [&](int r) { return run_pe(a, id, r, static_cast<int>(a.spawn)); });
+    if (a.stranger) a.faults.after_rank0 = [&] { connect_stranger(id); };
+    return spawn_ranks(
+        static_cast<int>(a.spawn), a.out_dir, static_cast<unsigned>(a.timeout + 30),
+        [&](int r) { return run_pe(a, id, r, static_cast<int>(a.spawn)); }, a.faults);
   }
   return run_pe(a, id, static_cast<int>(rank), static_cast<int>(size));
 }

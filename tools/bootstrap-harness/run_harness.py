@@ -12,6 +12,14 @@ the dynamic loader per PE: most of the wall time at thousands of PEs on few core
 Every PE checks each entry of everything it gathered and exits 0 or 1; this
 script fails (exit 1) unless every PE passed, and prints the logs of the first PEs that did not.
 With several --topology values, each N runs once per topology, one after the other.
+
+Faults (--launch fork only; docs/bootstrap.md, "Failures"): --absent R,... never starts those
+ranks, --twice R starts rank R twice, --die R makes rank R exit right after it joined,
+--stranger connects a process that is no PE to the rendezvous. With a fault the run passes when
+every PE that started (but the dying one) fails, each log matches --expect (a regular
+expression: the rank(s) named, all of them), no PE holds more descriptors after its failure than
+before it connected, and the run ends within the bootstrap timeout plus its grace; with
+--stranger alone, when every PE passes and rank 0 logged the rejection.
 It raises its open-files limit (RLIMIT_NOFILE, inherited by the PEs) as far as the hard limit
 allows and says so when that is below what rank 0 needs during the rendezvous (one socket per PE).
 Output: a summary per run (wall time, rank 0's and the median PE's peak RSS, descriptors after
@@ -20,6 +28,7 @@ the rendezvous, bytes through rank 0), and with --json FILE all of them as JSON.
 import argparse
 import json
 import os
+import re
 import random
 import resource
 import shutil
@@ -81,7 +90,7 @@ def run(args, n, topology):
     if topology:
         env["GSHMEM_BOOTSTRAP_TOPOLOGY"] = topology
     pe_args = ["--out", out, "--timeout", str(args.timeout), "--rounds", str(args.rounds), "--ppn", str(args.ppn),
-               "--gpus", str(args.gpus)]
+               "--gpus", str(args.gpus)] + fault_args(args)
     load = os.getloadavg()[0]  # the machine may be shared: say how busy it was
     t0 = time.monotonic()
     if args.launch == "fork":
@@ -90,9 +99,68 @@ def run(args, n, topology):
     else:
         launched, codes = launch_popen(args, n, out, env, pe_args, t0)
         wall = time.monotonic() - t0
-    s = summarize(args, n, topology, out, codes, wall, launched)
+    if fault_args(args):
+        s = check_faults(args, n, topology, out, codes, wall)
+    else:
+        s = summarize(args, n, topology, out, codes, wall, launched)
     s["load_before"] = round(load, 2)
     return s
+
+
+def fault_args(args):
+    f = []
+    if args.absent:
+        f += ["--absent", args.absent]
+    if args.twice is not None:
+        f += ["--twice", str(args.twice)]
+    if args.die is not None:
+        f += ["--die", str(args.die)]
+    if args.stranger:
+        f += ["--stranger"]
+    return f
+
+
+def check_faults(args, n, topology, out, codes, wall):
+    """Every started PE failed naming the fault (--expect), no descriptors left, in time."""
+    problems = []
+    logs = {r: os.path.join(out, f"{r}.log") for r in range(n) if codes[r] != -1}
+    if args.twice is not None:
+        logs["twice"] = os.path.join(out, f"{args.twice}.twice.log")
+    only_stranger = args.stranger and not (args.absent or args.twice is not None or args.die is not None)
+    for r, path in logs.items():
+        try:
+            with open(path, errors="replace") as f:
+                text = f.read()
+        except OSError:
+            problems.append(f"PE {r}: no log")
+            continue
+        if only_stranger:
+            if codes[r] != 0:
+                problems.append(f"PE {r}: exit code {codes[r]} (a stranger must not disturb the job)")
+            continue
+        if r == args.die:
+            continue
+        if r != "twice" and codes[r] == 0:
+            problems.append(f"PE {r}: succeeded despite the fault")
+        if args.expect and not re.search(args.expect, text):
+            problems.append(f"PE {r}: its log does not match {args.expect!r}: {text[-300:]!r}")
+        m = re.search(r"descriptors before connect (\d+), after the failure (\d+)", text)
+        if m and int(m.group(2)) > int(m.group(1)):
+            problems.append(f"PE {r}: {m.group(1)} descriptors before connect, {m.group(2)} after the failure")
+    if only_stranger and 0 in logs:
+        with open(logs[0], errors="replace") as f:
+            if "rejected a connection" not in f.read():
+                problems.append("PE 0 did not log the stranger's rejection")
+    grace = max(1, min(10, args.timeout // 10))
+    limit = args.timeout + 2 * grace + 5  # members wait T + grace; rank 0 answers late PEs <= 2 s
+    if wall > limit:
+        problems.append(f"the run took {wall:.1f} s, more than {limit} s")
+    for p in problems[:args.show_logs]:
+        print(f"run_harness: {p}", file=sys.stderr)
+    if not args.keep:
+        shutil.rmtree(out, ignore_errors=True)
+    return {"n": n, "topology": topology or "default", "faults": " ".join(fault_args(args)), "ok": not problems,
+            "problems": len(problems), "started_pes": len(logs), "wall_s": round(wall, 3)}
 
 
 def launch_popen(args, n, out, env, pe_args, t0):
@@ -182,6 +250,11 @@ def main():
     ap.add_argument("--rounds", type=int, default=1, help="host-id allgathers to time (default 1)")
     ap.add_argument("--wave", type=int, default=256, help="PEs started per wave (default 256)")
     ap.add_argument("--wave-gap", type=float, default=0.0, help="seconds between waves (default 0)")
+    ap.add_argument("--absent", help="ranks never started, e.g. 3,77,400 (fault)")
+    ap.add_argument("--twice", type=int, help="a rank started twice (fault)")
+    ap.add_argument("--die", type=int, help="a rank that exits right after joining (fault)")
+    ap.add_argument("--stranger", action="store_true", help="a stranger connects to the rendezvous (fault)")
+    ap.add_argument("--expect", help="with a fault: a regular expression every failed PE's log must match")
     ap.add_argument("--show-logs", type=int, default=3, help="logs of failed PEs to print (default 3)")
     ap.add_argument("--keep", action="store_true", help="keep each run's folder of logs and results")
     ap.add_argument("--json", help="write the summaries to this file")
