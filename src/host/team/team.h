@@ -25,7 +25,7 @@
 namespace gshmem::team {
 
 // Predefined teams occupy the first slots.
-constexpr int kPredefined = 3;
+constexpr int kPredefined = kPredefinedSlots;  // (slot_plan.h sizes them)
 // Most slots GSHMEM_MAX_TEAMS may ask for: a slot bitmap fits the check words
 // that split exchanges (GSHMEMI_TEAM_CHECK_WORDS x 64 bits).
 constexpr int kMaxSlots = 64 * 4;
