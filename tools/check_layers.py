@@ -34,6 +34,8 @@ TOOL_INTERFACE = {
     "src/host/core/status.h",        # (included by config.h)
     "src/host/core/log.h",           # (included by status.h)
     "src/bootstrap/bootstrap.h",     # gshmrun writes the unique id the bootstrap reads
+    "src/bootstrap/init_exchange.h", # the start-up harness runs gshmem_init's host-side exchanges
+    "src/host/team/slot_plan.h",     # ... and sizes the team slots as gshmem_init does
 }
 
 SOURCE_EXT = (".h", ".hpp", ".c", ".cc", ".cpp", ".cu", ".cuh")

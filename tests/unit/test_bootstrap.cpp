@@ -324,6 +324,34 @@ TEST(BootstrapMulti, DuplicateRankAndSizeMismatch) {
   }
 }
 
+// A PE that knocks after rank 0 failed the rendezvous (here: a duplicate rank) is told why,
+// rather than finding the port closed and failing at its timeout with "could not reach PE 0".
+TEST(BootstrapMulti, LateJoinerLearnsWhyTheJobFailed) {
+  gshmemx_uniqueid_t id = loopback_id();
+  auto joiner = [&](int rank, int delay_ms) {
+    return [&, rank, delay_ms] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+      std::unique_ptr<Bootstrap> b;
+      auto t0 = Clock::now();
+      Status st = connect(id, rank, 4, opts(15), &b);
+      CHILD_CHECK(st == GSHMEM_ERROR_BOOTSTRAP, "connect returned %s", status_name(st));
+      CHILD_CHECK(seconds_since(t0) < 5.0, "took %.2f s", seconds_since(t0));
+      return 0;
+    };
+  };
+  std::vector<Child> cs;
+  cs.push_back(spawn(0, 25, joiner(0, 0)));
+  cs.push_back(spawn(1, 25, joiner(1, 0)));
+  cs.push_back(spawn(1, 25, joiner(1, 300)));  // a second "rank 1": rank 0 fails the job
+  cs.push_back(spawn(3, 25, joiner(3, 900)));  // arrives after that
+  release_uniqueid_listener(id);
+  wait_all(cs, 30);
+  for (const Child& c : cs) {
+    EXPECT_TRUE(c.exited_with(0)) << c.describe();
+    EXPECT_TRUE(contains(c.output, "two PEs claim rank 1")) << c.describe();
+  }
+}
+
 // Different collectives / byte counts / roots: GSHMEM_ERROR_MISMATCH on every
 // rank, naming both PEs and what each called; no hang, no corruption.
 TEST(BootstrapMulti, MismatchedCollectives) {

@@ -19,6 +19,7 @@
 #include <random>
 #include <thread>
 
+#include "bootstrap/tcp/late_joiners.h"
 #include "bootstrap/tcp/tcp_bootstrap.h"
 #include "bootstrap/tcp/tree.h"
 #include "bootstrap/tcp/uniqueid.h"
@@ -59,9 +60,10 @@ std::string fd_limit_message(int err, int size) {
   return m;
 }
 
-// Rank 0: accept until every rank joined. On success fds[r] is rank r's socket.
+// Rank 0: accept until every rank joined. On success fds[r] is rank r's socket; on a failure of
+// the job *why is what every PE is told.
 Status root_accept(int listener, const UniqueIdData& d, int size, int timeout_s, uint32_t topology, const Deadline& dl,
-                   std::vector<int>* fds) {
+                   std::vector<int>* fds, std::string* why) {
   std::vector<std::string> where(size);
   std::vector<Pending> pend;
   int joined = 1;
@@ -207,6 +209,7 @@ Status root_accept(int listener, const UniqueIdData& d, int size, int timeout_s,
   for (Pending& p : pend) close_fd(&p.fd);
   if (st != GSHMEM_SUCCESS) {
     GSHMEM_LOG_ERROR("%s", msg.c_str());
+    *why = msg;
     Deadline adl(2.0);
     for (int r = 1; r < size; ++r)
       if ((*fds)[r] >= 0) send_text((*fds)[r], Op::abort, st, -1, msg, adl);
@@ -367,7 +370,11 @@ Status root_connect(const UniqueIdData& d, int size, int timeout_s, const Deadli
   int listener = -1;
   GSHMEM_TRY(open_root_listener(d, &listener));
   std::vector<int> fds(size, -1);
-  Status st = root_accept(listener, d, size, timeout_s, topology, dl, &fds);
+  std::string why;
+  Status st = root_accept(listener, d, size, timeout_s, topology, dl, &fds, &why);
+  // PEs still knocking learn why the job failed (up to 2 s: they retry at most ~1 s apart).
+  if (st != GSHMEM_SUCCESS && !why.empty())
+    answer_late_joiners(listener, d, st, why, Deadline(std::min(member_grace_s(timeout_s), 2)));
   close_root_listener(&listener);  // nobody else may join (a launcher's socket stays open)
   if (st != GSHMEM_SUCCESS) return st;
   GSHMEM_LOG_INFO("bootstrap: all %d PEs joined at %s (%s)", size, uniqueid_endpoint(d).c_str(),

@@ -4,6 +4,7 @@
 //   uniqueid.cpp     ids, text form, the create_uniqueid listener registry
 //   listener.cpp     rank 0's listening socket (inherited / registered / bound)
 //   rendezvous.cpp   connect(): accept + handshake on rank 0, joining elsewhere (both topologies)
+//   late_joiners.cpp rank 0 after a failed rendezvous: the PEs still knocking are told why
 //   collectives.cpp  allgather / barrier / broadcast / finalize over the star
 //   monitor.cpp      failure monitor thread, shutdown and cleanup
 // Concurrency: every collective holds io_mutex_ for its whole duration; the

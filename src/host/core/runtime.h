@@ -42,6 +42,8 @@ struct Runtime {
   int local_size = 1;
   int device = 0;
   std::vector<int> local_pes;  // world PEs on this node, by local rank
+  int n_nodes = 1;             // nodes of the job (distinct host ids)
+  int max_node_size = 1;       // PEs of the job's most populated node (sizes the node teams' slots)
   std::vector<int> gpu_pes;    // world PEs on this PE's GPU (itself included), in PE order
 
   std::unique_ptr<bootstrap::Bootstrap> boot;
@@ -53,12 +55,15 @@ struct Runtime {
   char** d_peer_base = nullptr;   // device array [n_pes]
   // Teams (src/host/team/): host mirror of the device table (index = gshmem_team_t
   // = slot; size 0 marks a free slot), the device table itself, the symmetric
-  // slot region (one fixed-size slot per team: control words + scratch) and each
-  // team's configuration. The world team's entry is also in dstate.world.
+  // slot region (a slot per team: control words sized for the slot's capacity, then
+  // scratch; team/slot_plan.h) and each team's configuration. The world team's entry is
+  // also in dstate.world.
   std::vector<gshmemi_team> teams;
   gshmemi_team* d_teams = nullptr;
   char* team_region = nullptr;
-  uint64_t team_slot_bytes = 0;
+  std::vector<uint64_t> team_slot_offset;  // [slot + 1]: byte offsets in team_region
+  std::vector<uint64_t> team_slot_ctrl;    // [slot]: bytes of control words
+  std::vector<int> team_slot_capacity;     // [slot]: most members a team in the slot may have
   std::vector<gshmem_team_config_t> team_configs;
   // Internal stream: host RMA, host AMOs, signals and waits, and host-side
   // collectives. Work is enqueued on it through internal_stream().

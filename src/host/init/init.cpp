@@ -7,12 +7,12 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "bootstrap/env.h"
+#include "bootstrap/init_exchange.h"
 #include "host/core/driver.h"
 #include "host/launch/done_word.h"
 #include "host/launch/preload.h"
@@ -27,31 +27,16 @@
 namespace gshmem {
 namespace {
 
-struct HostId {
-  char hostname[64];
-  char boot_id[40];
-};
-
-HostId my_host_id() {
-  HostId h{};
-  gethostname(h.hostname, sizeof(h.hostname) - 1);
-  std::ifstream f("/proc/sys/kernel/random/boot_id");
-  std::string b;
-  if (f >> b) strncpy(h.boot_id, b.c_str(), sizeof(h.boot_id) - 1);
-  return h;
-}
-
-// local_pes = PEs whose host id equals mine, in PE order.
+// local_pes = PEs whose host id equals mine, in PE order; also the job's node count and its
+// largest node, which size the node teams' slots (bootstrap/init_exchange.h).
 Status discover_node(Runtime& r) {
-  HostId mine = my_host_id();
-  std::vector<HostId> all(r.n_pes);
-  GSHMEM_TRY(r.boot->allgather(&mine, all.data(), sizeof(HostId)));
-  r.local_pes.clear();
-  for (int pe = 0; pe < r.n_pes; ++pe)
-    if (!memcmp(&all[pe], &mine, sizeof(HostId))) r.local_pes.push_back(pe);
-  for (size_t i = 0; i < r.local_pes.size(); ++i)
-    if (r.local_pes[i] == r.my_pe) r.local_rank = static_cast<int>(i);
+  bootstrap::NodeInfo node;
+  GSHMEM_TRY(bootstrap::discover_node(*r.boot, bootstrap::local_host_id(), &node));
+  r.local_pes = std::move(node.local_pes);
+  r.local_rank = node.local_rank;
   r.local_size = static_cast<int>(r.local_pes.size());
+  r.n_nodes = node.n_nodes;
+  r.max_node_size = node.max_node_size;
   return GSHMEM_SUCCESS;
 }
 
@@ -65,24 +50,11 @@ Status check_shared_config(Runtime& r) {
   static const char* const kNames[kShared] = {"GSHMEM_TEAM_SCRATCH_SIZE",  "GSHMEM_MAX_TEAMS",
                                               "GSHMEM_LL_MAX_BYTES",       "GSHMEM_SYMMETRIC_SIZE",
                                               "GSHMEM_SYMMETRIC_SIZE_MAX", "GSHMEM_DISABLE_VMM"};
-  struct Shared {
-    uint64_t v[kShared];
-  };
-  const Shared mine{{static_cast<uint64_t>(cfg.team_scratch_size), static_cast<uint64_t>(cfg.max_teams),
-                     static_cast<uint64_t>(cfg.ll_max_bytes), static_cast<uint64_t>(cfg.symmetric_size),
-                     static_cast<uint64_t>(cfg.symmetric_size_max), static_cast<uint64_t>(cfg.disable_vmm)}};
-  std::vector<Shared> all(r.n_pes);
-  GSHMEM_TRY(r.boot->allgather(&mine, all.data(), sizeof(Shared)));
-  for (int k = 0; k < kShared; ++k)
-    for (int pe = 1; pe < r.n_pes; ++pe)
-      if (all[pe].v[k] != all[0].v[k]) {
-        GSHMEM_LOG_ERROR(
-            "gshmem_init: %s differs between PEs (PE 0: %llu, PE %d: %llu); it sizes state every PE "
-            "shares, so give it the same value on every PE (or leave it unset everywhere)",
-            kNames[k], (unsigned long long)all[0].v[k], pe, (unsigned long long)all[pe].v[k]);
-        return GSHMEM_ERROR_MISMATCH;
-      }
-  return GSHMEM_SUCCESS;
+  const uint64_t mine[kShared] = {
+      static_cast<uint64_t>(cfg.team_scratch_size),  static_cast<uint64_t>(cfg.max_teams),
+      static_cast<uint64_t>(cfg.ll_max_bytes),       static_cast<uint64_t>(cfg.symmetric_size),
+      static_cast<uint64_t>(cfg.symmetric_size_max), static_cast<uint64_t>(cfg.disable_vmm)};
+  return bootstrap::agree_on_values(*r.boot, "gshmem_init", mine, kNames, kShared);
 }
 
 // How long this PE spins in bootstrap collectives before it sleeps
@@ -136,11 +108,10 @@ Status select_gpu(Runtime& r, cudaUUID_t* uuid) {
 // that share a GPU (time-slicing, or side by side under MPS) split its SMs between the
 // library's kernels (share_of_gpu); the first of them says so once.
 Status find_gpu_peers(Runtime& r, const cudaUUID_t& mine) {
-  std::vector<cudaUUID_t> all(r.n_pes);
-  GSHMEM_TRY(r.boot->allgather(&mine, all.data(), sizeof(cudaUUID_t)));
-  r.gpu_pes.clear();
-  for (int pe : r.local_pes)
-    if (!memcmp(&all[pe], &mine, sizeof(cudaUUID_t))) r.gpu_pes.push_back(pe);
+  static_assert(sizeof(cudaUUID_t) == 16, "a GPU's id travels as 16 bytes");
+  uint8_t id[16];
+  memcpy(id, &mine, sizeof(id));
+  GSHMEM_TRY(bootstrap::same_device_pes(*r.boot, id, r.local_pes, &r.gpu_pes));
   if (r.gpu_pes.size() < 2 || r.gpu_pes[0] != r.my_pe) return GSHMEM_SUCCESS;
   std::string pes;
   for (int pe : r.gpu_pes) pes += (pes.empty() ? "" : ", ") + std::to_string(pe);
@@ -172,8 +143,7 @@ Status init_alloc(Runtime& r, uint64_t bytes, const char* what, char** out) {
 // teams, reserved now so that making a team later involves only its parent's
 // PEs. Grows the heap first if GSHMEM_SYMMETRIC_SIZE leaves no room for it.
 Status setup_world_team(Runtime& r) {
-  const config::Values& cfg = config::get();
-  const uint64_t bytes = team::region_bytes(r.n_pes, team::max_teams_config(), cfg.team_scratch_size);
+  const uint64_t bytes = team::plan(r).region_bytes();
   const uint64_t need = r.alloc->growth_needed(bytes, 0);
   if (need != 0 && need != mem::Allocator::kNoGrowth && r.alloc->capacity() + need <= r.heap->max_size()) {
     GSHMEM_TRY(r.heap->grow(r.alloc->capacity() + need, *r.boot));
@@ -291,6 +261,7 @@ void teardown(Runtime& r) {
   r.boot.reset();
   r.local_pes.clear();
   r.gpu_pes.clear();
+  r.n_nodes = r.max_node_size = 1;
   r.initialized = false;
 }
 

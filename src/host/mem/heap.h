@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "bootstrap/bootstrap.h"
+#include "bootstrap/init_exchange.h"
 #include "host/core/status.h"
 
 namespace gshmem::mem {
@@ -85,9 +86,15 @@ Status create_ipc_heap(const HeapParams& params, bootstrap::Bootstrap& boot, std
 // my own slot); the caller owns and closes them.
 Status exchange_fds(const HeapParams& params, bootstrap::Bootstrap& boot, int generation, int my_fd,
                     std::vector<int>* peer_fds);
+// The same, with `bytes` bytes of `blob` from each PE: peer_blobs (if given) receives
+// local_pes[i]'s at offset i * bytes (zeros for my own slot). my_fd -1: no fds travel (every PE
+// must pass -1 then; peer_fds stays -1). The IPC heap's handles go this way, so that they stay
+// on their node.
+Status exchange_local(const HeapParams& params, bootstrap::Bootstrap& boot, int generation, int my_fd, const void* blob,
+                      size_t bytes, std::vector<int>* peer_fds, std::vector<uint8_t>* peer_blobs);
 
-// All PEs agree: true only if `ok` is true on every PE.
-Status all_agree(bootstrap::Bootstrap& boot, bool ok, bool* all_ok);
+// All PEs agree: true only if `ok` is true on every PE (bootstrap/init_exchange.h).
+using bootstrap::all_agree;
 
 }  // namespace gshmem::mem
 

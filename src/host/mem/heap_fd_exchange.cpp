@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Passing CUDA VMM export fds between node-local PEs over Unix-domain sockets.
+// Passing CUDA VMM export fds (or the IPC heap's handles, as bytes) between node-local PEs over
+// Unix-domain sockets, so that no handle leaves its node and a PE's cost is O(local PEs).
 // Each PE listens on an abstract socket named after the job, its PE number and
-// the exchange generation; a helper thread serves its fd to every local peer
-// while the main thread fetches the peers' fds. Abstract names are visible to
+// the exchange generation; a helper thread serves its fd and bytes to every local peer
+// while the main thread fetches the peers'. Abstract names are visible to
 // every user of the node, so both ends check that the other runs as this user
 // (SO_PEERCRED): a foreign process gets no handle to this PE's memory, cannot
 // use up the server's accepts, and cannot pose as a peer.
@@ -51,44 +52,55 @@ bool same_user(int sock, const char* what) {
   return false;
 }
 
-bool send_fd(int sock, int fd_to_send, int my_pe) {
+// One message: the sender's PE number and `bytes` bytes, with fd_to_send attached when >= 0.
+bool send_fd(int sock, int fd_to_send, int my_pe, const void* blob, size_t bytes) {
   char cbuf[CMSG_SPACE(sizeof(int))] = {};
-  iovec iov{&my_pe, sizeof(my_pe)};
+  iovec iov[2] = {{&my_pe, sizeof(my_pe)}, {const_cast<void*>(blob), bytes}};
   msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = cbuf;
-  msg.msg_controllen = sizeof(cbuf);
-  cmsghdr* c = CMSG_FIRSTHDR(&msg);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int));
-  memcpy(CMSG_DATA(c), &fd_to_send, sizeof(int));
-  return sendmsg(sock, &msg, MSG_NOSIGNAL) == (ssize_t)sizeof(my_pe);
+  msg.msg_iov = iov;
+  msg.msg_iovlen = bytes ? 2 : 1;
+  if (fd_to_send >= 0) {
+    msg.msg_control = cbuf;
+    msg.msg_controllen = sizeof(cbuf);
+    cmsghdr* c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &fd_to_send, sizeof(int));
+  }
+  return sendmsg(sock, &msg, MSG_NOSIGNAL) == static_cast<ssize_t>(sizeof(my_pe) + bytes);
 }
 
-int recv_fd(int sock, int* sender_pe) {
+// Receives one message of send_fd: false unless all of it came (and the fd, when `fd` is asked).
+bool recv_fd(int sock, int* sender_pe, void* blob, size_t bytes, int* fd) {
   char cbuf[CMSG_SPACE(sizeof(int))] = {};
-  iovec iov{sender_pe, sizeof(*sender_pe)};
+  iovec iov[2] = {{sender_pe, sizeof(*sender_pe)}, {blob, bytes}};
   msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
+  msg.msg_iov = iov;
+  msg.msg_iovlen = bytes ? 2 : 1;
   msg.msg_control = cbuf;
   msg.msg_controllen = sizeof(cbuf);
-  if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != (ssize_t)sizeof(*sender_pe)) return -1;
+  if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | MSG_WAITALL) != static_cast<ssize_t>(sizeof(*sender_pe) + bytes))
+    return false;
   cmsghdr* c = CMSG_FIRSTHDR(&msg);
-  if (!c || c->cmsg_type != SCM_RIGHTS) return -1;
-  int fd;
-  memcpy(&fd, CMSG_DATA(c), sizeof(int));
-  return fd;
+  if (!fd) return !c;
+  if (!c || c->cmsg_type != SCM_RIGHTS) return false;
+  memcpy(fd, CMSG_DATA(c), sizeof(int));
+  return true;
 }
 
 }  // namespace
 
 Status exchange_fds(const HeapParams& params, bootstrap::Bootstrap& boot, int generation, int my_fd,
                     std::vector<int>* peer_fds) {
+  return exchange_local(params, boot, generation, my_fd, nullptr, 0, peer_fds, nullptr);
+}
+
+Status exchange_local(const HeapParams& params, bootstrap::Bootstrap& boot, int generation, int my_fd, const void* blob,
+                      size_t bytes, std::vector<int>* peer_fds, std::vector<uint8_t>* peer_blobs) {
   const int n_local = static_cast<int>(params.local_pes.size());
   peer_fds->assign(n_local, -1);
+  if (peer_blobs) peer_blobs->assign(static_cast<size_t>(n_local) * bytes, 0);
   const int timeout_ms = static_cast<int>(config::get().bootstrap_timeout * 1000);
 
   int listener = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -120,14 +132,16 @@ Status exchange_fds(const HeapParams& params, bootstrap::Bootstrap& boot, int ge
         close(c);
         continue;  // not a peer: not counted
       }
-      if (c < 0 || !send_fd(c, my_fd, params.my_pe)) serve_ok = false;
+      if (c < 0 || !send_fd(c, my_fd, params.my_pe, blob, bytes)) serve_ok = false;
       if (c >= 0) close(c);
       ++served;
     }
   });
 
-  // Fetch every local peer's fd.
+  // Fetch every local peer's fd and bytes (an fd only where this PE sends one: every PE does
+  // alike, the VMM heap always, the IPC heap never).
   bool fetch_ok = true;
+  std::vector<uint8_t> scratch(bytes);
   for (int i = 0; i < n_local && fetch_ok; ++i) {
     const int pe = params.local_pes[i];
     if (pe == params.my_pe) continue;
@@ -136,10 +150,12 @@ Status exchange_fds(const HeapParams& params, bootstrap::Bootstrap& boot, int ge
     int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     int sender = -1;
     int fd = -1;
+    uint8_t* dst = peer_blobs ? peer_blobs->data() + static_cast<size_t>(i) * bytes : scratch.data();
+    bool got = false;
     if (s >= 0 && connect(s, (sockaddr*)&peer, plen) == 0 && same_user(s, "the name of a peer is held by") &&
         wait_fd(s, POLLIN, timeout_ms))
-      fd = recv_fd(s, &sender);
-    if (fd < 0 || sender != pe) {
+      got = recv_fd(s, &sender, dst, bytes, my_fd >= 0 ? &fd : nullptr);
+    if (!got || sender != pe) {
       GSHMEM_LOG_ERROR(
           "heap setup: could not fetch the memory handle of node-local PE %d over Unix "
           "socket @%s: %s",
@@ -160,15 +176,6 @@ Status exchange_fds(const HeapParams& params, bootstrap::Bootstrap& boot, int ge
       if (fd >= 0) close(fd), fd = -1;
     return GSHMEM_ERROR_SYSTEM;
   }
-  return GSHMEM_SUCCESS;
-}
-
-Status all_agree(bootstrap::Bootstrap& boot, bool ok, bool* all_ok) {
-  std::vector<uint8_t> all(boot.size());
-  uint8_t mine = ok ? 1 : 0;
-  GSHMEM_TRY(boot.allgather(&mine, all.data(), 1));
-  *all_ok = true;
-  for (uint8_t v : all) *all_ok = *all_ok && v;
   return GSHMEM_SUCCESS;
 }
 

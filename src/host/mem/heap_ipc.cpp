@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Fallback symmetric heap: one cudaMalloc per PE, shared with node-local peers
-// through CUDA IPC handles (all-gathered over the bootstrap). Cannot grow.
+// through CUDA IPC handles (exchanged within the node: exchange_local). Cannot grow.
 #include <cuda_runtime.h>
 
 #include <cstring>
@@ -43,14 +43,20 @@ class IpcHeap final : public Heap {
           (unsigned long long)size_, p.device, cudaGetErrorString(e));
     entry.size = e == cudaSuccess ? size_ : 0;
     if (mine) peer_base_[my_pe_] = static_cast<char*>(mine);
-    std::vector<IpcEntry> all(p.n_pes);
-    GSHMEM_TRY(boot.allgather(&entry, all.data(), sizeof(IpcEntry)));
-    for (const IpcEntry& x : all)
-      if (x.size != size_) return GSHMEM_ERROR_OUT_OF_MEMORY;  // logged by the PE that failed
-    for (int pe : p.local_pes) {
+    bool all_ok = false;
+    GSHMEM_TRY(all_agree(boot, entry.size == size_, &all_ok));
+    if (!all_ok) return GSHMEM_ERROR_OUT_OF_MEMORY;  // logged by the PE that failed
+    // Handles travel within the node only (Unix sockets), not through the bootstrap.
+    std::vector<int> no_fds;
+    std::vector<uint8_t> all;
+    GSHMEM_TRY(exchange_local(p, boot, 0, -1, &entry, sizeof(entry), &no_fds, &all));
+    for (size_t i = 0; i < p.local_pes.size(); ++i) {
+      const int pe = p.local_pes[i];
       if (pe == my_pe_) continue;
+      IpcEntry theirs;
+      memcpy(&theirs, &all[i * sizeof(IpcEntry)], sizeof(IpcEntry));
       void* ptr = nullptr;
-      e = cudaIpcOpenMemHandle(&ptr, all[pe].handle, cudaIpcMemLazyEnablePeerAccess);
+      e = cudaIpcOpenMemHandle(&ptr, theirs.handle, cudaIpcMemLazyEnablePeerAccess);
       if (e != cudaSuccess) {
         GSHMEM_LOG_ERROR(
             "symmetric heap (CUDA IPC): cannot open PE %d's heap: %s (the GPUs need peer "

@@ -13,13 +13,6 @@
 namespace gshmem::team {
 namespace {
 
-constexpr uint64_t kAlign = 256;
-uint64_t align_up(uint64_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
-
-uint64_t ctrl_bytes(int n_pes) {
-  return align_up(static_cast<uint64_t>(GSHMEMI_TEAM_CTRL_WORDS) * sizeof(uint64_t) * static_cast<uint64_t>(n_pes));
-}
-
 gshmemi_team unused() {
   gshmemi_team t{};
   t.my_pe = -1;
@@ -39,8 +32,8 @@ bool node_progression(const Runtime& r, int* start, int* stride) {
 
 }  // namespace
 
-uint64_t region_bytes(int n_pes, int max_teams, uint64_t scratch_bytes) {
-  return (ctrl_bytes(n_pes) + align_up(scratch_bytes)) * static_cast<uint64_t>(max_teams);
+SlotPlan plan(const Runtime& r) {
+  return plan_slots(r.n_pes, r.max_node_size, max_teams_config(), config::get().team_scratch_size);
 }
 
 int max_teams_config() {
@@ -69,8 +62,14 @@ const gshmemi_team* require(const char* call, gshmem_team_t team) {
 Status install(const char* call, int slot, int start, int stride, int size, int my_index,
                const gshmem_team_config_t& config, cudaStream_t stream) {
   Runtime& r = rt();
-  char* base = r.team_region + static_cast<uint64_t>(slot) * r.team_slot_bytes;
-  const uint64_t ctrl = ctrl_bytes(r.n_pes);
+  if (size > r.team_slot_capacity[slot]) {  // choose_slots() prevents it; a bug otherwise
+    GSHMEM_LOG_ERROR("%s: team slot %d holds teams of up to %d PEs, not %d (internal error)", call, slot,
+                     r.team_slot_capacity[slot], size);
+    return GSHMEM_ERROR_INTERNAL;
+  }
+  char* base = r.team_region + r.team_slot_offset[slot];
+  const uint64_t ctrl = r.team_slot_ctrl[slot];
+  const uint64_t slot_bytes = r.team_slot_offset[slot + 1] - r.team_slot_offset[slot];
   gshmemi_team t{};
   t.start = start;
   t.stride = stride;
@@ -79,9 +78,9 @@ Status install(const char* call, int slot, int start, int stride, int size, int 
   t.sync_flags = reinterpret_cast<uint64_t*>(base);
   t.coll_flags = t.sync_flags + size;
   t.scratch = base + ctrl;
-  t.scratch_bytes = r.team_slot_bytes - ctrl;
+  t.scratch_bytes = slot_bytes - ctrl;
   detail::team_layout_fill(&t, config::get().ll_max_bytes);
-  GSHMEM_CUDA_TRY(call, cudaMemsetAsync(base, 0, r.team_slot_bytes, stream));
+  GSHMEM_CUDA_TRY(call, cudaMemsetAsync(base, 0, slot_bytes, stream));
   r.teams[slot] = t;
   r.team_configs[slot] = config;
   GSHMEM_CUDA_TRY(
@@ -112,8 +111,11 @@ Status setup(Runtime& r, char* region) {
   const int max_teams = max_teams_config();
   if (config::get().max_teams > kMaxSlots)
     GSHMEM_LOG_WARN("GSHMEM_MAX_TEAMS=%lld is more than gshmem supports; using %d", config::get().max_teams, kMaxSlots);
+  const SlotPlan p = plan(r);
   r.team_region = region;
-  r.team_slot_bytes = region_bytes(r.n_pes, 1, config::get().team_scratch_size);
+  r.team_slot_offset = p.offset;
+  r.team_slot_ctrl = p.ctrl;
+  r.team_slot_capacity = p.capacity;
   r.teams.assign(max_teams, unused());
   r.team_configs.assign(max_teams, gshmem_team_config_t{});
   GSHMEM_CUDA_TRY(call, cudaMalloc(&r.d_teams, sizeof(gshmemi_team) * max_teams));
@@ -151,7 +153,9 @@ void teardown(Runtime& r) {
   if (r.d_teams) cudaFree(r.d_teams);
   r.d_teams = nullptr;
   r.team_region = nullptr;
-  r.team_slot_bytes = 0;
+  r.team_slot_offset.clear();
+  r.team_slot_ctrl.clear();
+  r.team_slot_capacity.clear();
   r.teams.clear();
   r.team_configs.clear();
 }

@@ -30,24 +30,30 @@ gshmem_team_config_t effective_config(const gshmem_team_config_t* config, long m
   return c;
 }
 
-// Lowest `count` slots free on every member of `parent` (collective over the parent).
-Status agree_on_slots(const char* call, gshmem_team_t parent, int count, int* slots) {
+// Slots for `count` new teams of sizes[i] PEs, free on every member of `parent` (collective over
+// the parent): each the free slot of least capacity that holds it (slot_plan.h).
+Status agree_on_slots(const char* call, gshmem_team_t parent, int count, const int* sizes, int* slots) {
   std::vector<uint64_t> all;
   const std::vector<uint64_t> mine = free_slots();
   GSHMEM_TRY(allgather_words(call, parent, mine.data(), internal_stream(), &all));
   std::vector<uint64_t> common(mine);
   for (size_t i = 0; i < all.size(); ++i) common[i % common.size()] &= all[i];
-  int found = 0;
-  for (int k = kPredefined; k < static_cast<int>(rt().teams.size()) && found < count; ++k)
-    if (common[k / 64] >> (k % 64) & 1) slots[found++] = k;
-  if (found == count) return GSHMEM_SUCCESS;
-  int used = 0;
-  for (const gshmemi_team& t : rt().teams) used += t.size > 0;
+  const Runtime& r = rt();
+  SlotPlan p;
+  p.capacity = r.team_slot_capacity;
+  if (choose_slots(p, common, sizes, count, slots)) return GSHMEM_SUCCESS;
+  int used = 0, big = 0;
+  const int need = *std::max_element(sizes, sizes + count);
+  for (size_t k = 0; k < r.teams.size(); ++k) {
+    used += r.teams[k].size > 0;
+    big += k >= static_cast<size_t>(kPredefined) && r.team_slot_capacity[k] >= need;
+  }
   GSHMEM_LOG_ERROR(
       "%s: no team slot is free on every PE of parent team %d (%d of GSHMEM_MAX_TEAMS=%zu slots are "
-      "in use on this PE; a new team needs a slot free on all parent PEs). Destroy teams that are no "
-      "longer needed (gshmem_team_destroy) or raise GSHMEM_MAX_TEAMS. No team was created.",
-      call, parent, used, rt().teams.size());
+      "in use on this PE; a new team needs a slot free on all parent PEs, and of the slots only %d "
+      "hold a team of %d PEs). Destroy teams that are no longer needed (gshmem_team_destroy) or "
+      "raise GSHMEM_MAX_TEAMS. No team was created.",
+      call, parent, used, r.teams.size(), big, need);
   return GSHMEM_ERROR_OUT_OF_MEMORY;
 }
 
@@ -113,7 +119,7 @@ Status split_strided(const char* call, gshmem_team_t parent, int start, int stri
     return GSHMEM_ERROR_INVALID_VALUE;
   }
   NewTeam n{0, start, stride, size, -1, effective_config(config, mask)};
-  GSHMEM_TRY(agree_on_slots(call, parent, 1, &n.slot));
+  GSHMEM_TRY(agree_on_slots(call, parent, 1, &size, &n.slot));
   const int d = par.my_pe - start;
   if (d >= 0 && d % stride == 0 && d / stride < size) n.my_index = d / stride;
   GSHMEM_TRY(finish_split(call, par, parent, &n, 1));
@@ -139,8 +145,10 @@ Status split_2d(const char* call, gshmem_team_t parent, int xrange, const gshmem
     return GSHMEM_ERROR_INVALID_VALUE;
   }
   if (xrange > par.size) xrange = par.size;  // one row holding the whole parent
+  // The largest row and column: every member passes the same sizes, whatever its own row.
+  const int sizes[2] = {xrange, (par.size + xrange - 1) / xrange};
   int slots[2];
-  GSHMEM_TRY(agree_on_slots(call, parent, 2, slots));
+  GSHMEM_TRY(agree_on_slots(call, parent, 2, sizes, slots));
   const int me = par.my_pe, row = me / xrange, col = me % xrange;
   NewTeam n[2] = {
       // x axis: my row, consecutive parent PEs (the last row may be short)

@@ -4,10 +4,10 @@
 // one symmetric region reserved at init (so making a team allocates nothing
 // and involves only the parent team's members):
 //
-//   slot k = team_region + k * slot_bytes
+//   slot k = team_region + offset[k]     (slot_plan.h: the layout, and why slots differ)
 //     control: sync_flags[M] coll_flags[M] lanes[GSHMEMI_COLL_MAX_LANES][M]
-//              counts[M] check[M][GSHMEMI_TEAM_CHECK_WORDS]   (M = team size <= n_pes;
-//              sized for n_pes: GSHMEMI_TEAM_CTRL_WORDS * 8 * n_pes bytes, 256-aligned)
+//              counts[M] check[M][GSHMEMI_TEAM_CHECK_WORDS]   (M = team size <= the slot's
+//              capacity: GSHMEMI_TEAM_CTRL_WORDS * 8 * capacity bytes, 256-aligned)
 //     scratch: GSHMEM_TEAM_SCRATCH_SIZE bytes (256-aligned)
 //
 // Lifecycle: init.cpp calls setup() (WORLD = slot 0, SHARED = 1, NODE = 2);
@@ -20,17 +20,18 @@
 
 #include "gshmem/types.h"
 #include "host/core/runtime.h"
+#include "slot_plan.h"
 
 namespace gshmem::team {
 
 // Predefined teams occupy the first slots.
-constexpr int kPredefined = 3;
+constexpr int kPredefined = kPredefinedSlots;  // (slot_plan.h sizes them)
 // Most slots GSHMEM_MAX_TEAMS may ask for: a slot bitmap fits the check words
 // that split exchanges (GSHMEMI_TEAM_CHECK_WORDS x 64 bits).
 constexpr int kMaxSlots = 64 * 4;
 
-// Bytes of the symmetric slot region for this run (max_teams slots).
-uint64_t region_bytes(int n_pes, int max_teams, uint64_t scratch_bytes);
+// The slot layout of this run (slot_plan.h), from r.n_pes, r.max_node_size and the configuration.
+SlotPlan plan(const Runtime& r);
 // Slots per PE this run uses (GSHMEM_MAX_TEAMS, clamped to [kPredefined + 1, kMaxSlots]).
 int max_teams_config();
 
