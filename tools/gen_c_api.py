@@ -9,7 +9,8 @@ every name can be grepped (CI checks they are current):
                                                __CUDA_ARCH__, device-only names call the templates
   src/host/c_api/<family>.cpp                  the library's definitions of the C symbols
 and the umbrellas include/gshmem/detail/c_api_host.h and include/gshmem/device/c_api.cuh,
-which include every family's file.
+which include every family's file; the compat name maps (tools/c_api/compat.py) and the Python
+package's ctypes prototypes python/src/gshmem/_capi.py (tools/c_api/python.py).
 
 Usage: gen_c_api.py [--check]   (--check: exit 1 if a committed file is stale)
 """
@@ -24,13 +25,14 @@ import importlib  # noqa: E402
 
 from c_api.core import Api  # noqa: E402
 from c_api import compat  # noqa: E402
+from c_api import python  # noqa: E402
 
 
 def families():
     """Every family module in tools/c_api/ (each defines ORDER and build(api)), in ORDER."""
     mods = []
     for path in sorted((ROOT / "tools" / "c_api").glob("*.py")):
-        if path.stem in ("__init__", "core", "types", "compat"):  # compat: render hook below
+        if path.stem in ("__init__", "core", "types", "compat", "python"):  # render hooks below
             continue
         mods.append(importlib.import_module(f"c_api.{path.stem}"))
     return sorted(mods, key=lambda m: (m.ORDER, m.__name__))
@@ -127,6 +129,7 @@ def render(a):
         "#pragma once",
     ] + cuda_umbrella + [""])
     out.update(compat.render(a, ROOT))  # NVSHMEM / OpenSHMEM name maps (include/gshmem/compat/detail)
+    out.update(python.render(a, ROOT, HEADER_NOTE[3:-3]))  # ctypes prototypes (python/src/gshmem)
     return out
 
 

@@ -58,6 +58,13 @@ GSHMEM_API int gshmemx_set_attr_uniqueid_args(int rank, int nranks, const gshmem
                                               gshmemx_init_attr_t* attr);
 
 GSHMEM_API const char* gshmemx_status_string(int status);
+/* The errors this thread's gshmem calls logged since its previous gshmemx_take_error: returns
+ * how many (0: none), and when that is not 0 and `buf` is not NULL, copies the last one's
+ * message into buf (NUL-terminated, cut to size - 1 bytes), without the log line's prefix:
+ * "gshmem_malloc: gshmem is not initialized; call gshmem_init() ...". For bindings (the Python
+ * package) that turn a failed call - a status, a NULL, or a void call that logged an error -
+ * into an exception carrying the library's own message. The log still prints every error. */
+GSHMEM_API int gshmemx_take_error(char* buf, size_t size);
 GSHMEM_API void gshmem_info_get_version(int* major, int* minor);
 GSHMEM_API void gshmem_info_get_name(char* name);
 /* 1 if PE `pe` can be reached by gshmem's data transfer routines from this PE (in this build:

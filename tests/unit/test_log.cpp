@@ -11,6 +11,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "host/core/config.h"
 
@@ -149,4 +150,29 @@ TEST_F(Log, DebugFileGetsTheLogAndErrorsStillReachStderr) {
   EXPECT_FALSE(has(err, "msg-warn 2")) << err;
   unlink(path.c_str());
   rmdir(dir);
+}
+
+// take_error: what a binding reads after a call to raise with the library's message.
+TEST_F(Log, TakeErrorCountsThisThreadsErrorsAndKeepsTheLast) {
+  lg::take_error(nullptr, 0);  // errors of the tests before this one
+  testing::internal::CaptureStderr();
+  GSHMEM_LOG_ERROR("first %d", 1);
+  GSHMEM_LOG_WARN("a warning is not an error");
+  GSHMEM_LOG_ERROR("second %d", 2);
+  int other = -1;
+  std::thread t([&] {
+    GSHMEM_LOG_ERROR("on another thread");
+    other = lg::take_error(nullptr, 0);
+  });
+  t.join();
+  char buf[64] = "unchanged";
+  EXPECT_EQ(lg::take_error(buf, sizeof(buf)), 2);
+  EXPECT_STREQ(buf, "second 2");
+  EXPECT_EQ(other, 1);
+  EXPECT_EQ(lg::take_error(buf, sizeof(buf)), 0);  // taken
+  GSHMEM_LOG_ERROR("0123456789");
+  char small[5];
+  EXPECT_EQ(lg::take_error(small, sizeof(small)), 1);
+  EXPECT_STREQ(small, "0123");  // cut to size - 1
+  testing::internal::GetCapturedStderr();
 }

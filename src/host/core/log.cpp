@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 #include <mutex>
 
 namespace gshmem::log {
@@ -16,6 +17,9 @@ std::atomic<int> g_pe{-1};
 std::atomic<int> g_npes{-1};
 std::mutex g_mutex;
 FILE* g_file = nullptr;  // nullptr = stderr
+// The calling thread's errors since its last take_error (take_error says why per thread).
+thread_local int t_error_count = 0;
+thread_local char t_error_msg[2048];
 
 const char* level_name(Level l) {
   switch (l) {
@@ -70,6 +74,10 @@ void write(Level level, const char* fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof(msg), fmt, ap);
   va_end(ap);
+  if (level == Level::error) {
+    ++t_error_count;
+    memcpy(t_error_msg, msg, sizeof(msg));
+  }
   char host[64] = "?";
   gethostname(host, sizeof(host) - 1);
   char who[160];
@@ -88,6 +96,16 @@ void write(Level level, const char* fmt, ...) {
   fflush(out);
   if (::write(fileno(out), line, n) < 0) return;
   if (g_file && level == Level::error && ::write(STDERR_FILENO, line, n) < 0) return;  // errors reach the terminal too
+}
+
+int take_error(char* buf, unsigned long size) {
+  int n = t_error_count;
+  if (n && buf && size) {
+    strncpy(buf, t_error_msg, size - 1);
+    buf[size - 1] = '\0';
+  }
+  t_error_count = 0;
+  return n;
 }
 
 }  // namespace gshmem::log

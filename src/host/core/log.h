@@ -15,6 +15,11 @@ void configure(int level, const char* file_path);
 void set_identity(int pe, int npes);
 bool enabled(Level level);
 void write(Level level, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+// Errors this thread logged since its previous take_error: returns how many, and copies the
+// last one's message (without the "gshmem ERROR [PE ...]: " prefix; cut to size - 1 bytes)
+// into buf when it is not null and the count is not 0. Per thread because a host call logs on
+// the thread that made it: a binding asks right after the call which errors were that call's.
+int take_error(char* buf, unsigned long size);
 
 }  // namespace gshmem::log
 

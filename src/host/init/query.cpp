@@ -3,6 +3,7 @@
 // and the PE count (the host side of gshmem_my_pe / gshmem_n_pes), status strings.
 #include <cstring>
 
+#include "host/core/log.h"
 #include "host/core/runtime.h"
 
 using namespace gshmem;
@@ -10,6 +11,8 @@ using namespace gshmem;
 extern "C" {
 
 GSHMEM_API const char* gshmemx_status_string(int status) { return status_message(status); }
+
+GSHMEM_API int gshmemx_take_error(char* buf, size_t size) { return log::take_error(buf, size); }
 
 GSHMEM_API void gshmem_info_get_version(int* major, int* minor) {
   if (major) *major = GSHMEM_SPEC_MAJOR_VERSION;

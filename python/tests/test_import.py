@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""`import gshmem` works anywhere: no GPU, no torch, and loads nothing until a call needs it."""
+import os
+import subprocess
+import sys
+import unittest
+
+
+class ImportTest(unittest.TestCase):
+    def run_python(self, code):
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                              env=dict(os.environ))
+
+    def test_import_loads_neither_torch_nor_the_library(self):
+        r = self.run_python("import sys, gshmem, gshmem._lib as l\n"
+                            "print('torch' in sys.modules, l._api is None, len(gshmem.__all__))")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        torch_loaded, lib_unloaded, _ = r.stdout.split()
+        self.assertEqual((torch_loaded, lib_unloaded), ("False", "True"))
+
+    def test_public_names_exist(self):
+        import gshmem
+        for name in gshmem.__all__:
+            self.assertTrue(hasattr(gshmem, name), name)
+
+    def test_get_include_has_the_headers(self):
+        import gshmem
+        self.assertTrue(os.path.exists(os.path.join(gshmem.get_include(), "gshmem", "gshmem.h")))
+
+    def test_gshmem_torch_without_torch_says_what_to_install(self):
+        try:
+            import torch  # noqa: F401
+            self.skipTest("torch is installed; the GPU runs test gshmem.torch")
+        except ImportError:
+            pass
+        import gshmem
+        with self.assertRaises(ImportError) as cm:
+            gshmem.torch
+        self.assertIn("pip install torch", str(cm.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
