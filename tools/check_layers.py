@@ -18,7 +18,7 @@ import sys
 # its own; folders that share a floor (the API families) may not include one another.
 FLOORS = [
     ["src/host/core"],
-    ["src/bootstrap", "src/proxy"],
+    ["src/bootstrap", "src/proxy", "src/transport"],
     ["src/host/mem"],
     ["src/host/launch"],
     ["src/host/team"],
@@ -43,9 +43,16 @@ INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 SYSTEM_INCLUDE_RE = re.compile(r'^\s*#\s*include\s+<([^>]+)>', re.M)
 
 # Code that must build and be tested on a host without CUDA or UCX (docs/internode.md section 2):
-# the proxy engine and the entry layout it shares with the device. They include no CUDA or UCX
-# header, and the engine no private header outside its folder (core's headers bring CUDA).
-NO_CUDA = ("src/proxy/", "include/gshmem/detail/proxy_abi.h")
+# the proxy engine, the entry layout it shares with the device, the plugin ABI and the network
+# plugins (which load their library at run time and declare what they call: src/transport/ucx/
+# ucx_api.h). They include no CUDA or UCX header, and no private header outside their folder
+# (core's headers bring CUDA).
+NO_CUDA = ("src/proxy/", "src/transport/", "include/gshmem/detail/proxy_abi.h", "include/gshmem/detail/transport_abi.h")
+SELF_CONTAINED = {
+    "src/proxy/": "the proxy engine includes only its own folder and public headers (no CUDA: core brings it)",
+    "src/transport/": "a transport plugin includes only its own folder and public headers (it is built apart "
+    "from the library and loaded at run time)",
+}
 NO_CUDA_SYSTEM_RE = re.compile(r"^(cuda|cu[A-Z_a-z]*\.h|nv|ucp/|ucs/|uct/|ucm/)")
 
 
@@ -102,8 +109,9 @@ def violation(path, target):
         return "outside the floors of src/README.md" if path.startswith("src/") else None
     if src_folder == dst_folder:
         return None
-    if path.startswith("src/proxy/"):
-        return "the proxy engine includes only its own folder and public headers (no CUDA: core brings it)"
+    for prefix, why in SELF_CONTAINED.items():
+        if path.startswith(prefix):
+            return why
     src_floor, dst_floor = floor_of(src_folder), floor_of(dst_folder)
     if dst_floor > src_floor:
         return "points up (%s is above %s)" % (dst_folder, src_folder)

@@ -132,8 +132,8 @@ void Engine::issue(uint64_t token, const ProxyOp& op, uint64_t* host_result, std
 }
 
 void Engine::send_to(int dst, const WireHeader& h, const uint8_t* payload, size_t size, uint64_t token) {
-  const std::vector<uint8_t> m = encode_message(h, payload, size);
-  if (!transport_.send(dst, m.data(), m.size(), token)) on_peer_failed(dst, "the transport refused a send to it");
+  if (!transport_.send(dst, reinterpret_cast<const uint8_t*>(&h), sizeof h, payload, size, token))
+    on_peer_failed(dst, "the transport refused a send to it");
 }
 
 void Engine::fail_op(uint64_t token, int target, const std::string& message, std::atomic<int>* host_failed) {

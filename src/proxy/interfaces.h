@@ -61,9 +61,14 @@ class Transport {
  public:
   virtual ~Transport() = default;
   virtual void set_callbacks(TransportCallbacks* cb) = 0;
-  // Sends `size` bytes to `dst`; the bytes are copied or held until on_send_complete(token).
-  // Returns false when `dst` is known to have failed (nothing is sent, no completion follows).
-  virtual bool send(int dst, const uint8_t* bytes, size_t size, uint64_t token) = 0;
+  // Sends one message to `dst`: the engine's header and the payload (put or get data), in two
+  // parts so that a network can carry the header eagerly and the payload by its own protocol
+  // (UCX: an active message's header and data). The receiver's on_message sees them joined.
+  // Both are copied before the call returns (the engine's buffers are gone after it);
+  // on_send_complete(token) follows once the send completed locally. Returns false when `dst`
+  // is known to have failed (nothing is sent, no completion follows).
+  virtual bool send(int dst, const uint8_t* header, size_t header_size, const uint8_t* payload, size_t payload_size,
+                    uint64_t token) = 0;
   // Delivers what has arrived and what has completed, through the callbacks.
   virtual void progress() = 0;
 };

@@ -9,8 +9,11 @@ class LoopbackFabric::Endpoint final : public Transport {
  public:
   Endpoint(LoopbackFabric& f, int pe) : f_(f), pe_(pe) {}
   void set_callbacks(TransportCallbacks* cb) override { cb_ = cb; }
-  bool send(int dst, const uint8_t* bytes, size_t size, uint64_t token) override {
-    return f_.send(pe_, dst, bytes, size, token);
+  bool send(int dst, const uint8_t* header, size_t header_size, const uint8_t* payload, size_t payload_size,
+            uint64_t token) override {
+    std::vector<uint8_t> m(header, header + header_size);
+    if (payload_size) m.insert(m.end(), payload, payload + payload_size);
+    return f_.send(pe_, dst, std::move(m), token);
   }
   void progress() override { f_.progress(pe_, cb_); }
 
@@ -43,7 +46,7 @@ size_t LoopbackFabric::in_flight() const {
   return n;
 }
 
-bool LoopbackFabric::send(int src, int dst, const uint8_t* bytes, size_t size, uint64_t token) {
+bool LoopbackFabric::send(int src, int dst, std::vector<uint8_t> bytes, uint64_t token) {
   std::lock_guard<std::mutex> lock(mu_);
   if (dst < 0 || dst >= static_cast<int>(inbox_.size()) || dead_[dst] || dead_[src]) return false;
   uint64_t due = clock_.now_ns() + (opt_.max_delay_ns ? rng_() % (opt_.max_delay_ns + 1) : 0);
@@ -51,7 +54,7 @@ bool LoopbackFabric::send(int src, int dst, const uint8_t* bytes, size_t size, u
     due = std::max(due, last_due_[src][dst]);
     last_due_[src][dst] = due;
   }
-  inbox_[dst].push_back({src, due, std::vector<uint8_t>(bytes, bytes + size)});
+  inbox_[dst].push_back({src, due, std::move(bytes)});
   completions_[src].push_back(token);  // copied: the sender's buffer is free at once
   return true;
 }

@@ -41,7 +41,7 @@ class LoopbackFabric {
     uint64_t due;
     std::vector<uint8_t> bytes;
   };
-  bool send(int src, int dst, const uint8_t* bytes, size_t size, uint64_t token);
+  bool send(int src, int dst, std::vector<uint8_t> bytes, uint64_t token);
   void progress(int pe, TransportCallbacks* cb);
 
   Clock& clock_;

@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "ucx_transport.h"
+
+#include <chrono>
+#include <cstring>
+
+namespace gshmem::ucx {
+
+struct Transport::SendReq {
+  Transport* t;
+  int pe;
+  uint64_t token;
+  std::vector<uint8_t> header;   // WireHead + the engine's header
+  std::vector<uint8_t> payload;  // copied: the engine's buffer is gone when send() returns
+};
+
+struct Transport::RecvReq {
+  Transport* t;
+  int src;
+  std::vector<uint8_t> header;  // the engine's header (the callback's copy is gone)
+  std::vector<uint8_t> data;
+};
+
+namespace {
+
+constexpr uint64_t kAddressFlagNetOnly = 1u << 0;  // UCP_WORKER_ADDRESS_FLAG_NET_ONLY
+constexpr uint64_t kWorkerAttrFieldAddressFlags = 1u << 2;
+
+request_param_t host_param(void* user_data) {
+  request_param_t p{};
+  p.op_attr_mask = kOpAttrFieldCallback | kOpAttrFieldUserData | kOpAttrFieldMemoryType;
+  p.user_data = user_data;
+  p.memory_type = kMemoryTypeHost;
+  return p;
+}
+
+}  // namespace
+
+bool Transport::init(const gshmemi_transport_init_args_v1& args, std::string* error) {
+  my_pe_ = args.my_pe;
+  cb_ = args.callbacks;
+  peers_.resize(args.n_pes > 0 ? args.n_pes : 0);
+  for (int q = 0; q < static_cast<int>(peers_.size()); ++q) {
+    peers_[q].t = this;
+    peers_[q].pe = q;
+  }
+  if (!load(args.library, &lib_, error)) return false;
+  const Api& a = lib_.api;
+  const std::string who = "UCX " + std::string(a.get_version_string()) + " (" + lib_.path + ")";
+  config_t* cfg = nullptr;
+  if (status_t s = a.config_read(nullptr, nullptr, &cfg); s != kOk) {
+    *error = who + ": ucp_config_read failed: " + status_text(s) + " (check the UCX_* variables)";
+    return false;
+  }
+  // Every buffer is host memory and says so: UCX never has to probe a pointer's memory type.
+  a.config_modify(cfg, "MEMTYPE_CACHE", "n");
+  params_t p{};
+  p.field_mask = kParamFieldFeatures;
+  p.features = kFeatureAm | kFeatureWakeup;
+  status_t s = a.init_version(kApiMajor, kApiMinor, &p, cfg, &ctx_);
+  a.config_release(cfg);
+  if (s != kOk) {
+    *error = who + ": ucp_init failed: " + status_text(s) + " (UCX_TLS names no usable transport?)";
+    return false;
+  }
+  worker_params_t wp{};
+  wp.field_mask = kWorkerParamFieldThreadMode;
+  wp.thread_mode = kThreadModeSingle;
+  if ((s = a.worker_create(ctx_, &wp, &worker_)) != kOk) {
+    *error = who + ": ucp_worker_create failed: " + status_text(s);
+    return false;
+  }
+  // A network-only address: the peers are other nodes (or stand for them), and it keeps the
+  // address small (tens of bytes over tcp) for the all-gather at start-up.
+  worker_attr_t wa{};
+  wa.field_mask = kWorkerAttrFieldAddress | kWorkerAttrFieldAddressFlags | kWorkerAttrFieldMaxAmHeader;
+  wa.address_flags = kAddressFlagNetOnly;
+  if ((s = a.worker_query(worker_, &wa)) != kOk) {
+    *error = who + ": ucp_worker_query failed: " + status_text(s);
+    return false;
+  }
+  address_ = wa.address;
+  address_length_ = wa.address_length;
+  max_am_header_ = wa.max_am_header;
+  am_handler_param_t h{};
+  h.field_mask = kAmHandlerParamFieldId | kAmHandlerParamFieldFlags | kAmHandlerParamFieldCb | kAmHandlerParamFieldArg;
+  h.id = kAmId;
+  h.flags = kAmFlagWholeMsg;
+  h.cb = &on_am;
+  h.arg = this;
+  if ((s = a.worker_set_am_recv_handler(worker_, &h)) != kOk) {
+    *error = who + ": ucp_worker_set_am_recv_handler failed: " + status_text(s);
+    return false;
+  }
+  return true;
+}
+
+Transport::~Transport() {
+  if (!worker_) {
+    if (ctx_) lib_.api.cleanup(ctx_);
+    return;
+  }
+  close_endpoints(true);
+  if (address_) lib_.api.worker_release_address(worker_, address_);
+  lib_.api.worker_destroy(worker_);
+  lib_.api.cleanup(ctx_);
+}
+
+// Closes the endpoints of failed peers (forced: nothing to flush) or, at finalize, all of them:
+// live ones flushed, with progress bounded in time so that a peer that died unnoticed cannot
+// hold finalize.
+void Transport::close_endpoints(bool all) {
+  const Api& a = lib_.api;
+  std::vector<void*> reqs;
+  for (Peer& p : peers_) {
+    if (!p.ep || !(all || p.close_pending)) continue;
+    request_param_t prm{};
+    prm.op_attr_mask = kOpAttrFieldFlags;
+    prm.flags = p.failed ? kEpCloseFlagForce : 0;
+    void* r = a.ep_close_nbx(p.ep, &prm);
+    if (r && !ptr_is_err(r)) reqs.push_back(r);
+    p.ep = nullptr;
+    p.close_pending = false;
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  for (void* r : reqs) {
+    while (a.request_check_status(r) == kInProgress && std::chrono::steady_clock::now() < deadline)
+      a.worker_progress(worker_);
+    a.request_free(r);  // freed now or, if still running, by UCX when it completes
+  }
+}
+
+int Transport::set_error(std::string msg) {
+  error_ = std::move(msg);
+  return GSHMEMI_TRANSPORT_ERROR;
+}
+
+std::string Transport::status_text(status_t s) const {
+  const char* t = lib_.api.status_string ? lib_.api.status_string(s) : nullptr;
+  return std::string(t ? t : "unknown status") + " (" + std::to_string(static_cast<int>(s)) + ")";
+}
+
+int Transport::address(const void** a, size_t* n) {
+  *a = address_;
+  *n = address_length_;
+  return GSHMEMI_TRANSPORT_OK;
+}
+
+int Transport::connect(int pe, const void* address, size_t size) {
+  if (pe < 0 || pe >= static_cast<int>(peers_.size()))
+    return set_error("connect: PE " + std::to_string(pe) + " is out of range");
+  const auto* b = static_cast<const uint8_t*>(address);
+  peers_[pe].address.assign(b, b + size);  // the endpoint is made at the first send
+  return GSHMEMI_TRANSPORT_OK;
+}
+
+ep_h Transport::endpoint(int pe) {
+  Peer& p = peers_[pe];
+  if (p.ep) return p.ep;
+  if (p.address.empty()) {
+    set_error("PE " + std::to_string(my_pe_) + ": no UCX address for PE " + std::to_string(pe) + " (not connected)");
+    return nullptr;
+  }
+  ep_params_t ep{};
+  ep.field_mask = kEpParamFieldRemoteAddress | kEpParamFieldErrHandlingMode | kEpParamFieldErrHandler;
+  ep.address = reinterpret_cast<const address_t*>(p.address.data());
+  ep.err_mode = kErrHandlingModePeer;
+  ep.err_handler.cb = &on_err;
+  ep.err_handler.arg = &p;
+  if (status_t s = lib_.api.ep_create(worker_, &ep, &p.ep); s != kOk) {
+    p.ep = nullptr;
+    set_error("PE " + std::to_string(my_pe_) + ": ucp_ep_create to PE " + std::to_string(pe) +
+              " failed: " + status_text(s));
+    return nullptr;
+  }
+  return p.ep;
+}
+
+void Transport::fail(int pe, const std::string& why) {
+  Peer& p = peers_[pe];
+  if (p.failed) return;
+  p.failed = true;
+  p.close_pending = p.ep != nullptr;
+  failed_.emplace_back(pe, why);
+}
+
+int Transport::send(int pe, const void* header, size_t header_size, const void* payload, size_t payload_size,
+                    uint64_t token) {
+  if (pe < 0 || pe >= static_cast<int>(peers_.size()))
+    return set_error("send: PE " + std::to_string(pe) + " is out of range");
+  if (peers_[pe].failed) return set_error("PE " + std::to_string(pe) + " has failed"), GSHMEMI_TRANSPORT_PEER_FAILED;
+  ep_h ep = endpoint(pe);
+  if (!ep) return GSHMEMI_TRANSPORT_ERROR;
+  auto* r = new SendReq{this, pe, token, {}, {}};
+  const WireHead wh{kMagic, my_pe_};
+  r->header.resize(sizeof wh + header_size);
+  std::memcpy(r->header.data(), &wh, sizeof wh);
+  if (header_size) std::memcpy(r->header.data() + sizeof wh, header, header_size);
+  const auto* pl = static_cast<const uint8_t*>(payload);
+  if (payload_size) r->payload.assign(pl, pl + payload_size);
+  request_param_t prm = host_param(r);
+  prm.cb.send = &on_send;
+  void* req =
+      lib_.api.am_send_nbx(ep, kAmId, r->header.data(), r->header.size(), r->payload.data(), r->payload.size(), &prm);
+  if (req == nullptr) {  // done at once; reported by the next progress(), as callbacks must be
+    completed_.push_back(token);
+    delete r;
+  } else if (ptr_is_err(req)) {
+    const std::string why = "ucp_am_send_nbx to it failed: " + status_text(ptr_status(req));
+    delete r;
+    fail(pe, why);
+    return set_error("PE " + std::to_string(pe) + ": " + why), GSHMEMI_TRANSPORT_PEER_FAILED;
+  } else {
+    ++in_flight_;  // on_send completes it and frees the request
+  }
+  return GSHMEMI_TRANSPORT_OK;
+}
+
+void Transport::on_send(void* request, status_t status, void* user_data) {
+  auto* r = static_cast<SendReq*>(user_data);
+  Transport* t = r->t;
+  --t->in_flight_;
+  ++t->events_;
+  if (status == kOk)
+    t->completed_.push_back(r->token);
+  else  // a failed send means a failed peer: the engine must not take it as delivered
+    t->fail(r->pe, "a send to it failed: " + t->status_text(status));
+  t->lib_.api.request_free(request);
+  delete r;
+}
+
+void Transport::on_err(void* arg, ep_h, status_t status) {
+  auto* p = static_cast<Peer*>(arg);
+  ++p->t->events_;
+  p->t->fail(p->pe, "UCX reported " + p->t->status_text(status) + " on the endpoint to it");
+}
+
+status_t Transport::on_am(void* arg, const void* header, size_t header_length, void* data, size_t length,
+                          const am_recv_param_t* param) {
+  auto* t = static_cast<Transport*>(arg);
+  WireHead wh{};
+  if (header_length < sizeof wh) return kOk;  // not ours: nothing to answer
+  std::memcpy(&wh, header, sizeof wh);
+  const int src = wh.src_pe;
+  if (wh.magic != kMagic || src < 0 || src >= static_cast<int>(t->peers_.size()) || t->peers_[src].failed) return kOk;
+  ++t->events_;
+  const auto* h = static_cast<const uint8_t*>(header) + sizeof wh;
+  const size_t hn = header_length - sizeof wh;
+  if (!(param->recv_attr & kAmRecvAttrFlagRndv)) {
+    t->cb_.message(t->cb_.ctx, src, h, hn, data, length);
+    return kOk;
+  }
+  // Rendezvous: `data` is a descriptor; fetch the payload into a buffer of our own.
+  auto* r = new RecvReq{t, src, std::vector<uint8_t>(h, h + hn), std::vector<uint8_t>(length)};
+  request_param_t prm = host_param(r);
+  prm.cb.recv_am = &on_recv;
+  void* req = t->lib_.api.am_recv_data_nbx(t->worker_, data, r->data.data(), length, &prm);
+  if (req == nullptr) {
+    t->cb_.message(t->cb_.ctx, src, r->header.data(), r->header.size(), r->data.data(), r->data.size());
+    delete r;
+  } else if (ptr_is_err(req)) {
+    t->fail(src,
+            "receiving a " + std::to_string(length) + " B message from it failed: " + t->status_text(ptr_status(req)));
+    delete r;
+  } else {
+    ++t->in_flight_;
+  }
+  return kOk;
+}
+
+void Transport::on_recv(void* request, status_t status, size_t, void* user_data) {
+  auto* r = static_cast<RecvReq*>(user_data);
+  Transport* t = r->t;
+  --t->in_flight_;
+  ++t->events_;
+  if (status == kOk && !t->peers_[r->src].failed)
+    t->cb_.message(t->cb_.ctx, r->src, r->header.data(), r->header.size(), r->data.data(), r->data.size());
+  else if (status != kOk)
+    t->fail(r->src,
+            "receiving a " + std::to_string(r->data.size()) + " B message from it failed: " + t->status_text(status));
+  t->lib_.api.request_free(request);
+  delete r;
+}
+
+int Transport::progress() {
+  events_ = 0;
+  // A bounded number of rounds: the engine has its own work (the ring, the stager) between them.
+  for (int i = 0; i < 16 && lib_.api.worker_progress(worker_) != 0; ++i) {
+  }
+  close_endpoints(false);
+  // Completions first, then failures, as the loopback transport reports them.
+  std::vector<uint64_t> done;
+  done.swap(completed_);
+  for (uint64_t token : done) cb_.send_complete(cb_.ctx, token);
+  std::vector<std::pair<int, std::string>> failed;
+  failed.swap(failed_);
+  for (const auto& [pe, why] : failed) cb_.peer_failed(cb_.ctx, pe, why.c_str());
+  return events_ + static_cast<int>(done.size() + failed.size());
+}
+
+int Transport::wait_fd() {
+  int fd = -1;
+  return lib_.api.worker_get_efd(worker_, &fd) == kOk ? fd : -1;
+}
+
+int Transport::arm() {
+  if (!completed_.empty() || !failed_.empty()) return GSHMEMI_TRANSPORT_AGAIN;
+  const status_t s = lib_.api.worker_arm(worker_);
+  if (s == kOk) return GSHMEMI_TRANSPORT_OK;
+  if (s == kErrBusy) return GSHMEMI_TRANSPORT_AGAIN;
+  return set_error("ucp_worker_arm failed: " + status_text(s));
+}
+
+}  // namespace gshmem::ucx
