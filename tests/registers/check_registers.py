@@ -53,6 +53,9 @@ ALLOW = {
     # The reduction is a whole collective (LL, push and pull paths), none of it a slow path;
     # its bare form only copies. A bound so that it does not grow unnoticed.
     "call_reduce_block": ({"regs": 104}, "a team reduction inline against a local copy"),
+    # A warp's and a lone thread's copies stay in line (impl/copy.cuh, copy_general says why):
+    # partial warps and five unit widths, 4 units a thread in flight, against a plain loop.
+    "rma_bw_put_warp_t1024": ({"regs": MAX_1024}, "the warp copy's general path in line, in a loop"),
 }
 
 

@@ -2,8 +2,8 @@
 // Scoped memory copy used by every put/get on the load/store path.
 // For puts and gets (scoped_copy_unit_first), a copy of at most one aligned
 // unit a thread (one element; a block's few KiB) goes straight to its load
-// (copy_unit_per_thread); anything else goes out of line (copy_general), so
-// that the user's kernel keeps its registers. Otherwise the widest unit both pointers can be
+// (copy_unit_per_thread); a block's larger copies go out of line (copy_general),
+// so that the user's kernel keeps its registers. Otherwise the widest unit both pointers can be
 // aligned to at once (16, 8, 4, 2 or 1 bytes) is used for the body; the few
 // bytes before and after it go in at most four naturally aligned pieces (1, 2,
 // 4, 8 bytes), one per thread. Each thread keeps copy_unroll independent loads
@@ -264,18 +264,22 @@ __device__ __forceinline__ void copy_units_guarded(char* dst_c, const char* src_
   }
 }
 
-// The RMA copies' general path (more than one unit for some thread), out of line so that it
-// does not take the registers of the user's kernel that calls put or get: an inlined general
-// path (five unit widths, each unrolled) pushed a stencil kernel with a block put from 14 to
-// 52-58 registers, one block of 1,024 threads an SM instead of two (tests/registers). One call
-// level only (a nested call raised the count again), and one unrolled loop: the 16-byte body
-// (puts and gets of aligned objects), 2 units a thread in flight (32 KiB for a block of 1,024).
-// Narrower units (source and destination not 16-byte aligned to one another, rare) take one
-// unit a pass. Each of these raised the count past 32: unrolling the narrower units, 4 units a
-// thread, an early return (of threads past the data), a loop of its own for a few misaligned
-// bytes (here they are units of 1 byte). Called through a pointer the compiler cannot see
-// through: with a direct call ptxas kept the caller's live values in registers above the
-// callee's instead of saving them, and a put followed by a signal took 56.
+// A block's RMA copies' general path (more than one unit for some thread: beyond 16 KiB for a
+// block of 1,024), out of line so that it does not take the registers of the user's kernel that
+// calls put or get. Inlined (five unit widths, each unrolled), it pushed a stencil kernel with a
+// block put (perftest/apps/jacobi_nbi.cu) from 14 to 52-58 registers: one block of 1,024 threads
+// an SM instead of two, and 0.6 x NVSHMEM's speed. Called through a pointer the compiler cannot
+// see through: with a direct call ptxas kept the caller's live values in registers above the
+// callee's instead of saving them (a put, a quiet and a signal took 49). The price, measured on
+// 2 x H200: the callee saves and restores its callee-saved registers in local memory, and the
+// restores wait behind the copy's stores, 0.4-0.7 us a call (a 32 KiB put: 2.26 -> 2.96 us;
+// 1 MiB: 24.9 -> 25.3). One unrolled loop, the 16-byte body (aligned objects), 2 units a thread
+// in flight (32 KiB for a block of 1,024; gets of 64 KiB-1 MiB are 1.3-1.4 x slower than with 4,
+// which needs 47 registers); narrower units one a pass; misaligned bytes as units of 1 byte; no
+// early return (each of those alternatives took the count past 32). Warps and lone threads keep
+// the copy in line (scoped_copy_to): their callee would need 4 and 8 units in flight to keep
+// their speed, and through the pointer every kernel of a translation unit that calls it gets
+// that callee's registers (ptxas counts the largest function a pointer may reach).
 // Counts: ptxas 13 -O3 sm_90 (tests/registers).
 template <class Scope>
 static __device__ __noinline__ inline void copy_general(char* d, const char* src, size_t bytes) {
@@ -304,17 +308,20 @@ static __device__ __noinline__ inline void copy_general(char* d, const char* src
 }
 
 // The copy of the RMA calls (put, get, put_signal): one unit a thread in line
-// (copy_unit_per_thread: an element, a warp's 512 B, a block's 16 KiB), anything else out of
-// line. The collectives keep scoped_copy: their kernels are the library's, tuned with the copy
-// in line.
+// (copy_unit_per_thread: an element, a warp's 512 B, a block's 16 KiB); anything else in line
+// for a thread or a warp, out of line for a block (copy_general). The collectives keep
+// scoped_copy: their kernels are the library's, tuned with the copy in line.
 template <class Scope>
 __device__ __forceinline__ void scoped_copy_unit_first(void* dst, const void* src, size_t bytes) {
   const one_dest d{static_cast<char*>(dst)};
   const char* s = static_cast<const char*>(src);
-  if (!copy_unit_per_thread<Scope>(d, s, bytes, static_cast<size_t>(Scope::rank()))) {
+  if (copy_unit_per_thread<Scope>(d, s, bytes, static_cast<size_t>(Scope::rank()))) return;
+  if constexpr (std::is_same_v<Scope, block_scope>) {
     void (*general)(char*, const char*, size_t) = &copy_general<Scope>;
     asm volatile("" : "+l"(general));
     general(d.p, s, bytes);
+  } else {
+    scoped_copy_to<Scope>(d, s, bytes);
   }
 }
 
