@@ -53,6 +53,7 @@ Status load_all() {
   GSHMEM_TRY(get("cuPointerGetAttribute", &g_api.PointerGetAttribute));
   GSHMEM_TRY(get("cuModuleGetGlobal", &g_api.ModuleGetGlobal));
   GSHMEM_TRY(get("cuMemcpyHtoD", &g_api.MemcpyHtoD));
+  GSHMEM_TRY(get("cuMemcpyAsync", &g_api.MemcpyAsync));
   GSHMEM_TRY(get("cuCtxGetDevice", &g_api.CtxGetDevice));
   GSHMEM_TRY(get("cuCtxPushCurrent", &g_api.CtxPushCurrent));
   GSHMEM_TRY(get("cuCtxPopCurrent", &g_api.CtxPopCurrent));

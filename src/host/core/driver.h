@@ -36,6 +36,8 @@ struct Api {
   // Modules loaded through the driver API (launch/cumodule.cpp): their state copy and context.
   PFN_cuModuleGetGlobal_v3020 ModuleGetGlobal;
   PFN_cuMemcpyHtoD_v3020 MemcpyHtoD;
+  // Host RMA between two symmetric buffers (rma/rma_transfer.cu).
+  PFN_cuMemcpyAsync_v4000 MemcpyAsync;
   PFN_cuCtxGetDevice_v2000 CtxGetDevice;
   PFN_cuCtxPushCurrent_v4000 CtxPushCurrent;
   PFN_cuCtxPopCurrent_v4000 CtxPopCurrent;

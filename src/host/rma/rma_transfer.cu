@@ -4,8 +4,10 @@
 #include <cstdint>
 #include <cstring>
 
+#include "host/core/driver.h"
 #include "host/core/runtime.h"
 #include "host/launch/preload.h"
+#include "host/mem/heap.h"
 
 namespace gshmem::rma {
 namespace {
@@ -133,12 +135,28 @@ const preload::Entry kPreload(+[] {
                         preload::K(k_strided_copy<uint8_t>)});
 });
 
+// Whether p lies in this PE's symmetric heap (device memory mapped here).
+bool in_my_heap(const void* p) {
+  const char* c = static_cast<const char*>(p);
+  const char* base = rt().heap->base();
+  return c >= base && c < base + rt().heap->size();
+}
+
 }  // namespace
 
 bool transfer(const char* call, const Transfer& t, cudaStream_t stream, bool wait) {
   if (t.nelems == 0) return true;
   bool ok;
-  if (t.dst_pitch == t.elem && t.src_pitch == t.elem) {
+  if (t.dst_pitch == t.elem && t.src_pitch == t.elem && in_my_heap(t.local)) {
+    // Both ends are device memory of the heap: the driver's copy, not libgshmem's own (static)
+    // runtime's cudaMemcpyAsync. A halo exchange's two put_on_stream of 16 KiB rows to the
+    // neighbour, against the same copies made by the program itself (halo_host, 2 x H200):
+    // 0.90-0.975 x with the runtime's copy, 0.97-1.04 x with the driver's.
+    const CUresult r = cu::api().MemcpyAsync(reinterpret_cast<CUdeviceptr>(t.dst), reinterpret_cast<CUdeviceptr>(t.src),
+                                             t.nelems * t.elem, reinterpret_cast<CUstream>(stream));
+    ok = r == CUDA_SUCCESS;
+    if (!ok) GSHMEM_LOG_ERROR("%s: cuMemcpyAsync failed: %s", call, cu::error_string(r));
+  } else if (t.dst_pitch == t.elem && t.src_pitch == t.elem) {
     ok = cuda_ok(call, "cudaMemcpyAsync", cudaMemcpyAsync(t.dst, t.src, t.nelems * t.elem, cudaMemcpyDefault, stream));
   } else if (t.dst_pitch <= max_pitch() && t.src_pitch <= max_pitch()) {
     ok =
