@@ -158,23 +158,27 @@ struct Step {
   uint64_t it;
 };
 
+// A boundary CTA's wait, by thread 0, until every strip of the neighbours' rows of the previous
+// iteration is in its halos (sig[0]: top, sig[1]: bottom; `want` strips each).
+__device__ __forceinline__ void wait_for_strips(uint64_t* sig, bool top, bool bottom, uint64_t want) {
+  if (!top && !bottom) return;
+  if (threadIdx.x == 0) {
+    if constexpr (kWith) {
+      if (top) gshmem::signal_wait_until(&sig[0], gshmem::cmp::ge, want);
+      if (bottom) gshmem::signal_wait_until(&sig[1], gshmem::cmp::ge, want);
+    } else {
+      if (top) poll_ge(&sig[0], want);
+      if (bottom) poll_ge(&sig[1], want);
+    }
+  }
+  __syncthreads();
+}
+
 __device__ __forceinline__ void jacobi_step(const Step& s) {
   const int r0 = 1 + static_cast<int>(blockIdx.y) * kRows;
   const bool top = blockIdx.y == 0 && s.up >= 0;
   const bool bottom = blockIdx.y == gridDim.y - 1 && s.down >= 0;
-  if (top || bottom) {
-    if (threadIdx.x == 0) {
-      const uint64_t want = static_cast<uint64_t>(gridDim.x) * s.it;
-      if constexpr (kWith) {
-        if (top) gshmem::signal_wait_until(&s.sig[0], gshmem::cmp::ge, want);
-        if (bottom) gshmem::signal_wait_until(&s.sig[1], gshmem::cmp::ge, want);
-      } else {
-        if (top) poll_ge(&s.sig[0], want);
-        if (bottom) poll_ge(&s.sig[1], want);
-      }
-    }
-    __syncthreads();
-  }
+  wait_for_strips(s.sig, top, bottom, static_cast<uint64_t>(gridDim.x) * s.it);
   const size_t n = static_cast<size_t>(s.n);
   const size_t j0 = 1 + static_cast<size_t>(blockIdx.x) * blockDim.x, j = j0 + threadIdx.x;
   if (j + 1 < n) {
@@ -243,19 +247,7 @@ __device__ __forceinline__ void row_send(float* dest, const float* src, size_t b
 
 __device__ __forceinline__ void halo_row_step(const Row& s) {
   const bool top = blockIdx.y == 0, bottom = blockIdx.y == gridDim.y - 1;
-  if (top || bottom) {
-    if (threadIdx.x == 0) {
-      const uint64_t want = static_cast<uint64_t>(gridDim.x) * s.it;
-      if constexpr (kWith) {
-        if (top) gshmem::signal_wait_until(&s.sig[0], gshmem::cmp::ge, want);
-        if (bottom) gshmem::signal_wait_until(&s.sig[1], gshmem::cmp::ge, want);
-      } else {
-        if (top) poll_ge(&s.sig[0], want);
-        if (bottom) poll_ge(&s.sig[1], want);
-      }
-    }
-    __syncthreads();
-  }
+  wait_for_strips(s.sig, top, bottom, static_cast<uint64_t>(gridDim.x) * s.it);
   const size_t n = static_cast<size_t>(s.n), r = 1 + blockIdx.y;
   const size_t j0 = 1 + static_cast<size_t>(blockIdx.x) * blockDim.x, j = j0 + threadIdx.x;
   if (j + 1 < n)
