@@ -3,11 +3,22 @@
 // contract. Run under gshmrun, each PE discovers itself from the environment
 // (detect_from_env must say "gshmrun"), joins the TCP rendezvous (rank 0 on
 // the socket gshmrun passed in GSHMEM_BOOTSTRAP_LISTEN_FD), all-gathers the
-// ranks and pids, checks them, and finalizes. Prints "bootstrap ok <rank>" and
-// exits 0, or names what went wrong and exits 1.
+// ranks and pids, checks them, and finalizes. Rank 0 then connects to the
+// rendezvous port as a late stranger would: the connection must be refused or
+// answered within 2 s, never left waiting in a backlog nobody accepts from.
+// All of it twice, as a second init after finalize would. Prints
+// "bootstrap ok <rank>" and exits 0, or names what went wrong and exits 1.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,6 +34,46 @@ int fail(int rank, const std::string& what) {
   return 1;
 }
 
+// The port of the listening socket gshmrun gave rank 0, or -1.
+int inherited_port() {
+  const char* v = getenv("GSHMEM_BOOTSTRAP_LISTEN_FD");
+  if (!v) return -1;
+  sockaddr_in a{};
+  socklen_t len = sizeof(a);
+  if (getsockname(atoi(v), reinterpret_cast<sockaddr*>(&a), &len) != 0 || a.sin_family != AF_INET) return -1;
+  return ntohs(a.sin_port);
+}
+
+// "" when a connection to 127.0.0.1:port is refused, or accepted and then answered or closed,
+// within 2 s; else what happened.
+std::string late_connection(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return std::string("socket: ") + strerror(errno);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string what;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0 && errno != EINPROGRESS) {
+    if (errno != ECONNREFUSED) what = std::string("connect: ") + strerror(errno);
+  } else {
+    pollfd p{fd, POLLOUT, 0};
+    int so_err = 0;
+    socklen_t sl = sizeof(so_err);
+    if (poll(&p, 1, 2000) != 1) {
+      what = "connect neither completed nor failed in 2 s";
+    } else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &so_err, &sl) == 0 && so_err != 0) {
+      if (so_err != ECONNREFUSED) what = std::string("connect: ") + strerror(so_err);
+    } else {
+      // Connected: somebody must answer or close within 2 s.
+      p = {fd, POLLIN, 0};
+      if (poll(&p, 1, 2000) != 1) what = "a late connection was accepted by nobody and left waiting";
+    }
+  }
+  close(fd);
+  return what;
+}
+
 }  // namespace
 
 int main() {
@@ -36,23 +87,33 @@ int main() {
   if (info.local_rank != info.rank || info.local_size != info.size)
     return fail(rank, "local rank/size differ from rank/size on one node");
 
+  const int port = rank == 0 ? inherited_port() : -1;
+  if (rank == 0 && port < 0) return fail(rank, "no inherited listening socket");
   bootstrap::ConnectOptions opts;
   opts.timeout_s = 30;
-  std::unique_ptr<bootstrap::Bootstrap> b;
-  if (bootstrap::connect(info.id, info.rank, info.size, opts, &b) != GSHMEM_SUCCESS || !b)
-    return fail(rank, "connect failed");
-  if (b->rank() != info.rank || b->size() != info.size) return fail(rank, "bootstrap rank/size mismatch");
+  for (int round = 0; round < 2; ++round) {
+    const std::string in = " (init " + std::to_string(round + 1) + ")";
+    std::unique_ptr<bootstrap::Bootstrap> b;
+    if (bootstrap::connect(info.id, info.rank, info.size, opts, &b) != GSHMEM_SUCCESS || !b)
+      return fail(rank, "connect failed" + in);
+    if (b->rank() != info.rank || b->size() != info.size) return fail(rank, "bootstrap rank/size mismatch" + in);
 
-  struct Entry {
-    int rank;
-    int pid;
-  } mine = {rank, static_cast<int>(getpid())};
-  std::vector<Entry> all(static_cast<size_t>(info.size));
-  if (b->allgather(&mine, all.data(), sizeof(Entry)) != GSHMEM_SUCCESS) return fail(rank, "allgather failed");
-  for (int r = 0; r < info.size; ++r)
-    if (all[static_cast<size_t>(r)].rank != r) return fail(rank, "allgather block " + std::to_string(r) + " is wrong");
-  if (b->barrier() != GSHMEM_SUCCESS) return fail(rank, "barrier failed");
-  if (b->finalize() != GSHMEM_SUCCESS) return fail(rank, "finalize failed");
+    struct Entry {
+      int rank;
+      int pid;
+    } mine = {rank, static_cast<int>(getpid())};
+    std::vector<Entry> all(static_cast<size_t>(info.size));
+    if (b->allgather(&mine, all.data(), sizeof(Entry)) != GSHMEM_SUCCESS) return fail(rank, "allgather failed" + in);
+    for (int r = 0; r < info.size; ++r)
+      if (all[static_cast<size_t>(r)].rank != r)
+        return fail(rank, "allgather block " + std::to_string(r) + " is wrong" + in);
+    if (rank == 0) {
+      const std::string what = late_connection(port);
+      if (!what.empty()) return fail(rank, "port " + std::to_string(port) + ": " + what + in);
+    }
+    if (b->barrier() != GSHMEM_SUCCESS) return fail(rank, "barrier failed" + in);
+    if (b->finalize() != GSHMEM_SUCCESS) return fail(rank, "finalize failed" + in);
+  }
   printf("bootstrap ok %d\n", rank);
   return 0;
 }

@@ -395,7 +395,9 @@ TEST(Launcher, ExtraEnvironmentReachesEveryPe) {
 // End to end: the PEs find themselves through bootstrap::detect_from_env and
 // rendezvous through bootstrap::connect, rank 0 on the inherited listener
 // (binding the id's port itself would fail while that socket is open, and a
-// refused GSHMEM_BOOTSTRAP_LISTEN_FD is logged at WARN or ERROR).
+// refused GSHMEM_BOOTSTRAP_LISTEN_FD is logged at WARN or ERROR); a late
+// connection to that port after start-up is refused, not left hanging; and a
+// second init after finalize rendezvouses again on the same port.
 class LauncherBootstrap : public ::testing::TestWithParam<int> {};
 
 TEST_P(LauncherBootstrap, PesJoinTheRendezvousGshmrunSetUp) {

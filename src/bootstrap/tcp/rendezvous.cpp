@@ -375,7 +375,7 @@ Status root_connect(const UniqueIdData& d, int size, int timeout_s, const Deadli
   // PEs still knocking learn why the job failed (up to 2 s: they retry at most ~1 s apart).
   if (st != GSHMEM_SUCCESS && !why.empty())
     answer_late_joiners(listener, d, st, why, Deadline(std::min(member_grace_s(timeout_s), 2)));
-  close_root_listener(&listener);  // nobody else may join (a launcher's socket stays open)
+  close_root_listener(&listener);  // nobody else may join: a late connection is refused at once
   if (st != GSHMEM_SUCCESS) return st;
   GSHMEM_LOG_INFO("bootstrap: all %d PEs joined at %s (%s)", size, uniqueid_endpoint(d).c_str(),
                   topology == kTopologyTree ? "tree" : "star");

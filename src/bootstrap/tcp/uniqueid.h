@@ -27,8 +27,8 @@ int take_registered_listener(uint64_t job_key);
 // (GSHMEM_BOOTSTRAP_LISTEN_FD, validated), else the one create_uniqueid
 // registered, else bound now on d.port (a clear error if the port is taken).
 Status open_root_listener(const UniqueIdData& d, int* fd);
-// Done with a listener from open_root_listener: closes it, except the
-// launcher's inherited socket, which is kept for a later init.
+// Done with a listener from open_root_listener: closes it, the launcher's
+// inherited socket too (a later init binds that socket's address again).
 void close_root_listener(int* fd);
 // Close any listener open_root_listener would have used (single-PE jobs).
 void drop_root_listener(const UniqueIdData& d);
