@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "log.h"
 
@@ -45,6 +46,51 @@ Values defaults() {
 }
 
 Values g_values = defaults();
+
+// A value as a message shows it: control and non-ASCII bytes as \xNN and at most 64 bytes, so
+// that a bad value is always reported on one printable line.
+std::string shown(const char* text) {
+  std::string out;
+  if (!text) return out;
+  size_t i = 0;
+  for (; text[i] && i < 64; ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {
+      char hex[8];
+      snprintf(hex, sizeof(hex), "\\x%02x", c);
+      out += hex;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (text[i]) out += "...";
+  return out;
+}
+
+// A bound as the variable's own syntax writes it: sizes with the largest exact suffix.
+std::string bound_text(Size v) {
+  static const char* suffix[] = {"", "K", "M", "G", "T"};
+  int i = 0;
+  while (i < 4 && v && v % 1024 == 0) v /= 1024, ++i;
+  return std::to_string(v) + suffix[i];
+}
+std::string bound_text(Int v) { return std::to_string(v); }
+const char* bound_kind(Size) { return "a byte count"; }
+const char* bound_kind(Int) { return "an integer"; }
+
+// ", from LO to HI" for a variable with bounds (GSHMEM_CONFIG_RANGES), else "": a malformed
+// value's message gives the range too, so one line says everything that is accepted.
+std::string range_text(const char* env) {
+  Values v{};
+  (void)v;
+#define GSHMEM_CONFIG_RANGE_TEXT(field, name, lo, hi)                            \
+  if (!strcmp(env, name))                                                        \
+    return ", from " + bound_text(static_cast<decltype(v.field)>(lo)) + " to " + \
+           bound_text(static_cast<decltype(v.field)>(hi));
+  GSHMEM_CONFIG_RANGES(GSHMEM_CONFIG_RANGE_TEXT)
+#undef GSHMEM_CONFIG_RANGE_TEXT
+  return "";
+}
 
 // The text of variable `env` if it is set, else that of its first alias set to a non-empty
 // value (GSHMEM_CONFIG_ALIASES; *alias then names it, else it is NULL), else NULL.
@@ -142,34 +188,37 @@ Status load() {
       GSHMEM_LOG_WARN(                                                                                   \
           "gshmem_init: ignoring %s=\"%s\" (read as %s): expected %s; using the "                        \
           "default %s",                                                                                  \
-          alias, text, env, accepted(#type), def);                                                       \
+          alias, shown(text).c_str(), env, accepted(#type), def);                                        \
     } else {                                                                                             \
       GSHMEM_LOG_ERROR(                                                                                  \
-          "gshmem_init: environment variable %s=\"%s\" is malformed: expected %s "                       \
+          "gshmem_init: environment variable %s=\"%s\" is malformed: expected %s%s "                     \
           "(default %s). Fix or unset it.",                                                              \
-          env, text, accepted(#type), def);                                                              \
+          env, shown(text).c_str(), accepted(#type), range_text(env).c_str(), def);                      \
       st = GSHMEM_ERROR_INVALID_VALUE;                                                                   \
     }                                                                                                    \
   }
   GSHMEM_CONFIG_TABLE(GSHMEM_CONFIG_LOAD)
 #undef GSHMEM_CONFIG_LOAD
-#define GSHMEM_CONFIG_CHECK_RANGE(field, env, lo, hi)                              \
-  if (v.field < (lo) || v.field > (hi)) {                                          \
-    const char* alias = nullptr;                                                   \
-    const char* text = lookup(env, &alias);                                        \
-    if (alias) {                                                                   \
-      GSHMEM_LOG_WARN(                                                             \
-          "gshmem_init: ignoring %s=\"%s\" (read as %s): out of range (%lld .. "   \
-          "%lld); using the default",                                              \
-          alias, text, env, (long long)(lo), (long long)(hi));                     \
-      v.field = defaults().field;                                                  \
-    } else {                                                                       \
-      GSHMEM_LOG_ERROR(                                                            \
-          "gshmem_init: environment variable %s=\"%s\" is out of range: expected " \
-          "an integer from %lld to %lld. Fix or unset it.",                        \
-          env, text ? text : "", (long long)(lo), (long long)(hi));                \
-      st = GSHMEM_ERROR_INVALID_VALUE;                                             \
-    }                                                                              \
+#define GSHMEM_CONFIG_CHECK_RANGE(field, env, lo, hi)                                                         \
+  if (v.field < static_cast<decltype(v.field)>(lo) || v.field > static_cast<decltype(v.field)>(hi)) {         \
+    const char* alias = nullptr;                                                                              \
+    const char* text = lookup(env, &alias);                                                                   \
+    const std::string lo_text = bound_text(static_cast<decltype(v.field)>(lo));                               \
+    const std::string hi_text = bound_text(static_cast<decltype(v.field)>(hi));                               \
+    const std::string def_text = bound_text(defaults().field);                                                \
+    if (alias) {                                                                                              \
+      GSHMEM_LOG_WARN(                                                                                        \
+          "gshmem_init: ignoring %s=\"%s\" (read as %s): out of range (%s .. %s); using the "                 \
+          "default %s",                                                                                       \
+          alias, shown(text).c_str(), env, lo_text.c_str(), hi_text.c_str(), def_text.c_str());               \
+      v.field = defaults().field;                                                                             \
+    } else {                                                                                                  \
+      GSHMEM_LOG_ERROR(                                                                                       \
+          "gshmem_init: environment variable %s=\"%s\" is out of range: expected %s from %s to %s "           \
+          "(default %s). Fix or unset it.",                                                                   \
+          env, shown(text).c_str(), bound_kind(v.field), lo_text.c_str(), hi_text.c_str(), def_text.c_str()); \
+      st = GSHMEM_ERROR_INVALID_VALUE;                                                                        \
+    }                                                                                                         \
   }
   GSHMEM_CONFIG_RANGES(GSHMEM_CONFIG_CHECK_RANGE)
 #undef GSHMEM_CONFIG_CHECK_RANGE

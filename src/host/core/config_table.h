@@ -86,14 +86,34 @@
                       "priority, so that its kernels take the first free SM slots instead of "                 \
                       "waiting behind queued blocks of the application's kernels. 0: default.")
 
-// Bounds of Int variables, checked by config::load(): a value outside is an error naming the
-// variable and the range, as a malformed one is (an alias's is ignored with a warning).
-// GSHMEM_CONFIG_RANGE(field, "ENV_NAME", lo, hi)
-//   GSHMEM_BOOTSTRAP_TIMEOUT: 2000000 s (23 days) keeps every use in int: the bootstrap adds a
-//   grace of up to 10 s to it, the heap setup counts it in milliseconds (2e9 < INT_MAX).
-#define GSHMEM_CONFIG_RANGES(GSHMEM_CONFIG_RANGE)                                \
-  GSHMEM_CONFIG_RANGE(bootstrap_timeout, "GSHMEM_BOOTSTRAP_TIMEOUT", 1, 2000000) \
-  GSHMEM_CONFIG_RANGE(host_spin_us, "GSHMEM_HOST_SPIN_US", -1, 1000000)
+// Bounds of every Int and Size variable, checked by config::load(): a value outside is an error
+// naming the variable, the value, the range and the default, as a malformed one is (an alias's is
+// ignored with a warning). The unit test ConfigFuzz fails when a numeric entry has none.
+// GSHMEM_CONFIG_RANGE(field, "ENV_NAME", lo, hi), both ends allowed; Size bounds in bytes.
+//   GSHMEM_BOOTSTRAP_TIMEOUT, GSHMEM_WAIT_TIMEOUT: 2000000 s (23 days) keeps every use in int:
+//   the bootstrap adds a grace of up to 10 s to it, the heap setup counts it in milliseconds
+//   (2e9 < INT_MAX).
+//   GSHMEM_SYMMETRIC_SIZE(_MAX): 0 would leave no heap; 4 TiB is far above any GPU's memory while
+//   the reservations of 8 node-local peers (32 TiB) stay inside a 47-bit address space.
+//   GSHMEM_TEAM_SCRATCH_SIZE: a page at least (team setup checks what the team's size needs),
+//   at most 1 GiB, which every team takes from the heap.
+//   GSHMEM_MAX_TEAMS: 256 is the team slot table's size (host/team/team.h, kMaxSlots); values
+//   below the predefined teams + 1 are raised to that.
+//   GSHMEM_LL_MAX_BYTES, GSHMEM_REDUCE_CTAS, GSHMEM_COLL_CTAS: the ranges their help gives (the
+//   LL area's and the kernels' flag rows' limits).
+#define GSHMEM_CONFIG_RANGES(GSHMEM_CONFIG_RANGE)                                              \
+  GSHMEM_CONFIG_RANGE(symmetric_size, "GSHMEM_SYMMETRIC_SIZE", 1ull << 20, 4ull << 40)         \
+  GSHMEM_CONFIG_RANGE(symmetric_size_max, "GSHMEM_SYMMETRIC_SIZE_MAX", 1ull << 20, 4ull << 40) \
+  GSHMEM_CONFIG_RANGE(bootstrap_timeout, "GSHMEM_BOOTSTRAP_TIMEOUT", 1, 2000000)               \
+  GSHMEM_CONFIG_RANGE(bootstrap_port, "GSHMEM_BOOTSTRAP_PORT", 0, 65535)                       \
+  GSHMEM_CONFIG_RANGE(bootstrap_spin_us, "GSHMEM_BOOTSTRAP_SPIN_US", -1, 1000000)              \
+  GSHMEM_CONFIG_RANGE(host_spin_us, "GSHMEM_HOST_SPIN_US", -1, 1000000)                        \
+  GSHMEM_CONFIG_RANGE(max_teams, "GSHMEM_MAX_TEAMS", 1, 256)                                   \
+  GSHMEM_CONFIG_RANGE(team_scratch_size, "GSHMEM_TEAM_SCRATCH_SIZE", 4ull << 10, 1ull << 30)   \
+  GSHMEM_CONFIG_RANGE(ll_max_bytes, "GSHMEM_LL_MAX_BYTES", 16ull, 4ull << 10)                  \
+  GSHMEM_CONFIG_RANGE(wait_timeout, "GSHMEM_WAIT_TIMEOUT", 0, 2000000)                         \
+  GSHMEM_CONFIG_RANGE(reduce_ctas, "GSHMEM_REDUCE_CTAS", 1, 128)                               \
+  GSHMEM_CONFIG_RANGE(coll_ctas, "GSHMEM_COLL_CTAS", 1, 64)
 
 // Other libraries' names for a variable, read when its GSHMEM_ name is unset, so that NVSHMEM
 // programs and job scripts keep working (docs/compat.md):
