@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Logger: line format, PE identity, level filtering, log file.
+// Logger: line format, PE identity, level filtering, log file, rate limit.
 #include "host/core/log.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -12,6 +14,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "host/core/config.h"
 
@@ -52,6 +55,7 @@ class Log : public ::testing::Test {
 #undef GSHMEM_TEST_UNSET
     lg::configure(kWarn, nullptr);
     lg::set_identity(-1, -1);
+    lg::set_rate_limit(20, 100);  // the default, with full buckets
   }
   void TearDown() override { SetUp(); }
 };
@@ -175,4 +179,77 @@ TEST_F(Log, TakeErrorCountsThisThreadsErrorsAndKeepsTheLast) {
   EXPECT_EQ(lg::take_error(small, sizeof(small)), 1);
   EXPECT_STREQ(small, "0123");  // cut to size - 1
   testing::internal::GetCapturedStderr();
+}
+
+// A flood from several threads: the first 100 lines (the burst) come out whole, the rest are
+// dropped but for the refill (20/s), and one summary line counts exactly what was dropped, once
+// the next line passes. Errors have their own bucket and are counted by take_error all the same.
+TEST_F(Log, RateLimitBoundsAFloodAndCountsWhatItDrops) {
+  constexpr int kThreads = 8, kPerThread = 1000;
+  lg::set_identity(2, 4);
+  lg::take_error(nullptr, 0);
+  testing::internal::CaptureStderr();
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<int> errors(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([t, &errors] {
+      for (int i = 0; i < kPerThread; ++i) GSHMEM_LOG_WARN("flood t%d i%d", t, i);
+      for (int i = 0; i < 50; ++i) GSHMEM_LOG_ERROR("failing t%d i%d", t, i);
+      errors[t] = lg::take_error(nullptr, 0);
+    });
+  for (std::thread& th : threads) th.join();
+  const double flood_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::this_thread::sleep_for(std::chrono::milliseconds(120));  // > 2 tokens back
+  GSHMEM_LOG_WARN("after the flood");
+  GSHMEM_LOG_ERROR("after the errors");
+  const std::string out = testing::internal::GetCapturedStderr();
+
+  std::vector<std::string> lines;
+  std::istringstream in(out);
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  const std::string who = "\\[PE 2/4 [^\\]:]+:" + std::to_string(getpid()) + "\\]: ";
+  const std::regex flood_re("gshmem WARN " + who + "flood t[0-9] i[0-9]+");
+  const std::regex error_re("gshmem ERROR " + who + "failing t[0-9] i[0-9]+");
+  const std::regex summary_re("gshmem (WARN|ERROR) " + who +
+                              "([0-9]+) similar lines suppressed in the last [0-9.]+ s.*");
+  int floods = 0, fails = 0, summaries = 0;
+  long long dropped_warn = 0, dropped_error = 0;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::smatch m;
+    if (std::regex_match(lines[i], flood_re)) {
+      ++floods;
+    } else if (std::regex_match(lines[i], error_re)) {
+      ++fails;
+    } else if (std::regex_match(lines[i], m, summary_re)) {
+      ++summaries;
+      (m[1] == "WARN" ? dropped_warn : dropped_error) += std::stoll(m[2]);
+    } else {
+      EXPECT_TRUE(has(lines[i], "after the flood") || has(lines[i], "after the errors"))
+          << "line " << i << ": " << lines[i];
+    }
+    if (i < 100) EXPECT_TRUE(std::regex_match(lines[i], flood_re) || std::regex_match(lines[i], error_re)) << lines[i];
+  }
+  // The burst, plus what the refill allowed while the flood ran (20/s, and one token of slack).
+  const int refill = static_cast<int>(flood_s * 20) + 2;
+  EXPECT_GE(floods, 100);
+  EXPECT_LE(floods, 100 + refill) << flood_s << " s";
+  EXPECT_GE(fails, 100) << "errors have a bucket of their own";
+  EXPECT_LE(fails, 100 + refill);
+  EXPECT_EQ(summaries, 2) << out.substr(out.size() > 2000 ? out.size() - 2000 : 0);
+  EXPECT_EQ(floods + dropped_warn, kThreads * kPerThread) << "every warning printed or counted";
+  EXPECT_EQ(fails + dropped_error, kThreads * 50) << "every error printed or counted";
+  EXPECT_TRUE(has(out, "after the flood") && has(out, "after the errors")) << "the flood is over";
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(errors[t], 50) << "take_error counts dropped errors too";
+  lg::take_error(nullptr, 0);
+}
+
+// Off, nothing is dropped.
+TEST_F(Log, RateLimitOff) {
+  lg::set_rate_limit(0, 1);
+  testing::internal::CaptureStderr();
+  for (int i = 0; i < 500; ++i) GSHMEM_LOG_WARN("line %d", i);
+  const std::string out = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 500);
+  EXPECT_FALSE(has(out, "suppressed"));
 }

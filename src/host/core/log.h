@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The one logger. Level from GSHMEM_DEBUG (NONE|ERROR|WARN|INFO|TRACE, default WARN);
-// errors are always printed. Every line reads
+// errors are always printed (up to the rate limit below, which counts what it drops). Every line reads
 //   gshmem <LEVEL> [PE <n>/<N> host:pid]: <message>
 // so messages from several PEs interleaved on one terminal stay attributable.
 #pragma once
@@ -20,6 +20,12 @@ void write(Level level, const char* fmt, ...) __attribute__((format(printf, 2, 3
 // into buf when it is not null and the count is not 0. Per thread because a host call logs on
 // the thread that made it: a binding asks right after the call which errors were that call's.
 int take_error(char* buf, unsigned long size);
+// The rate limit of ERROR and WARN lines (per level, per process): a token bucket refilled at
+// lines_per_s, holding at most burst. A line over the limit is dropped and counted, and the next
+// line of its level that passes (or the process's exit) is preceded by one line
+//   gshmem <LEVEL> [PE ...]: N similar lines suppressed in the last T s
+// take_error counts dropped errors too. Default 20 lines/s, burst 100; lines_per_s <= 0: off.
+void set_rate_limit(double lines_per_s, int burst);
 
 }  // namespace gshmem::log
 
