@@ -2,13 +2,13 @@
 // Scoped memory copy used by every put/get on the load/store path.
 // For puts and gets (scoped_copy_unit_first), a copy of at most one aligned
 // unit a thread (one element; a block's few KiB) goes straight to its load
-// (copy_unit_per_thread); a block's larger copies go out of line (copy_general),
-// so that the user's kernel keeps its registers. Otherwise the widest unit both pointers can be
-// aligned to at once (16, 8, 4, 2 or 1 bytes) is used for the body; the few
-// bytes before and after it go in at most four naturally aligned pieces (1, 2,
-// 4, 8 bytes), one per thread. Each thread keeps copy_unroll independent loads
-// in flight before storing, which matters for gets (remote loads) and costs
-// puts nothing.
+// (copy_unit_per_thread); a block's larger copies go out of line
+// (copy_general), so that the user's kernel keeps its registers. In the other
+// copies the widest unit both pointers can be aligned to at once (16, 8, 4, 2
+// or 1 bytes) is used for the body; the few bytes before and after it go in at
+// most four naturally aligned pieces (1, 2, 4, 8 bytes), one per thread. Each
+// thread keeps copy_unroll independent loads in flight before storing, which
+// matters for gets (remote loads) and costs puts nothing.
 // scoped_copy_fanout: one source to several destinations in one pass.
 // scoped_strided_copy: the same for element-strided copies (iput/iget).
 #pragma once
