@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "bootstrap/bootstrap.h"
+#include "bootstrap/tcp/monitor_thread.h"
 #include "bootstrap/tcp/protocol.h"
 #include "bootstrap/tcp/socket.h"
 
@@ -112,12 +113,10 @@ class TcpBootstrap final : public Bootstrap {
   std::string failed_msg_;
   bool closed_ = false;  // finalize() done or connections closed
 
-  std::thread monitor_;
+  MonitorThread monitor_;
   bool monitor_started_ = false;
-  std::atomic<bool> monitor_stop_{false};
   std::atomic<int> spin_us_{0};          // set_wait_spin_us
   std::atomic<uint64_t> generation_{0};  // bumped after each collective
-  int wake_[2] = {-1, -1};               // pipe that wakes the monitor's poll
 };
 
 }  // namespace gshmem::bootstrap::tcp

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "bootstrap/bootstrap.h"
+#include "bootstrap/tcp/monitor_thread.h"
 #include "bootstrap/tcp/protocol.h"
 #include "bootstrap/tcp/socket.h"
 
@@ -165,12 +166,10 @@ class TreeBootstrap final : public Bootstrap {
   std::string failed_msg_;
   bool closed_ = false;
 
-  std::thread monitor_;
+  MonitorThread monitor_;
   bool monitor_started_ = false;
-  std::atomic<bool> monitor_stop_{false};
   std::atomic<int> spin_us_{0};
   std::atomic<uint64_t> generation_{0};
-  int wake_[2] = {-1, -1};
 };
 
 }  // namespace gshmem::bootstrap::tcp

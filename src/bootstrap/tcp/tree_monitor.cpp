@@ -46,7 +46,7 @@ TreeBootstrap::TreeBootstrap(int rank, int size, uint64_t job_key, int timeout_s
 
 TreeBootstrap::~TreeBootstrap() {
   if (forked()) {
-    if (monitor_.joinable()) monitor_.detach();
+    monitor_.abandon_in_child();
     return;
   }
   stop_monitor();
@@ -57,10 +57,7 @@ TreeBootstrap::~TreeBootstrap() {
       closed_ = true;
     }
   }
-  for (int& fd : wake_) {
-    untrack_for_fork(fd);
-    close_fd(&fd);
-  }
+  monitor_.close_pipe();
 }
 
 void TreeBootstrap::close_connections(bool linger) {
@@ -94,35 +91,10 @@ Status TreeBootstrap::start_failure_monitor(std::function<void(int, const std::s
     return failed_;
   }
   monitor_started_ = true;
-  if (pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0) {
-    GSHMEM_LOG_ERROR("bootstrap: start_failure_monitor: pipe2 failed: %s", errno_string(errno).c_str());
-    return GSHMEM_ERROR_SYSTEM;
-  }
-  track_for_fork(wake_[0]);
-  track_for_fork(wake_[1]);
-  monitor_stop_.store(false);
-  try {
-    monitor_ = std::thread(&TreeBootstrap::monitor_main, this, std::move(on_failure));
-  } catch (const std::exception& e) {
-    GSHMEM_LOG_ERROR("bootstrap: cannot start the failure monitor thread: %s", e.what());
-    return GSHMEM_ERROR_SYSTEM;
-  }
-  return GSHMEM_SUCCESS;
+  return monitor_.start([this, cb = std::move(on_failure)] { monitor_main(cb); });
 }
 
-void TreeBootstrap::stop_monitor() {
-  if (!monitor_.joinable()) return;
-  monitor_stop_.store(true);
-  if (wake_[1] >= 0) {
-    char c = 1;
-    ssize_t ignored = write(wake_[1], &c, 1);
-    (void)ignored;
-  }
-  if (monitor_.get_id() == std::this_thread::get_id())
-    monitor_.detach();  // called from the callback; the thread ends right after it
-  else
-    monitor_.join();
-}
+void TreeBootstrap::stop_monitor() { monitor_.stop(); }
 
 void TreeBootstrap::monitor_main(std::function<void(int, const std::string&)> cb) {
   const size_t n = links_.size();  // links_ does not change while the monitor runs
@@ -130,30 +102,26 @@ void TreeBootstrap::monitor_main(std::function<void(int, const std::string&)> cb
   std::vector<pollfd> pf(n + 1);
   uint64_t gen = generation_.load();
   for (;;) {
-    if (monitor_stop_.load()) return;
+    if (monitor_.stopping()) return;
     const uint64_t g = generation_.load();
     if (g != gen) {  // a collective ran: what was pending has been consumed
       gen = g;
       std::fill(pending.begin(), pending.end(), 0);
     }
-    pf[0] = {wake_[0], POLLIN, 0};
+    pf[0] = {monitor_.wake_fd(), POLLIN, 0};
     for (size_t i = 0; i < n; ++i)
       pf[i + 1] = {links_[i].fd, static_cast<short>(pending[i] ? POLLRDHUP : (POLLIN | POLLRDHUP)), 0};
     int k = poll(pf.data(), pf.size(), 500);
-    if (monitor_stop_.load()) return;
+    if (monitor_.stopping()) return;
     if (k < 0 && errno != EINTR) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     if (k <= 0) continue;
-    if (pf[0].revents) {
-      char buf[16];
-      while (read(wake_[0], buf, sizeof(buf)) > 0) {
-      }
-    }
+    if (pf[0].revents) monitor_.drain_wakes();
     bool any = false;
     for (size_t i = 1; i < pf.size(); ++i) any = any || pf[i].revents != 0;
     if (!any) continue;
 
     std::unique_lock<std::mutex> lock(io_mutex_);  // waits for a running collective
-    if (monitor_stop_.load() || closed_ || failed_ != GSHMEM_SUCCESS) return;
+    if (monitor_.stopping() || closed_ || failed_ != GSHMEM_SUCCESS) return;
     if (generation_.load() != gen) continue;  // a collective ran meanwhile: look again
 
     int dead = -1;

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "bootstrap/tcp/monitor_thread.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <exception>
+#include <utility>
+
+#include "bootstrap/tcp/socket.h"
+#include "host/core/log.h"
+
+namespace gshmem::bootstrap::tcp {
+
+Status MonitorThread::start(std::function<void()> body) {
+  if (pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0) {
+    GSHMEM_LOG_ERROR("bootstrap: start_failure_monitor: pipe2 failed: %s", errno_string(errno).c_str());
+    return GSHMEM_ERROR_SYSTEM;
+  }
+  track_for_fork(wake_[0]);
+  track_for_fork(wake_[1]);
+  stop_.store(false);
+  try {
+    thread_ = std::thread(std::move(body));
+  } catch (const std::exception& e) {
+    GSHMEM_LOG_ERROR("bootstrap: cannot start the failure monitor thread: %s", e.what());
+    return GSHMEM_ERROR_SYSTEM;
+  }
+  return GSHMEM_SUCCESS;
+}
+
+void MonitorThread::stop() {
+  if (!thread_.joinable()) return;
+  stop_.store(true);
+  if (wake_[1] >= 0) {
+    char c = 1;
+    ssize_t ignored = write(wake_[1], &c, 1);
+    (void)ignored;
+  }
+  if (thread_.get_id() == std::this_thread::get_id())
+    thread_.detach();  // called from the callback; the thread ends right after it
+  else
+    thread_.join();
+}
+
+void MonitorThread::abandon_in_child() {
+  if (thread_.joinable()) thread_.detach();
+}
+
+void MonitorThread::close_pipe() {
+  for (int& fd : wake_) {
+    untrack_for_fork(fd);
+    close_fd(&fd);
+  }
+}
+
+void MonitorThread::drain_wakes() const {
+  char buf[16];
+  while (read(wake_[0], buf, sizeof(buf)) > 0) {
+  }
+}
+
+}  // namespace gshmem::bootstrap::tcp
