@@ -300,14 +300,7 @@ Status TcpBootstrap::run_collective(const Call& call, const std::function<Span(i
 }
 
 Status TcpBootstrap::allgather(const void* mine, void* all, size_t bytes) {
-  if (bytes > 0 && (!mine || !all)) {
-    GSHMEM_LOG_ERROR("bootstrap: allgather of %zu bytes with a NULL %s buffer", bytes, mine ? "output" : "input");
-    return GSHMEM_ERROR_INVALID_VALUE;
-  }
-  if (bytes > SIZE_MAX / static_cast<size_t>(size_)) {
-    GSHMEM_LOG_ERROR("bootstrap: allgather of %zu bytes per PE overflows", bytes);
-    return GSHMEM_ERROR_INVALID_VALUE;
-  }
+  GSHMEM_TRY(check_allgather_args(mine, all, bytes, size_));
   GSHMEM_TRY(forked_check("allgather"));
   std::lock_guard<std::mutex> lock(io_mutex_);
   char* a = static_cast<char*>(all);
@@ -332,14 +325,7 @@ Status TcpBootstrap::barrier() {
 }
 
 Status TcpBootstrap::broadcast(void* buf, size_t bytes, int root) {
-  if (root < 0 || root >= size_) {
-    GSHMEM_LOG_ERROR("bootstrap: broadcast root %d is not a PE (0..%d)", root, size_ - 1);
-    return GSHMEM_ERROR_INVALID_VALUE;
-  }
-  if (bytes > 0 && !buf) {
-    GSHMEM_LOG_ERROR("bootstrap: broadcast of %zu bytes with a NULL buffer", bytes);
-    return GSHMEM_ERROR_INVALID_VALUE;
-  }
+  GSHMEM_TRY(check_broadcast_args(buf, bytes, root, size_));
   GSHMEM_TRY(forked_check("broadcast"));
   std::lock_guard<std::mutex> lock(io_mutex_);
   const bool me = rank_ == root;

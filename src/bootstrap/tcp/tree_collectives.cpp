@@ -387,14 +387,7 @@ Status TreeBootstrap::run(const Plan& plan, uint32_t seq) {
 }
 
 Status TreeBootstrap::allgather(const void* mine, void* all, size_t bytes) {
-  if (bytes > 0 && (!mine || !all)) {
-    GSHMEM_LOG_ERROR("bootstrap: allgather of %zu bytes with a NULL %s buffer", bytes, mine ? "output" : "input");
-    return GSHMEM_ERROR_INVALID_VALUE;
-  }
-  if (bytes > SIZE_MAX / static_cast<size_t>(size_)) {
-    GSHMEM_LOG_ERROR("bootstrap: allgather of %zu bytes per PE overflows", bytes);
-    return GSHMEM_ERROR_INVALID_VALUE;
-  }
+  GSHMEM_TRY(check_allgather_args(mine, all, bytes, size_));
   GSHMEM_TRY(forked_check("allgather"));
   std::lock_guard<std::mutex> lock(io_mutex_);
   GSHMEM_TRY(usable("allgather"));
@@ -425,14 +418,7 @@ Status TreeBootstrap::barrier() {
 }
 
 Status TreeBootstrap::broadcast(void* buf, size_t bytes, int root) {
-  if (root < 0 || root >= size_) {
-    GSHMEM_LOG_ERROR("bootstrap: broadcast root %d is not a PE (0..%d)", root, size_ - 1);
-    return GSHMEM_ERROR_INVALID_VALUE;
-  }
-  if (bytes > 0 && !buf) {
-    GSHMEM_LOG_ERROR("bootstrap: broadcast of %zu bytes with a NULL buffer", bytes);
-    return GSHMEM_ERROR_INVALID_VALUE;
-  }
+  GSHMEM_TRY(check_broadcast_args(buf, bytes, root, size_));
   GSHMEM_TRY(forked_check("broadcast"));
   std::lock_guard<std::mutex> lock(io_mutex_);
   GSHMEM_TRY(usable("broadcast"));
