@@ -191,7 +191,7 @@ void Engine::finish_reply(uint64_t token, const Pending& p, uint64_t value, bool
     if (error && p.host_failed) p.host_failed->store(1, std::memory_order_release);
   } else if (p.op.fetches()) {
     ring_.reply_value(token, value, error);
-  } else {
+  } else if (p.op.wants_reply()) {  // a non-blocking get has no waiter: quiet reads `completed`
     ring_.reply_tag(token, error);
   }
   tracker(token).reply_done(token & ~kHostBit);

@@ -21,7 +21,7 @@
 
 #include "gshmem/detail/export.h"
 
-#define GSHMEMI_DEVICE_STATE_VERSION 7u
+#define GSHMEMI_DEVICE_STATE_VERSION 8u
 
 /* One team as the device sees it. Team PE i is world PE start + i * stride.
  * Every member holds the same symmetric offsets for the symmetric fields, so
@@ -42,6 +42,23 @@ typedef struct gshmemi_team {
   uint32_t reduce_slots;      /* flag rows of the reductions (impl/reduce_layout.cuh); 0: none */
   uint64_t reduce_push_bytes; /* bytes of each push buffer of the reductions ([parity][sender]); 0: none */
 } gshmemi_team;
+
+/* The proxy channel of this PE (docs/internode.md section 3): how device calls reach PEs whose
+ * heaps are not mapped here (another node, or GSHMEM_DISABLE_P2P). `ring` NULL: no proxy (every
+ * peer is mapped, or the job has one node). A peer is a proxy peer exactly when its peer_base
+ * entry is NULL and `ring` is not: init fails when a peer is reachable by neither. Entries are
+ * laid out by include/gshmem/detail/proxy_abi.h. */
+typedef struct gshmemi_proxy_channel {
+  uint64_t* ring;            /* mapped pinned host memory, 8 << log2_entries words */
+  uint64_t* issued;          /* device memory: tickets claimed so far (atomicAdd) */
+  uint64_t* released_cache;  /* device memory: the last `released` a producer read */
+  uint64_t* completed_cache; /* device memory: the last `completed` a quiet read */
+  const uint64_t* released;  /* mapped pinned, stored by the proxy: tickets < released + N may be written */
+  const uint64_t* completed; /* mapped pinned, stored by the proxy: the lowest ticket not complete */
+  const uint64_t* fault;     /* mapped pinned, stored by the proxy: 1 + the first failed PE; 0: none */
+  uint32_t log2_entries;
+  uint32_t reserved;
+} gshmemi_proxy_channel;
 
 typedef struct gshmemi_device_state {
   uint32_t version;     /* GSHMEMI_DEVICE_STATE_VERSION once initialised, 0 before */
@@ -68,11 +85,13 @@ typedef struct gshmemi_device_state {
    * the world team's operations read its fields from the constant cache, which no fence
    * empties, instead of from global memory (device/impl/team.cuh, team_entry). */
   gshmemi_team world;
+  gshmemi_proxy_channel proxy;
 } gshmemi_device_state;
 
 #ifdef __cplusplus
 static_assert(sizeof(gshmemi_team) == 64, "team layout changed: bump GSHMEMI_DEVICE_STATE_VERSION");
-static_assert(sizeof(gshmemi_device_state) == 160, "device state layout changed: bump GSHMEMI_DEVICE_STATE_VERSION");
+static_assert(sizeof(gshmemi_proxy_channel) == 64, "proxy channel layout changed: bump GSHMEMI_DEVICE_STATE_VERSION");
+static_assert(sizeof(gshmemi_device_state) == 224, "device state layout changed: bump GSHMEMI_DEVICE_STATE_VERSION");
 #endif
 
 /* Uploads *state into one translation unit's __constant__ copy; returns a cudaError_t value. */

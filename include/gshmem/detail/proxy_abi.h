@@ -85,7 +85,7 @@ enum gshmemi_proxy_op {
 #define GSHMEMI_PROXY_F_WIDTH_MASK 0x00cu
 #define GSHMEMI_PROXY_F_FETCH 0x010u  /* a value comes back in words 6-7 */
 #define GSHMEMI_PROXY_F_BY_REF 0x020u /* words 2-3: address and size of the payload / destination */
-#define GSHMEMI_PROXY_F_NBI 0x040u    /* no tag reply for a by-reference put */
+#define GSHMEMI_PROXY_F_NBI 0x040u    /* no tag reply for a by-reference put or get: a quiet completes it */
 
 /* Reply words. */
 #define GSHMEMI_PROXY_TAG_SHIFT 32u
@@ -142,12 +142,14 @@ GSHMEMI_PROXY_FN uint64_t gshmemi_proxy_join(uint64_t lo_word, uint64_t hi_word)
 }
 
 /* Whether the entry whose word 0 is `w0` takes a reply the producer waits for (and so holds its
- * slot until the waiter clears word 0): fetching ops, gets, blocking by-reference puts. */
+ * slot until the waiter clears word 0): fetching ops, blocking by-reference gets and puts. A
+ * non-blocking get (NBI) takes none: its data lands before `completed` passes it, which is what
+ * the quiet that completes it reads. */
 GSHMEMI_PROXY_FN int gshmemi_proxy_wants_reply(uint64_t w0) {
   const unsigned op = gshmemi_proxy_w0_op(w0), f = gshmemi_proxy_w0_flags(w0);
   if (f & GSHMEMI_PROXY_F_FETCH) return 1;
-  if (op == GSHMEMI_PROXY_OP_GET) return 1;
-  return op == GSHMEMI_PROXY_OP_PUT && (f & GSHMEMI_PROXY_F_BY_REF) && !(f & GSHMEMI_PROXY_F_NBI);
+  if (op == GSHMEMI_PROXY_OP_GET || op == GSHMEMI_PROXY_OP_PUT) return (f & GSHMEMI_PROXY_F_BY_REF) && !(f & GSHMEMI_PROXY_F_NBI);
+  return 0;
 }
 
 /* The reply tag of `ticket`: 30 bits, never 0. */
