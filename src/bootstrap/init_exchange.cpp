@@ -62,6 +62,23 @@ HostId local_host_id() {
   return h;
 }
 
+HostId node_host_id(const HostId& physical, const std::string& hostid, bool disable_p2p, int rank) {
+  HostId h = physical;
+  if (!hostid.empty()) {
+    // Both halves from the text alone: equal texts on different hosts are one node, as with
+    // NCCL_HOSTID (the user asked for it); a salt keeps a text from equalling a real boot id.
+    const uint64_t a = fnv1a(hostid.c_str(), 0x6773686d656d4944ull), b = fnv1a(hostid.c_str(), a);
+    memcpy(h.boot_id, &a, 8);
+    memcpy(h.boot_id + 8, &b, 8);
+    h.host_hash = fnv1a(hostid.c_str());
+  }
+  if (disable_p2p) {
+    // The rank itself, not a hash of it: distinct ranks give distinct ids, always.
+    h.host_hash = 0x8000000000000000ull | static_cast<uint64_t>(static_cast<uint32_t>(rank));
+  }
+  return h;
+}
+
 Status discover_node(Bootstrap& b, const HostId& mine, NodeInfo* out, std::vector<HostId>* table) {
   const int n = b.size();
   std::vector<HostId> all(n);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "bootstrap.h"
@@ -21,6 +22,13 @@ struct HostId {
 };
 static_assert(sizeof(HostId) == 24, "HostId travels as raw bytes");
 HostId local_host_id();
+
+// The id that groups PEs into nodes (the PEs that map one another's heaps), from the physical
+// one: `hostid` non-empty (GSHMEM_HOSTID) replaces it by a hash of the text, so that PEs of one
+// host with different values form different nodes (simulated nodes); `disable_p2p`
+// (GSHMEM_DISABLE_P2P) then makes every PE a node of its own by mixing `rank` in, which no two
+// PEs share. Neither set: `physical` unchanged. Pure: init reads the configuration and passes it.
+HostId node_host_id(const HostId& physical, const std::string& hostid, bool disable_p2p, int rank);
 
 struct NodeInfo {
   std::vector<int> local_pes;  // world PEs with this PE's host id, in PE order (itself included)

@@ -152,6 +152,25 @@ TEST(GshmrunOptions, ReservedNames) {
   EXPECT_FALSE(gshmrun::is_reserved_env("GSHMEM_RANKS"));
 }
 
+// --sim-nodes K: contiguous groups, a GSHMEM_HOSTID per group; bad values and conflicts refused.
+TEST(GshmrunOptions, SimNodes) {
+  gshmrun::Options o;
+  ASSERT_EQ(gshmrun::parse_options({"-n", "4", "--sim-nodes", "2", "prog"}, &o).action, gshmrun::ParseAction::run);
+  EXPECT_EQ(o.sim_nodes, 2);
+  const char* want[] = {"h-sim0", "h-sim0", "h-sim1", "h-sim1"};
+  for (int r = 0; r < 4; ++r) EXPECT_EQ(gshmrun::sim_node_hostid("h", r, 4, 2), want[r]) << r;
+  EXPECT_EQ(gshmrun::sim_node_hostid("h", 1, 2, 2), "h-sim1");
+  EXPECT_EQ(gshmrun::sim_node_hostid("h", 3, 4, 0), "");
+  ASSERT_EQ(gshmrun::parse_options({"--sim-nodes=3", "prog"}, &o).action, gshmrun::ParseAction::run);
+  EXPECT_EQ(o.sim_nodes, 3);
+  for (const std::vector<std::string>& bad :
+       std::vector<std::vector<std::string>>{{"--sim-nodes", "0", "prog"},
+                                             {"--sim-nodes", "x", "prog"},
+                                             {"-n", "2", "--sim-nodes", "3", "prog"},
+                                             {"--sim-nodes", "2", "-x", "GSHMEM_HOSTID=a", "prog"}})
+    EXPECT_EQ(gshmrun::parse_options(bad, &o).action, gshmrun::ParseAction::error) << bad[1];
+}
+
 TEST(GshmrunOptions, UsageMentionsEverything) {
   char* buf = nullptr;
   size_t len = 0;
@@ -161,8 +180,9 @@ TEST(GshmrunOptions, UsageMentionsEverything) {
   fclose(f);
   const std::string text(buf, len);
   free(buf);
-  for (const char* w : {"--np", "--timeout", "-x NAME=VALUE", "--tag-output", "--help", "--version", "GSHMEM_RANK",
-                        "GSHMEM_UNIQUEID", "GSHMEM_BOOTSTRAP_LISTEN_FD", "GSHMRUN_KILL_GRACE"})
+  for (const char* w :
+       {"--np", "--timeout", "-x NAME=VALUE", "--tag-output", "--help", "--version", "GSHMEM_RANK", "GSHMEM_UNIQUEID",
+        "GSHMEM_BOOTSTRAP_LISTEN_FD", "GSHMRUN_KILL_GRACE", "--sim-nodes", "GSHMEM_HOSTID"})
     EXPECT_NE(text.find(w), std::string::npos) << w;
   EXPECT_NE(std::string(gshmrun::version_string()).find("gshmrun"), std::string::npos);
 }

@@ -22,6 +22,49 @@ TEST(InitExchange, LocalHostIdIsStable) {
   EXPECT_EQ(memcmp(&a, &b, sizeof(HostId)), 0);
 }
 
+bool same_id(const HostId& a, const HostId& b) { return memcmp(&a, &b, sizeof(HostId)) == 0; }
+
+// GSHMEM_HOSTID and GSHMEM_DISABLE_P2P (node_host_id): unset, the physical id; a text, one id per
+// text whatever the host; DISABLE_P2P, one id per rank.
+TEST(InitExchange, NodeHostIdOverrides) {
+  const HostId phys = local_host_id();
+  HostId other = phys;
+  other.host_hash ^= 0x1234;
+  EXPECT_TRUE(same_id(node_host_id(phys, "", false, 3), phys));
+  const HostId a0 = node_host_id(phys, "a", false, 0), a1 = node_host_id(other, "a", false, 1);
+  const HostId b0 = node_host_id(phys, "b", false, 0);
+  EXPECT_TRUE(same_id(a0, a1));  // the text decides, not the host
+  EXPECT_FALSE(same_id(a0, b0));
+  EXPECT_FALSE(same_id(a0, phys));
+  for (const char* text : {"", "a"})
+    for (int r = 0; r < 64; ++r)
+      for (int q = 0; q < r; ++q)
+        EXPECT_FALSE(same_id(node_host_id(phys, text, true, r), node_host_id(phys, text, true, q))) << r << " " << q;
+}
+
+// 4 PEs of one host as 2 simulated nodes of 2 (gshmrun --sim-nodes 2): discover_node on the
+// node ids groups {0,1} {2,3}; on the physical ids all four are one host (GPU choice).
+TEST(InitExchange, SimulatedNodesKeepThePhysicalGroup) {
+  const int n = 4;
+  gshmemx_uniqueid_t id = loopback_id();
+  run_ranks(n, id, 60, [&](int r) {
+    std::unique_ptr<Bootstrap> b;
+    CHILD_CHECK(connect(id, r, n, opts(30), &b) == GSHMEM_SUCCESS, "connect");
+    const HostId phys = local_host_id();
+    NodeInfo node, host;
+    const std::string text = r < 2 ? "h-sim0" : "h-sim1";
+    CHILD_CHECK(discover_node(*b, node_host_id(phys, text, false, r), &node) == GSHMEM_SUCCESS, "discover_node");
+    CHILD_CHECK(discover_node(*b, phys, &host) == GSHMEM_SUCCESS, "discover_node (physical)");
+    CHILD_CHECK(node.n_nodes == 2 && node.local_pes.size() == 2 && node.local_rank == r % 2, "node grouping");
+    CHILD_CHECK(node.local_pes[0] == r / 2 * 2, "node's first PE %d", node.local_pes[0]);
+    CHILD_CHECK(host.n_nodes == 1 && host.local_rank == r && host.local_pes.size() == 4, "physical grouping");
+    NodeInfo alone;
+    CHILD_CHECK(discover_node(*b, node_host_id(phys, "", true, r), &alone) == GSHMEM_SUCCESS, "discover (p2p off)");
+    CHILD_CHECK(alone.n_nodes == n && alone.local_pes.size() == 1 && alone.local_pes[0] == r, "p2p off grouping");
+    return b->finalize() == GSHMEM_SUCCESS ? 0 : 1;
+  });
+}
+
 // 7 PEs, 3 per node: nodes {0,1,2} {3,4,5} {6}.
 TEST(InitExchange, DiscoverNodeFindsEveryNode) {
   const int n = 7, ppn = 3;

@@ -86,7 +86,21 @@ int main(int argc, char** argv) {
   cfg.size = opt.np;
   cfg.timeout_s = opt.timeout_s;
 
-  const std::vector<std::string> base_env = base_environment(environ, opt.env);
+  if (opt.sim_nodes > opt.np) {
+    fprintf(stderr, "gshmrun: --sim-nodes %d needs at least as many PEs (%d)\n", opt.sim_nodes, opt.np);
+    return 2;
+  }
+  std::vector<std::string> base_env = base_environment(environ, opt.env);
+  std::string host;
+  if (opt.sim_nodes > 0) {  // each PE gets its group's GSHMEM_HOSTID instead of an inherited one
+    std::vector<std::string> kept;
+    for (std::string& e : base_env)
+      if (e.compare(0, 14, "GSHMEM_HOSTID=") != 0) kept.push_back(std::move(e));
+    base_env = std::move(kept);
+    char name[256] = {};
+    gethostname(name, sizeof(name) - 1);
+    host = name;
+  }
   std::string path;
   if (int e = resolve_program(opt.command[0], env_lookup(base_env, "PATH"), &path); e != 0) {
     fprintf(stderr, "gshmrun: cannot execute '%s': %s\n", opt.command[0].c_str(), strerror(e));
@@ -121,6 +135,7 @@ int main(int argc, char** argv) {
     spec.env.push_back("GSHMEM_LOCAL_RANK=" + std::to_string(rank));
     spec.env.push_back("GSHMEM_LOCAL_SIZE=" + std::to_string(opt.np));
     spec.env.push_back("GSHMEM_UNIQUEID=" + uniqueid);
+    if (opt.sim_nodes > 0) spec.env.push_back("GSHMEM_HOSTID=" + sim_node_hostid(host, rank, opt.np, opt.sim_nodes));
     if (rank == 0) {
       spec.listen_fd = listener.fd;
       spec.env.push_back("GSHMEM_BOOTSTRAP_LISTEN_FD=" + std::to_string(listener.fd));

@@ -14,7 +14,7 @@
 namespace gshmrun {
 namespace {
 
-enum class Opt { np, timeout, env, tag_output, help, version, unknown };
+enum class Opt { np, timeout, env, tag_output, sim_nodes, help, version, unknown };
 
 struct OptSpec {
   const char* short_name;  // "-n" or nullptr
@@ -29,6 +29,7 @@ const OptSpec kSpecs[] = {
     {nullptr, "--timeout", Opt::timeout, true, "a number of seconds"},
     {"-x", nullptr, Opt::env, true, "NAME=VALUE"},
     {nullptr, "--tag-output", Opt::tag_output, false, nullptr},
+    {nullptr, "--sim-nodes", Opt::sim_nodes, true, "a number of simulated nodes"},
     {"-h", "--help", Opt::help, false, nullptr},
     {nullptr, "--version", Opt::version, false, nullptr},
 };
@@ -171,6 +172,14 @@ ParseResult parse_options(const std::vector<std::string>& args, Options* out) {
       case Opt::tag_output:
         out->tag_output = true;
         break;
+      case Opt::sim_nodes: {
+        long k = 0;
+        if (!parse_int_in_range(value.c_str(), 1, kMaxPes, &k))
+          return fail("--sim-nodes needs a positive number of nodes (1.." + std::to_string(kMaxPes) + "), not '" +
+                      value + "'");
+        out->sim_nodes = static_cast<int>(k);
+        break;
+      }
       case Opt::help:
         return done(ParseAction::help);
       case Opt::version:
@@ -179,16 +188,28 @@ ParseResult parse_options(const std::vector<std::string>& args, Options* out) {
         return fail("unknown option '" + arg + "'");
     }
   }
+  if (out->sim_nodes > 0)
+    for (const auto& kv : out->env)
+      if (kv.first == "GSHMEM_HOSTID") return fail("-x GSHMEM_HOSTID conflicts with --sim-nodes, which sets it per PE");
+  if (out->sim_nodes > 0 && out->np > 0 && out->sim_nodes > out->np)
+    return fail("--sim-nodes " + std::to_string(out->sim_nodes) + " needs at least as many PEs (-n " +
+                std::to_string(out->np) + ")");
   out->command.assign(args.begin() + static_cast<long>(i), args.end());
   if (out->command.empty()) return fail("missing the program to run");
   if (out->command[0].empty()) return fail("the program name is empty");
   return done(ParseAction::run);
 }
 
+std::string sim_node_hostid(const std::string& host, int rank, int np, int k) {
+  if (k <= 0 || np <= 0) return std::string();
+  const long group = static_cast<long>(rank) * k / np;
+  return host + "-sim" + std::to_string(group);
+}
+
 void print_usage(FILE* out) {
   fprintf(out,
-          "usage: gshmrun [-n N] [--timeout SECONDS] [-x NAME=VALUE]... [--tag-output] [--] program "
-          "[args...]\n"
+          "usage: gshmrun [-n N] [--timeout SECONDS] [-x NAME=VALUE]... [--tag-output] [--sim-nodes K]\n"
+          "               [--] program [args...]\n"
           "\n"
           "Starts N processes (PEs) of a gshmem program on this node and supervises them.\n"
           "\n"
@@ -200,6 +221,12 @@ void print_usage(FILE* out) {
           "  -x NAME=VALUE        set an extra environment variable in every PE (repeatable)\n"
           "  --tag-output         prefix each line a PE writes to stdout/stderr with \"[i] \"\n"
           "                       (default: PEs write to gshmrun's stdout/stderr directly)\n"
+          "  --sim-nodes K        simulate K nodes on this one: split the PEs into K contiguous\n"
+          "                       groups and give each group its own GSHMEM_HOSTID\n"
+          "                       (\"<host>-sim<k>\"), so that PEs of different groups map no\n"
+          "                       heap of each other and talk through the proxy and the network\n"
+          "                       transport (UCX); GPUs are still shared out by the host's rank\n"
+          "                       (1..N; for tests of the inter-node path)\n"
           "  -h, --help           show this help and exit\n"
           "  --version            show the version and exit\n"
           "\n"
@@ -209,6 +236,8 @@ void print_usage(FILE* out) {
           "                              the same in every PE (treat it as a credential)\n"
           "  GSHMEM_BOOTSTRAP_LISTEN_FD  rank 0 only: an inherited socket already listening on\n"
           "                              that port\n"
+          "  GSHMEM_HOSTID               with --sim-nodes only: \"<host>-sim<k>\" for PE i in\n"
+          "                              group k = i * K / N (replaces an inherited value)\n"
           "Stdin goes to PE 0 unless it is a terminal; the other PEs read /dev/null.\n"
           "\n"
           "Supervision: each PE runs in its own process group. When a PE exits non-zero or is\n"

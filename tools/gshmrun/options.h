@@ -20,6 +20,7 @@ struct Options {
   int np = 0;                                            // -n/--np; 0 = not given (use the number of visible GPUs)
   long timeout_s = 0;                                    // --timeout; 0 = no limit
   bool tag_output = false;                               // --tag-output
+  int sim_nodes = 0;                                     // --sim-nodes K; 0 = not given (one node)
   std::vector<std::pair<std::string, std::string>> env;  // -x NAME=VALUE, in order
   std::vector<std::string> command;                      // program and its arguments (non-empty on success)
 };
@@ -44,6 +45,10 @@ const std::vector<std::string>& reserved_env_names();
 bool parse_int_in_range(const char* text, long lo, long hi, long* out);
 // Non-negative seconds, decimals allowed ("0.5"), at most kMaxKillGraceS.
 bool parse_seconds(const char* text, double* out);
+
+// --sim-nodes: the GSHMEM_HOSTID of PE `rank` of `np` split into `k` contiguous groups, as
+// "<host>-sim<group>" (group = rank * k / np: sizes differ by at most one); "" when k is 0.
+std::string sim_node_hostid(const std::string& host, int rank, int np, int k);
 
 void print_usage(FILE* out);
 const char* version_string();
