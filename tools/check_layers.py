@@ -21,6 +21,7 @@ FLOORS = [
     ["src/bootstrap", "src/proxy", "src/transport"],
     ["src/host/mem"],
     ["src/host/launch"],
+    ["src/host/proxy"],
     ["src/host/team"],
     ["src/host/rma", "src/host/amo", "src/host/sync", "src/host/coll", "src/host/reduce"],
     ["src/host/init"],

@@ -30,12 +30,19 @@ void* remote_address(const char* call, const void* sym, size_t bytes, int pe) {
   char* peer = r.heap->peer_base(pe);
   if (!peer) {
     GSHMEM_LOG_ERROR(
-        "%s: PE %d is not reachable from this PE by loads/stores (it is on another node; the "
-        "network transport is not available in this build)",
+        "%s: PE %d is not reachable from this PE by loads/stores (its heap is not mapped here and "
+        "no proxy runs)",
         call, pe);
     return nullptr;
   }
   return peer + (static_cast<const char*>(sym) - r.heap->base());
+}
+
+bool proxy_offset(const char* call, const void* sym, size_t bytes, int pe, uint64_t* offset) {
+  if (check_pe(call, pe) != GSHMEM_SUCCESS) return false;
+  if (check_symmetric(call, sym, bytes) != GSHMEM_SUCCESS) return false;
+  *offset = static_cast<uint64_t>(static_cast<const char*>(sym) - rt().heap->base());
+  return true;
 }
 
 bool check_local(const char* call, const void* sym, size_t bytes) {

@@ -34,6 +34,9 @@ bool check_sig_op(const char* call, int sig_op, int pe);
 // Address of symmetric [sym, sym+bytes) on `pe` in this process, or nullptr
 // (logged: PE out of range, not symmetric, or not reachable by loads/stores).
 void* remote_address(const char* call, const void* sym, size_t bytes, int pe);
+// For a PE reached through the proxy (hproxy::is_proxy_peer): checks as remote_address does and
+// gives the heap offset of `sym` instead of an address; false (logged) on a bad argument.
+bool proxy_offset(const char* call, const void* sym, size_t bytes, int pe, uint64_t* offset);
 // Local symmetric variables of waits/fetches: checked when GSHMEM_DEBUG_CHECKS=1
 // (the device forms check them only in GSHMEM_DEBUG_CHECKS builds).
 bool check_local(const char* call, const void* sym, size_t bytes);

@@ -15,6 +15,8 @@
 #include "host/core/runtime.h"
 #include "host/launch/preload.h"
 #include "host/amo/amo_host.h"
+#include "host/proxy/host_ops.h"
+#include "gshmem/detail/proxy_abi.h"
 
 namespace gshmem::amo {
 namespace {
@@ -78,6 +80,22 @@ void run(const char* call, int op, void* dest, const void* value, const void* co
   if (fetch) memcpy(fetch, result, sizeof(T));
 }
 
+// A PE on another node: the AMO goes through the proxy and runs on that PE's GPU with the
+// same system-scope atomics as its NVLink peers' (host/proxy/apply_kernel.cu). Floats move as
+// their bits: only fetch, set and swap are defined for them.
+void run_proxy(const char* call, int op, size_t size, void* dest, const void* value, const void* cond, void* fetch,
+               int pe) {
+  static const unsigned kOps[] = {GSHMEMI_PROXY_OP_AMO_FETCH, GSHMEMI_PROXY_OP_AMO_SET, GSHMEMI_PROXY_OP_AMO_SWAP,
+                                  GSHMEMI_PROXY_OP_AMO_CSWAP, GSHMEMI_PROXY_OP_AMO_ADD, GSHMEMI_PROXY_OP_AMO_AND,
+                                  GSHMEMI_PROXY_OP_AMO_OR,    GSHMEMI_PROXY_OP_AMO_XOR};
+  uint64_t offset = 0, v = 0, c = 0, old = 0;
+  if (!proxy_offset(call, dest, size, pe, &offset)) return;
+  if (value) memcpy(&v, value, size);
+  if (cond) memcpy(&c, cond, size);
+  if (!hproxy::amo(call, pe, offset, kOps[op], static_cast<unsigned>(size), v, c, fetch ? &old : nullptr)) return;
+  if (fetch) memcpy(fetch, &old, size);
+}
+
 bool valid_op(const char* call, int op, int kind) {
   const bool known = op >= GSHMEMI_AMO_FETCH && op <= GSHMEMI_AMO_FETCH_XOR;
   if (known && (kind != GSHMEMI_KIND_FLOAT || op <= GSHMEMI_AMO_SWAP)) return true;
@@ -98,7 +116,8 @@ extern "C" GSHMEM_API void gshmemi_host_amo(const char* call, int op, int kind, 
                                             const void* value, const void* cond, void* fetch, int pe) {
   using namespace gshmem::amo;
   if (!check_init(call) || !valid_op(call, op, kind)) return;
-  if (!remote_address(call, dest, size, pe)) return;
+  const bool proxy = gshmem::hproxy::is_proxy_peer(pe);
+  if (!proxy && !remote_address(call, dest, size, pe)) return;
   if (reinterpret_cast<uintptr_t>(dest) % size != 0) {
     GSHMEM_LOG_ERROR(
         "%s: dest %p is not aligned to its %zu-byte type (PE %d); AMOs need naturally aligned "
@@ -106,7 +125,9 @@ extern "C" GSHMEM_API void gshmemi_host_amo(const char* call, int op, int kind, 
         call, dest, size, pe);
     return;
   }
-  if (kind == GSHMEMI_KIND_FLOAT && size == 4)
+  if (proxy && (size == 4 || size == 8))
+    run_proxy(call, op, size, dest, value, cond, fetch, pe);
+  else if (kind == GSHMEMI_KIND_FLOAT && size == 4)
     run<float>(call, op, dest, value, cond, fetch, pe);
   else if (kind == GSHMEMI_KIND_FLOAT && size == 8)
     run<double>(call, op, dest, value, cond, fetch, pe);

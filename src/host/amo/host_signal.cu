@@ -11,6 +11,9 @@
 //   stream wait cuStreamWaitValue64 where it is exact (wait_value_plan.h),
 //               else the device wait in a one-thread kernel on the stream.
 //
+// PEs on other nodes: through the proxy (signal_via_proxy below); on-stream forms to them are
+// refused with a message for now.
+//
 // Why the signal cannot overtake the data on a stream: stream order starts
 // the signal update only after the copy has completed, and the update is a
 // release at system scope (the memop's default pre-write memory barrier, or
@@ -23,6 +26,7 @@
 #include "host/launch/preload.h"
 #include "host/amo/amo_host.h"
 #include "host/amo/stream_memops.h"
+#include "host/proxy/host_ops.h"
 
 namespace gshmem::amo {
 namespace {
@@ -62,6 +66,33 @@ bool check_signal_target(const char* call, uint64_t* sig_addr, int sig_op, int p
   return true;
 }
 
+// A PE on another node: the data and the signal go through the proxy as one operation (the
+// target applies the signal after the data on its apply stream: docs/internode.md section 6).
+// Returns true when `pe` is such a PE (the call was handled, or refused with a message).
+bool signal_via_proxy(const char* call, void* dest, const void* source, size_t nbytes, uint64_t* sig_addr,
+                      uint64_t signal, int sig_op, int pe, int mode) {
+  if (!gshmem::hproxy::is_proxy_peer(pe)) return false;
+  uint64_t sig_off = 0, off = 0;
+  if (!check_sig_op(call, sig_op, pe) || !proxy_offset(call, sig_addr, sizeof(uint64_t), pe, &sig_off)) return true;
+  if (sig_off % sizeof(uint64_t) != 0) {
+    GSHMEM_LOG_ERROR("%s: sig_addr %p is not 8-byte aligned (PE %d); signals are uint64_t objects", call,
+                     static_cast<void*>(sig_addr), pe);
+    return true;
+  }
+  if (nbytes && !proxy_offset(call, dest, nbytes, pe, &off)) return true;
+  if (mode == GSHMEMI_MODE_STREAM) return !gshmem::hproxy::unsupported_on_stream(call, pe);
+  gshmem::hproxy::Signal sig;
+  sig.offset = sig_off;
+  sig.value = signal;
+  sig.add = sig_op == GSHMEM_SIGNAL_ADD;
+  const bool blocking = mode == GSHMEMI_MODE_BLOCKING;
+  if (source)
+    gshmem::hproxy::put(call, pe, off, 1, source, 1, nbytes, 1, blocking, &sig);
+  else
+    gshmem::hproxy::signal(call, pe, sig, blocking);
+  return true;
+}
+
 // Loaded by gshmem_init, not at their first launch (host/launch/preload.h).
 const preload::Entry kPreload(+[] {
   return preload::load(
@@ -79,6 +110,7 @@ GSHMEM_API void gshmemi_host_putmem_signal(const char* call, void* dest, const v
                                            uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, int mode,
                                            cudaStream_t stream) {
   if (!check_init(call)) return;
+  if (signal_via_proxy(call, dest, nbytes ? source : nullptr, nbytes, sig_addr, signal, sig_op, pe, mode)) return;
   uint64_t* remote_sig = nullptr;
   if (!check_signal_target(call, sig_addr, sig_op, pe, &remote_sig)) return;
   void* remote_dest = nbytes ? remote_address(call, dest, nbytes, pe) : nullptr;
@@ -93,6 +125,7 @@ GSHMEM_API void gshmemi_host_putmem_signal(const char* call, void* dest, const v
 GSHMEM_API void gshmemi_host_signal_op(const char* call, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe,
                                        int mode, cudaStream_t stream) {
   if (!check_init(call)) return;
+  if (signal_via_proxy(call, nullptr, nullptr, 0, sig_addr, signal, sig_op, pe, mode)) return;
   uint64_t* remote_sig = nullptr;
   if (!check_signal_target(call, sig_addr, sig_op, pe, &remote_sig)) return;
   const cudaStream_t s = stream_of(mode, stream);

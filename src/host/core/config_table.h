@@ -65,6 +65,26 @@
   GSHMEM_CONFIG_ENTRY(wait_timeout, "GSHMEM_WAIT_TIMEOUT", Int, "0",                                           \
                       "Seconds a device-side barrier may spin before it reports which PE it is "               \
                       "waiting for and traps (0: wait forever).")                                              \
+  GSHMEM_CONFIG_ENTRY(hostid, "GSHMEM_HOSTID", String, "",                                                     \
+                      "Replaces hostname + boot id when PEs are grouped into nodes: PEs with "                 \
+                      "different values are on different nodes (their heaps are not mapped; they "             \
+                      "reach each other through the proxy), even on one host. GPUs are still "                 \
+                      "chosen by the physical host's local rank. As NCCL_HOSTID; gshmrun --sim-nodes.")        \
+  GSHMEM_CONFIG_ENTRY(disable_p2p, "GSHMEM_DISABLE_P2P", Bool, "0",                                            \
+                      "Map no other PE's heap: every other PE is reached through the proxy and "               \
+                      "the network transport, as if each PE were a node of its own. For tests of "             \
+                      "the inter-node path on one host. Same on every PE.")                                    \
+  GSHMEM_CONFIG_ENTRY(remote_transport, "GSHMEM_REMOTE_TRANSPORT", String, "ucx",                              \
+                      "Network engine for PEs on other nodes: loads libgshmem_transport_<name>.so "            \
+                      "(or a path to it) when the job has such PEs. none: no network engine "                  \
+                      "(init then fails when a PE is on another node).")                                       \
+  GSHMEM_CONFIG_ENTRY(ucx_lib, "GSHMEM_UCX_LIB", String, "",                                                   \
+                      "The libucp the UCX engine loads (default: libucp.so.0 from the loader's "               \
+                      "search path, e.g. pip install libucx-cu13).")                                           \
+  GSHMEM_CONFIG_ENTRY(proxy_ring_entries, "GSHMEM_PROXY_RING_ENTRIES", Int, "4096",                            \
+                      "Entries (64 B each, in pinned host memory) of the ring through which this "             \
+                      "PE's kernels hand operations on other nodes' PEs to its proxy thread. A "               \
+                      "power of two, 64 .. 1048576.")                                                          \
   GSHMEM_CONFIG_ENTRY(reduce_ctas, "GSHMEM_REDUCE_CTAS", Int, "128",                                           \
                       "Most CTAs of the library's reduction kernel (host and on-stream "                       \
                       "reductions; 1 .. 128, a local choice: PEs may differ; PEs that share a "                \
@@ -101,6 +121,8 @@
 //   below the predefined teams + 1 are raised to that.
 //   GSHMEM_LL_MAX_BYTES, GSHMEM_REDUCE_CTAS, GSHMEM_COLL_CTAS: the ranges their help gives (the
 //   LL area's and the kernels' flag rows' limits).
+//   GSHMEM_PROXY_RING_ENTRIES: 64 entries keep a few warps' calls in flight; 2^20 (64 MiB of
+//   pinned memory) is far beyond any useful depth. The proxy setup also requires a power of two.
 #define GSHMEM_CONFIG_RANGES(GSHMEM_CONFIG_RANGE)                                              \
   GSHMEM_CONFIG_RANGE(symmetric_size, "GSHMEM_SYMMETRIC_SIZE", 1ull << 20, 4ull << 40)         \
   GSHMEM_CONFIG_RANGE(symmetric_size_max, "GSHMEM_SYMMETRIC_SIZE_MAX", 1ull << 20, 4ull << 40) \
@@ -112,6 +134,7 @@
   GSHMEM_CONFIG_RANGE(team_scratch_size, "GSHMEM_TEAM_SCRATCH_SIZE", 4ull << 10, 1ull << 30)   \
   GSHMEM_CONFIG_RANGE(ll_max_bytes, "GSHMEM_LL_MAX_BYTES", 16ull, 4ull << 10)                  \
   GSHMEM_CONFIG_RANGE(wait_timeout, "GSHMEM_WAIT_TIMEOUT", 0, 2000000)                         \
+  GSHMEM_CONFIG_RANGE(proxy_ring_entries, "GSHMEM_PROXY_RING_ENTRIES", 64, 1048576)            \
   GSHMEM_CONFIG_RANGE(reduce_ctas, "GSHMEM_REDUCE_CTAS", 1, 128)                               \
   GSHMEM_CONFIG_RANGE(coll_ctas, "GSHMEM_COLL_CTAS", 1, 64)
 

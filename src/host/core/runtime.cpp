@@ -15,7 +15,7 @@ Runtime& rt() {
 
 unsigned node_cpus() { return std::thread::hardware_concurrency(); }
 
-bool cpus_to_spin(const Runtime& r) { return node_cpus() >= 2u * static_cast<unsigned>(r.local_size); }
+bool cpus_to_spin(const Runtime& r) { return node_cpus() >= 2u * static_cast<unsigned>(r.host_local_size); }
 
 void use_pe_device(const char* call) {
   const Runtime& r = rt();

@@ -27,6 +27,9 @@ namespace mem {
 class Allocator;
 class Heap;
 }  // namespace mem
+namespace hproxy {
+class Proxy;
+}
 
 struct Runtime {
   Runtime();
@@ -45,10 +48,17 @@ struct Runtime {
   int n_nodes = 1;             // nodes of the job (distinct host ids)
   int max_node_size = 1;       // PEs of the job's most populated node (sizes the node teams' slots)
   std::vector<int> gpu_pes;    // world PEs on this PE's GPU (itself included), in PE order
+  // This PE's rank and PE count on its physical host. Equal to local_rank / local_size unless
+  // GSHMEM_HOSTID or GSHMEM_DISABLE_P2P split the host into simulated nodes: the GPU choice and
+  // the CPUs a PE may spin on follow the host, the heap mapping follows the node.
+  int host_local_rank = 0;
+  int host_local_size = 1;
 
   std::unique_ptr<bootstrap::Bootstrap> boot;
   std::unique_ptr<mem::Heap> heap;
   std::unique_ptr<mem::Allocator> alloc;  // blocks of the heap (never null)
+  // The inter-node proxy (host/proxy/): null when every peer's heap is mapped here.
+  std::unique_ptr<hproxy::Proxy> proxy;
   std::mutex alloc_mutex;
 
   gshmemi_device_state dstate{};  // what every registered TU's __constant__ copy holds
@@ -104,7 +114,7 @@ inline int share_of_gpu(int whole) {
 }
 
 // The CPUs of this node (std::thread::hardware_concurrency), and whether they are at least
-// two per PE on the node (r.local_size): then a PE that waits by spinning takes no CPU another
+// two per PE on the physical host (r.host_local_size): then a PE that waits by spinning takes no CPU another
 // PE needs. Decides whether the bootstrap's waits (GSHMEM_BOOTSTRAP_SPIN_US) and the blocking
 // host calls' done word (GSHMEM_HOST_SPIN_US) spin by default.
 unsigned node_cpus();

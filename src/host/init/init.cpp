@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // gshmem_init / gshmemx_init_attr / gshmem_finalize.
-// Order: config -> bootstrap -> node discovery -> GPU -> heap -> internal
-// symmetric objects -> device state -> failure monitor.
+// Order: config -> bootstrap -> shared config -> node discovery -> GPU -> heap -> internal
+// symmetric objects -> proxy (jobs with PEs on other nodes) -> device state -> failure monitor.
 #include <unistd.h>
 
 #include <chrono>
@@ -23,20 +23,46 @@
 #include "bootstrap/bootstrap.h"
 #include "host/mem/allocator.h"
 #include "host/mem/heap.h"
+#include "host/proxy/host_ops.h"
+#include "host/proxy/proxy.h"
 
 namespace gshmem {
 namespace {
 
-// local_pes = PEs whose host id equals mine, in PE order; also the job's node count and its
-// largest node, which size the node teams' slots (bootstrap/init_exchange.h).
-Status discover_node(Runtime& r) {
+// local_pes = PEs whose node id equals mine, in PE order; also the job's node count and its
+// largest node, which size the node teams' slots (bootstrap/init_exchange.h). The node id is the
+// host's unless GSHMEM_HOSTID or GSHMEM_DISABLE_P2P simulate nodes (docs/internode.md section 8);
+// then a second discovery on the physical id gives the PEs of this host (`host_pes`), by which
+// GPUs are chosen and shared: 2 simulated nodes of 2 PEs on a 2-GPU host use GPUs 0, 1, 0, 1.
+// Whether that second all-gather runs is the same on every PE (check_shared_config compared it).
+Status discover_node(Runtime& r, std::vector<int>* host_pes) {
+  const config::Values& cfg = config::get();
+  const bootstrap::HostId physical = bootstrap::local_host_id();
+  const bool simulated = !cfg.hostid.empty() || cfg.disable_p2p;
   bootstrap::NodeInfo node;
-  GSHMEM_TRY(bootstrap::discover_node(*r.boot, bootstrap::local_host_id(), &node));
+  GSHMEM_TRY(bootstrap::discover_node(
+      *r.boot, simulated ? bootstrap::node_host_id(physical, cfg.hostid, cfg.disable_p2p, r.my_pe) : physical, &node));
   r.local_pes = std::move(node.local_pes);
   r.local_rank = node.local_rank;
   r.local_size = static_cast<int>(r.local_pes.size());
   r.n_nodes = node.n_nodes;
   r.max_node_size = node.max_node_size;
+  if (!simulated) {
+    *host_pes = r.local_pes;
+  } else {
+    bootstrap::NodeInfo host;
+    GSHMEM_TRY(bootstrap::discover_node(*r.boot, physical, &host));
+    *host_pes = std::move(host.local_pes);
+    r.host_local_rank = host.local_rank;
+    r.host_local_size = static_cast<int>(host_pes->size());
+    GSHMEM_LOG_INFO(
+        "PE %d: simulated node %d of %d PEs (GSHMEM_HOSTID='%s', GSHMEM_DISABLE_P2P=%d); host rank %d of %d", r.my_pe,
+        r.local_pes[0], r.local_size, cfg.hostid.c_str(), cfg.disable_p2p ? 1 : 0, r.host_local_rank,
+        r.host_local_size);
+    return GSHMEM_SUCCESS;
+  }
+  r.host_local_rank = r.local_rank;
+  r.host_local_size = r.local_size;
   return GSHMEM_SUCCESS;
 }
 
@@ -46,14 +72,17 @@ Status discover_node(Runtime& r) {
 // once, before anything is sized; every PE reports the first difference.
 Status check_shared_config(Runtime& r) {
   const config::Values& cfg = config::get();
-  constexpr int kShared = 6;
-  static const char* const kNames[kShared] = {"GSHMEM_TEAM_SCRATCH_SIZE",  "GSHMEM_MAX_TEAMS",
-                                              "GSHMEM_LL_MAX_BYTES",       "GSHMEM_SYMMETRIC_SIZE",
-                                              "GSHMEM_SYMMETRIC_SIZE_MAX", "GSHMEM_DISABLE_VMM"};
+  // GSHMEM_DISABLE_P2P: both ends of a pair must choose the same transport. Whether GSHMEM_HOSTID
+  // is set (its values differ by design): node discovery makes a second all-gather when it is.
+  constexpr int kShared = 8;
+  static const char* const kNames[kShared] = {
+      "GSHMEM_TEAM_SCRATCH_SIZE",  "GSHMEM_MAX_TEAMS",   "GSHMEM_LL_MAX_BYTES", "GSHMEM_SYMMETRIC_SIZE",
+      "GSHMEM_SYMMETRIC_SIZE_MAX", "GSHMEM_DISABLE_VMM", "GSHMEM_DISABLE_P2P",  "GSHMEM_HOSTID (set: 1, unset: 0)"};
   const uint64_t mine[kShared] = {
       static_cast<uint64_t>(cfg.team_scratch_size),  static_cast<uint64_t>(cfg.max_teams),
       static_cast<uint64_t>(cfg.ll_max_bytes),       static_cast<uint64_t>(cfg.symmetric_size),
-      static_cast<uint64_t>(cfg.symmetric_size_max), static_cast<uint64_t>(cfg.disable_vmm)};
+      static_cast<uint64_t>(cfg.symmetric_size_max), static_cast<uint64_t>(cfg.disable_vmm),
+      static_cast<uint64_t>(cfg.disable_p2p),        cfg.hostid.empty() ? 0u : 1u};
   return bootstrap::agree_on_values(*r.boot, "gshmem_init", mine, kNames, kShared);
 }
 
@@ -66,8 +95,8 @@ void tune_bootstrap_waits(Runtime& r) {
   if (us < 0) us = cpus_to_spin(r) ? 50 : 0;
   if (us > 1000000) us = 1000000;
   r.boot->set_wait_spin_us(static_cast<int>(us));
-  GSHMEM_LOG_INFO("bootstrap: waits in collectives spin for %lld us before sleeping (%d PEs on this node, %u CPUs)", us,
-                  r.local_size, node_cpus());
+  GSHMEM_LOG_INFO("bootstrap: waits in collectives spin for %lld us before sleeping (%d PEs on this host, %u CPUs)", us,
+                  r.host_local_size, node_cpus());
 }
 
 Status select_gpu(Runtime& r, cudaUUID_t* uuid) {
@@ -87,7 +116,7 @@ Status select_gpu(Runtime& r, cudaUUID_t* uuid) {
   if (ctx != nullptr) {  // the user chose a GPU already
     GSHMEM_CUDA_TRY("gshmem_init", cudaGetDevice(&r.device));
   } else {
-    r.device = r.local_rank % count;
+    r.device = r.host_local_rank % count;  // the physical host's rank: simulated nodes share its GPUs
     GSHMEM_CUDA_TRY("gshmem_init", cudaSetDevice(r.device));
   }
   cudaDeviceProp prop;
@@ -98,20 +127,21 @@ Status select_gpu(Runtime& r, cudaUUID_t* uuid) {
                      prop.name, prop.major, prop.minor);
     return GSHMEM_ERROR_UNSUPPORTED;
   }
-  GSHMEM_LOG_INFO("PE %d: local rank %d of %d, GPU %d (%s, PCI %04x:%02x:%02x)", r.my_pe, r.local_rank, r.local_size,
-                  r.device, prop.name, prop.pciDomainID, prop.pciBusID, prop.pciDeviceID);
+  GSHMEM_LOG_INFO("PE %d: local rank %d of %d (host rank %d of %d), GPU %d (%s, PCI %04x:%02x:%02x)", r.my_pe,
+                  r.local_rank, r.local_size, r.host_local_rank, r.host_local_size, r.device, prop.name,
+                  prop.pciDomainID, prop.pciBusID, prop.pciDeviceID);
   return GSHMEM_SUCCESS;
 }
 
-// gpu_pes = the PEs of this node on this PE's GPU, by its UUID: a GPU's number depends on
-// each process's CUDA_VISIBLE_DEVICES, and PEs may also have chosen one before init. PEs
-// that share a GPU (time-slicing, or side by side under MPS) split its SMs between the
-// library's kernels (share_of_gpu); the first of them says so once.
-Status find_gpu_peers(Runtime& r, const cudaUUID_t& mine) {
+// gpu_pes = the PEs of this host (`host_pes`: simulated nodes share GPUs) on this PE's GPU, by its UUID: a GPU's number
+// depends on each process's CUDA_VISIBLE_DEVICES, and PEs may also have chosen one before init. PEs that share a GPU
+// (time-slicing, or side by side under MPS) split its SMs between the library's kernels (share_of_gpu); the first of
+// them says so once.
+Status find_gpu_peers(Runtime& r, const cudaUUID_t& mine, const std::vector<int>& host_pes) {
   static_assert(sizeof(cudaUUID_t) == 16, "a GPU's id travels as 16 bytes");
   uint8_t id[16];
   memcpy(id, &mine, sizeof(id));
-  GSHMEM_TRY(bootstrap::same_device_pes(*r.boot, id, r.local_pes, &r.gpu_pes));
+  GSHMEM_TRY(bootstrap::same_device_pes(*r.boot, id, host_pes, &r.gpu_pes));
   if (r.gpu_pes.size() < 2 || r.gpu_pes[0] != r.my_pe) return GSHMEM_SUCCESS;
   std::string pes;
   for (int pe : r.gpu_pes) pes += (pes.empty() ? "" : ", ") + std::to_string(pe);
@@ -224,7 +254,8 @@ Status setup_internal_objects(Runtime& r) {
   s.wait_timeout_ns = cfg.wait_timeout > 0 ? static_cast<uint64_t>(cfg.wait_timeout) * 1000000000ull : 0;
   s.debug_checks = cfg.debug_checks ? 1 : 0;
   set_flat_layout(r.heap->peer_bases(), &s);
-  return device_state::publish(s);
+  // With a proxy the state is published once the proxy's channel is in it (init_steps).
+  return hproxy::needed(r) ? GSHMEM_SUCCESS : device_state::publish(s);
 }
 
 void on_peer_failure(int dead_pe, const std::string& how) {
@@ -246,6 +277,7 @@ void teardown(Runtime& r) {
     r.dstate.version = 0;
     device_state::publish(r.dstate);
   }
+  r.proxy.reset();  // its thread stops first; then engine, transport, stager, channel
   if (r.stream_done) cudaEventDestroy(r.stream_done);
   r.stream_done = nullptr;
   if (r.stream) cudaStreamDestroy(r.stream);
@@ -262,6 +294,8 @@ void teardown(Runtime& r) {
   r.local_pes.clear();
   r.gpu_pes.clear();
   r.n_nodes = r.max_node_size = 1;
+  r.host_local_rank = 0;
+  r.host_local_size = 1;
   r.initialized = false;
 }
 
@@ -304,8 +338,9 @@ Status connect_bootstrap(Runtime& r, unsigned flags, const gshmemx_init_attr_t* 
 Status init_steps(Runtime& r, unsigned flags, const gshmemx_init_attr_t* attr) {
   GSHMEM_TRY(config::load());
   GSHMEM_TRY(connect_bootstrap(r, flags, attr));
-  GSHMEM_TRY(discover_node(r));
-  GSHMEM_TRY(check_shared_config(r));
+  GSHMEM_TRY(check_shared_config(r));  // first: node discovery depends on two of its values
+  std::vector<int> host_pes;
+  GSHMEM_TRY(discover_node(r, &host_pes));
   tune_bootstrap_waits(r);
   cudaUUID_t uuid{};
   Status gpu = select_gpu(r, &uuid);
@@ -315,7 +350,7 @@ Status init_steps(Runtime& r, unsigned flags, const gshmemx_init_attr_t* attr) {
     if (gpu == GSHMEM_SUCCESS) GSHMEM_LOG_ERROR("gshmem_init: another PE could not set up its GPU (see its message)");
     return gpu != GSHMEM_SUCCESS ? gpu : GSHMEM_ERROR_PEER_FAILURE;
   }
-  GSHMEM_TRY(find_gpu_peers(r, uuid));
+  GSHMEM_TRY(find_gpu_peers(r, uuid, host_pes));
   tune_host_spin(r);
   const config::Values& cfg = config::get();
   mem::HeapParams hp;
@@ -333,6 +368,13 @@ Status init_steps(Runtime& r, unsigned flags, const gshmemx_init_attr_t* attr) {
   Status st = setup_internal_objects(r);
   GSHMEM_TRY(mem::all_agree(*r.boot, st == GSHMEM_SUCCESS, &all_ok));
   if (!all_ok) return st != GSHMEM_SUCCESS ? st : GSHMEM_ERROR_PEER_FAILURE;
+  if (hproxy::needed(r)) {
+    // Collective, and its failures are agreed: every PE returns here alike.
+    GSHMEM_TRY(hproxy::setup(r, on_peer_failure));
+    st = device_state::publish(r.dstate);
+    GSHMEM_TRY(mem::all_agree(*r.boot, st == GSHMEM_SUCCESS, &all_ok));
+    if (!all_ok) return st != GSHMEM_SUCCESS ? st : GSHMEM_ERROR_PEER_FAILURE;
+  }
   GSHMEM_TRY(r.boot->start_failure_monitor(on_peer_failure));
   return GSHMEM_SUCCESS;
 }
@@ -395,6 +437,10 @@ GSHMEM_API void gshmem_finalize(void) {
     return;
   }
   use_pe_device("gshmem_finalize");
+  // Host operations through the proxy are complete; from now on a peer closing its endpoints
+  // is expected (PEs leave the barrier below at different times), not a failure.
+  hproxy::quiet();
+  if (r.proxy) r.proxy->set_finalizing();
   // Every PE's GPU work is finished before any PE unmaps memory others may read.
   cudaError_t e = cudaDeviceSynchronize();
   if (e != cudaSuccess) GSHMEM_LOG_ERROR("gshmem_finalize: this PE's GPU reported an error: %s", cudaGetErrorString(e));

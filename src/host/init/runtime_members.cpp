@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Runtime's constructor and destructor. host/core/runtime.h only names the bootstrap, the
-// heap and the allocator (core includes nothing above it, src/README.md); here, above them
+// heap, the allocator and the proxy (core includes nothing above it, src/README.md); here, above them
 // all, their types are complete.
 #include "bootstrap/bootstrap.h"
 #include "host/core/runtime.h"
 #include "host/mem/allocator.h"
 #include "host/mem/heap.h"
+#include "host/proxy/proxy.h"
 
 namespace gshmem {
 

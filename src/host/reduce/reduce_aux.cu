@@ -13,6 +13,7 @@
 #include "host/core/runtime.h"
 #include "host/mem/heap.h"
 #include "host/launch/preload.h"
+#include "host/proxy/host_ops.h"
 #include "reduce_aux.h"
 
 #include <gshmem/device/impl/reduce_layout.cuh>
@@ -144,15 +145,22 @@ Status cpu_reduce(const Call& c) {
   for (int j = 0; j < t.size; ++j) {
     const int pe = t.start + j * t.stride;
     const char* peer = r.heap->peer_base(pe);
+    T* buf = j == 0 ? acc.data() : in.data();
+    if (!peer && hproxy::is_proxy_peer(pe)) {  // another node: an engine get into host memory
+      const uint64_t off = static_cast<uint64_t>(static_cast<const char*>(c.source) - r.heap->base());
+      if (!hproxy::get(c.call, pe, off, bytes, buf, bytes, 1, bytes, true)) return GSHMEM_ERROR_PEER_FAILURE;
+      if (j > 0)
+        for (size_t i = 0; i < c.n; ++i) acc[i] = combine(c.op, acc[i], in[i]);
+      continue;
+    }
     if (!peer) {
       GSHMEM_LOG_ERROR(
-          "%s: PE %d (team PE %d) is not reachable from PE %d (another node; the network transport is "
-          "not available in this build)",
+          "%s: PE %d (team PE %d) is not reachable from PE %d (its heap is not mapped here and no proxy "
+          "runs)",
           c.call, pe, j, r.my_pe);
       return GSHMEM_ERROR_UNSUPPORTED;
     }
     const char* src = peer + (static_cast<const char*>(c.source) - r.heap->base());
-    T* buf = j == 0 ? acc.data() : in.data();
     GSHMEM_CUDA_TRY(c.call, cudaMemcpyAsync(buf, src, bytes, cudaMemcpyDefault, internal_stream()));
     GSHMEM_CUDA_TRY(c.call, cudaStreamSynchronize(r.stream));
     if (j > 0)

@@ -6,6 +6,9 @@
 // through one internal stream, so host puts to one PE are delivered in order
 // (gshmem_fence is free).
 //
+// PEs on other nodes (heaps not mapped here) are reached through the proxy's host queue
+// (host/proxy/host_ops.h); gshmem_quiet also waits for those operations.
+//
 // Arguments are always checked (rma_args.cpp): a bad call logs one line naming
 // the call, the target PE, the cause and the remedy, and does nothing.
 #include <cuda_runtime.h>
@@ -14,6 +17,7 @@
 
 #include "gshmem/detail/host_entry.h"
 #include "host/core/runtime.h"
+#include "host/proxy/host_ops.h"
 #include "host/rma/rma_args.h"
 #include "host/rma/rma_transfer.h"
 
@@ -30,6 +34,16 @@ GSHMEM_API void gshmemi_host_rma(const char* call, int op, void* dest, const voi
   const int how = mode & ~GSHMEMI_RMA_VALUE;
   const bool on_user_stream = how == GSHMEMI_RMA_STREAM || how == GSHMEMI_RMA_STREAM_WAIT;
   const bool wait = how == GSHMEMI_RMA_BLOCKING || how == GSHMEMI_RMA_STREAM_WAIT;
+  if (t.proxy) {  // another node: through the proxy's host queue (host/proxy/host_ops.h)
+    if (on_user_stream) {
+      hproxy::unsupported_on_stream(call, pe);
+    } else if (req.put) {
+      hproxy::put(call, pe, t.remote_offset, t.dst_pitch, source, t.src_pitch, nelems, elem_bytes, wait);
+    } else {
+      hproxy::get(call, pe, t.remote_offset, t.src_pitch, dest, t.dst_pitch, nelems, elem_bytes, wait);
+    }
+    return;
+  }
   const cudaStream_t s = on_user_stream ? stream : internal_stream();
   // A value in host memory (p, g): through the library's pinned memory, which a copy reaches
   // without waiting for other streams' kernels as one from or to pageable memory does.
@@ -55,6 +69,10 @@ GSHMEM_API void gshmemi_host_p_on_stream(const char* call, void* dest, const voi
   const rma::Request req{call, true, dest, value, 1, 1, 1, bytes, pe};
   rma::Transfer t{};
   if (!rma::resolve(req, &t)) return;
+  if (t.proxy) {
+    hproxy::unsupported_on_stream(call, pe);
+    return;
+  }
   rma::store_on_stream(call, t.dst, value, bytes, stream);
 }
 
@@ -84,6 +102,7 @@ GSHMEM_API void gshmemi_host_getmem_on_stream(void* dest, const void* source, si
 
 GSHMEM_API void gshmemi_host_quiet(void) {
   if (require_init("gshmem_quiet") != GSHMEM_SUCCESS) return;
+  hproxy::quiet();  // host operations on other nodes' PEs: applied there, gets' data here
   cudaError_t e = cudaStreamSynchronize(rt().stream);
   if (e == cudaSuccess)
     rt().stream_maybe_busy.store(false, std::memory_order_relaxed);

@@ -5,6 +5,7 @@
 
 #include "host/core/runtime.h"
 #include "host/mem/heap.h"
+#include "host/proxy/host_ops.h"
 
 namespace gshmem::rma {
 namespace {
@@ -78,10 +79,22 @@ bool resolve(const Request& r, Transfer* out) {
     return false;
   }
   char* peer = rtm.heap->peer_base(r.pe);
+  if (!peer && hproxy::is_proxy_peer(r.pe)) {  // another node: the proxy moves it
+    out->proxy = true;
+    out->remote_offset = static_cast<uint64_t>(remote - base);
+    out->dst = r.put ? nullptr : static_cast<char*>(r.dest);
+    out->src = r.put ? static_cast<const char*>(local) : nullptr;
+    out->dst_pitch = static_cast<size_t>(dst) * r.elem;
+    out->src_pitch = static_cast<size_t>(sst) * r.elem;
+    out->nelems = r.nelems;
+    out->elem = r.elem;
+    out->local = local;
+    return true;
+  }
   if (!peer) {
     GSHMEM_LOG_ERROR(
-        "%s: target PE %d is not reachable from this PE (it is on another node and this build has "
-        "no network transport); use PEs of this node (GSHMEM_TEAM_SHARED)",
+        "%s: target PE %d is not reachable from this PE (its heap is not mapped here and no proxy "
+        "runs); use PEs of this node (GSHMEM_TEAM_SHARED)",
         r.call, r.pe);
     return false;
   }

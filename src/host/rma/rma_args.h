@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace gshmem::rma {
 
@@ -27,10 +28,14 @@ struct Transfer {
   size_t dst_pitch, src_pitch;
   size_t nelems, elem;
   const void* local;  // the caller's local buffer (for the kernel path's accessibility check)
+  // The target's heap is not mapped here: it is reached through the proxy (host/proxy/
+  // host_ops.h). Then dst/src hold only the local side and remote_offset is the heap offset.
+  bool proxy = false;
+  uint64_t remote_offset = 0;
 };
 
 // Checks (always, host calls are slow anyway): initialised, PE in range and
-// reachable, strides >= 1, the strided range fits the address space, the
+// reachable (mapped here, or a proxy peer: out->proxy), strides >= 1, the strided range fits the address space, the
 // remote range lies inside the symmetric heap, the local pointer is not NULL,
 // and source and destination do not overlap (exact for equal strides).
 // On a violation logs one line naming the call, the target PE, the cause and

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "host/proxy/cuda_stager.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+
+#include "gshmem/detail/proxy_abi.h"
+#include "host/core/driver.h"
+#include "host/core/log.h"
+#include "host/proxy/apply_kernel.h"
+
+namespace gshmem::hproxy {
+namespace {
+
+// Large enough for the bounce chunks of section 5 (1 MiB) several times over; an operation
+// larger than the ring copies from pageable memory instead (correct, only slower: the driver
+// then waits for the stream).
+constexpr uint64_t kStageBytes = 8ull << 20;
+constexpr uint64_t kAlign = 16;
+
+// Whether the CPU reads `p` directly: pageable, or pinned / registered host memory.
+bool host_readable(const void* p) {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    cudaGetLastError();
+    return true;  // unknown to CUDA: pageable
+  }
+  return a.type == cudaMemoryTypeUnregistered || a.type == cudaMemoryTypeHost;
+}
+
+unsigned width_of(uint16_t flags) {
+  return 1u << ((flags & GSHMEMI_PROXY_F_WIDTH_MASK) >> GSHMEMI_PROXY_F_WIDTH_SHIFT);
+}
+
+}  // namespace
+
+Status CudaStager::create(const char* call, char* heap_base, std::function<uint64_t()> heap_size,
+                          std::unique_ptr<CudaStager>* out) {
+  std::unique_ptr<CudaStager> s(new CudaStager());
+  s->heap_ = heap_base;
+  s->heap_size_ = std::move(heap_size);
+  std::string why;
+  int least = 0, greatest = 0;
+  void* p = nullptr;
+  if (!s->cuda("cudaDeviceGetStreamPriorityRange", cudaDeviceGetStreamPriorityRange(&least, &greatest), &why) ||
+      !s->cuda("cudaStreamCreateWithPriority",
+               cudaStreamCreateWithPriority(&s->apply_, cudaStreamNonBlocking, greatest), &why) ||
+      !s->cuda("cudaStreamCreateWithFlags", cudaStreamCreateWithFlags(&s->copy_, cudaStreamNonBlocking), &why) ||
+      !s->cuda("cudaHostAlloc", cudaHostAlloc(&p, 64, cudaHostAllocPortable | cudaHostAllocMapped), &why)) {
+    GSHMEM_LOG_ERROR("%s: proxy apply stream: %s", call, why.c_str());
+    return GSHMEM_ERROR_CUDA;
+  }
+  s->done_h_ = static_cast<uint64_t*>(p);
+  *s->done_h_ = 0;
+  void* d = nullptr;
+  if (!s->cuda("cudaHostGetDevicePointer", cudaHostGetDevicePointer(&d, s->done_h_, 0), &why) ||
+      !s->cuda("cudaHostAlloc (staging)", cudaHostAlloc(&p, kStageBytes, cudaHostAllocPortable | cudaHostAllocMapped),
+               &why)) {
+    GSHMEM_LOG_ERROR("%s: proxy apply stream: %s", call, why.c_str());
+    return GSHMEM_ERROR_CUDA;
+  }
+  s->done_d_ = reinterpret_cast<uint64_t>(d);
+  s->stage_h_ = static_cast<uint8_t*>(p);
+  s->stage_cap_ = kStageBytes;
+  if (!s->cuda("cudaHostGetDevicePointer (staging)", cudaHostGetDevicePointer(&d, s->stage_h_, 0), &why)) {
+    GSHMEM_LOG_ERROR("%s: proxy apply stream: %s", call, why.c_str());
+    return GSHMEM_ERROR_CUDA;
+  }
+  s->stage_d_ = reinterpret_cast<uint64_t>(d);
+  // Stream memory operations need the driver's entry and the device's support; without them
+  // the apply kernel stores the counts and SET signals (an SM each, otherwise the same).
+  int dev = 0, v = 0;
+  const cu::Api* api = nullptr;
+  if (cu::load(&api) == GSHMEM_SUCCESS && api->StreamWriteValue64 && cudaGetDevice(&dev) == cudaSuccess &&
+      api->DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS, dev) == CUDA_SUCCESS && v)
+    s->memops_ = true;
+  GSHMEM_LOG_INFO("proxy: apply stream at priority %d, %llu KiB of pinned staging, completion by %s", greatest,
+                  (unsigned long long)(kStageBytes >> 10),
+                  s->memops_ ? "cuStreamWriteValue64" : "a one-thread kernel (no 64-bit stream memory operations)");
+  *out = std::move(s);
+  return GSHMEM_SUCCESS;
+}
+
+CudaStager::~CudaStager() {
+  if (apply_) cudaStreamSynchronize(apply_);
+  if (copy_) cudaStreamSynchronize(copy_);
+  if (apply_) cudaStreamDestroy(apply_);
+  if (copy_) cudaStreamDestroy(copy_);
+  if (view_) cudaFreeHost(view_);
+  if (stage_h_) cudaFreeHost(stage_h_);
+  if (done_h_) cudaFreeHost(done_h_);
+}
+
+bool CudaStager::cuda(const char* what, cudaError_t e, std::string* why) {
+  if (e == cudaSuccess) return true;
+  cudaGetLastError();
+  *why = std::string(what) + " failed: " + cudaGetErrorString(e);
+  return false;
+}
+
+bool CudaStager::in_heap(uint64_t offset, uint64_t size, unsigned align, std::string* why) const {
+  const uint64_t heap = heap_size_();
+  if (offset <= heap && size <= heap - offset && offset % align == 0) return true;
+  char buf[160];
+  std::snprintf(buf, sizeof buf,
+                "offset 0x%" PRIx64 " + %" PRIu64 " B (aligned to %u) is outside the heap of %" PRIu64 " B", offset,
+                size, align, heap);
+  *why = buf;
+  return false;
+}
+
+uint8_t* CudaStager::stage(uint64_t bytes, uint64_t* end) {
+  if (bytes > stage_cap_) return nullptr;
+  for (int attempt = 0;; ++attempt) {
+    uint64_t pos = (stage_head_ + kAlign - 1) / kAlign * kAlign;
+    if (pos % stage_cap_ + bytes > stage_cap_) pos = (pos / stage_cap_ + 1) * stage_cap_;  // no split slots
+    if (pos + bytes - stage_tail_ <= stage_cap_) {
+      stage_head_ = pos + bytes;
+      *end = stage_head_;
+      return stage_h_ + pos % stage_cap_;
+    }
+    // Full: free what completed; then wait for the stream (rare: 8 MiB in flight). A stream
+    // that cannot drain (a GPU error) gives no slot: the caller falls back or fails the op.
+    retire();
+    if (attempt > 0) {
+      if (attempt > 2) return nullptr;
+      cudaStreamSynchronize(apply_);
+      cudaGetLastError();
+      retire();
+    }
+  }
+}
+
+bool CudaStager::write_value(uint64_t addr, uint64_t value, std::string* why) {
+  if (memops_) {
+    // Default flags: a memory barrier before the write, so the write is ordered after the
+    // stream's earlier copies for every observer (a release, as the signal contract needs).
+    const CUresult r = cu::api().StreamWriteValue64(reinterpret_cast<CUstream>(apply_), static_cast<CUdeviceptr>(addr),
+                                                    value, CU_STREAM_WRITE_VALUE_DEFAULT);
+    if (r == CUDA_SUCCESS) return true;
+    GSHMEM_LOG_INFO("proxy: cuStreamWriteValue64 refused (%s); the apply kernel stores values from now on",
+                    cu::error_string(r));
+    memops_ = false;
+  }
+  return kernel(kApplyStoreRelease, 0, 8, addr, value, 0, nullptr, why);
+}
+
+bool CudaStager::kernel(uint8_t kind, uint8_t op, uint8_t width, uint64_t addr, uint64_t operand, uint64_t compare,
+                        const uint8_t* result, std::string* why) {
+  ApplyArgs a;
+  a.kind = kind;
+  a.op = op;
+  a.width = width;
+  a.addr = addr;
+  a.operand = operand;
+  a.compare = compare;
+  a.result = result ? device_of(result) : 0;
+  return cuda("the apply kernel's launch", launch_apply(a, apply_), why);
+}
+
+void CudaStager::apply_target(const proxy::ApplyOp& op, InFlight& f) {
+  const uint64_t heap = reinterpret_cast<uint64_t>(heap_);
+  const bool signal = op.op == GSHMEMI_PROXY_OP_SIGNAL || (op.flags & GSHMEMI_PROXY_F_HAS_SIGNAL);
+  if (signal && !in_heap(op.sig_offset, 8, 8, &f.error)) return;
+  uint8_t* staged = nullptr;
+  switch (op.op) {
+    case GSHMEMI_PROXY_OP_PUT:
+      if (!in_heap(op.offset, op.size, 1, &f.error)) return;
+      if (op.size == 0) break;
+      if ((staged = stage(op.size, &f.stage_end)) != nullptr) {
+        std::memcpy(staged, op.data, op.size);
+        if (!cuda("cudaMemcpyAsync (put data)",
+                  cudaMemcpyAsync(heap_ + op.offset, staged, op.size, cudaMemcpyHostToDevice, apply_), &f.error))
+          return;
+      } else if (!cuda("cudaMemcpyAsync (put data)",
+                       cudaMemcpyAsync(heap_ + op.offset, op.data, op.size, cudaMemcpyHostToDevice, apply_),
+                       &f.error)) {
+        return;
+      }
+      break;
+    case GSHMEMI_PROXY_OP_GET: {
+      const bool fetch = op.flags & GSHMEMI_PROXY_F_FETCH;
+      if (!in_heap(op.offset, op.size, 1, &f.error)) return;
+      if (fetch && op.size > 8) {
+        f.error = "a fetching get of " + std::to_string(op.size) + " B (at most 8)";
+        return;
+      }
+      if (op.size == 0) return;
+      staged = stage(fetch ? 8 : op.size, &f.stage_end);
+      if (fetch && !staged) {
+        f.error = "no staging memory for the value (the apply stream does not drain)";
+        return;
+      }
+      uint8_t* to = staged ? staged : op.local;  // too large to stage: straight into the engine's buffer
+      if (!cuda("cudaMemcpyAsync (get data)",
+                cudaMemcpyAsync(to, heap_ + op.offset, op.size, cudaMemcpyDeviceToHost, apply_), &f.error))
+        return;
+      f.staged = staged;
+      f.size = op.size;
+      f.value = fetch;
+      if (!fetch && staged) f.copy_to = op.local;
+      return;
+    }
+    case GSHMEMI_PROXY_OP_SIGNAL:
+      break;
+    default: {
+      const unsigned width = width_of(op.flags);
+      if (op.op < GSHMEMI_PROXY_OP_AMO_SET || op.op > GSHMEMI_PROXY_OP_AMO_FETCH) {
+        f.error = "unknown operation " + std::to_string(op.op);
+        return;
+      }
+      if (width != 4 && width != 8) {
+        f.error = "an atomic of " + std::to_string(width) + " B (4 or 8 only)";
+        return;
+      }
+      if (!in_heap(op.offset, width, width, &f.error)) return;
+      staged = stage(8, &f.stage_end);
+      if (!staged) {
+        f.error = "no staging memory for the value (the apply stream does not drain)";
+        return;
+      }
+      if (!kernel(kApplyAmo, op.op, static_cast<uint8_t>(width), heap + op.offset, op.operand, op.compare, staged,
+                  &f.error))
+        return;
+      f.staged = staged;
+      f.size = width;
+      f.value = true;
+      return;
+    }
+  }
+  if (!signal) return;
+  // After the data on the same stream: the signal never overtakes it (docs/internode.md
+  // section 6, put_signal). SET needs no SM; ADD is an atomic, which only the GPU makes atomic
+  // with the GPUs' own atomics on the word.
+  if (op.flags & GSHMEMI_PROXY_F_SIGNAL_ADD)
+    kernel(kApplyAddRelease, 0, 8, heap + op.sig_offset, op.sig_value, 0, nullptr, &f.error);
+  else
+    write_value(heap + op.sig_offset, op.sig_value, &f.error);
+}
+
+void CudaStager::apply_local_write(const proxy::ApplyOp& op, InFlight& f) {
+  if (op.size == 0) return;
+  if (host_readable(op.local)) {  // a host call's destination in host memory: done here and now
+    std::memcpy(op.local, op.data, op.size);
+    return;
+  }
+  uint8_t* staged = stage(op.size, &f.stage_end);
+  if (staged) std::memcpy(staged, op.data, op.size);
+  cuda("cudaMemcpyAsync (get data to its destination)",
+       cudaMemcpyAsync(op.local, staged ? staged : op.data, op.size, cudaMemcpyDefault, apply_), &f.error);
+}
+
+void CudaStager::submit(const proxy::ApplyOp& op) {
+  InFlight f;
+  if (op.kind == proxy::ApplyOp::kLocalWrite)
+    apply_local_write(op, f);
+  else
+    apply_target(op, f);
+  // Every operation, failed ones too, takes a count: completion stays in submission order.
+  f.need = ++submitted_;
+  std::string why;
+  if (!write_value(done_d_, f.need, &why)) {
+    // Nothing will store the count: wait for the stream here, then store it ourselves.
+    cudaStreamSynchronize(apply_);
+    cudaGetLastError();
+    __atomic_store_n(done_h_, f.need, __ATOMIC_RELEASE);
+    if (f.error.empty()) f.error = "the completion count could not be written: " + why;
+  }
+  inflight_.push_back(std::move(f));
+}
+
+void CudaStager::retire() {
+  const uint64_t done = __atomic_load_n(done_h_, __ATOMIC_ACQUIRE);
+  while (!inflight_.empty() && inflight_.front().need <= done) {
+    InFlight& f = inflight_.front();
+    Done d;
+    d.error = std::move(f.error);
+    if (d.error.empty() && f.value && f.staged) std::memcpy(&d.value, f.staged, f.size);
+    if (d.error.empty() && f.copy_to) std::memcpy(f.copy_to, f.staged, f.size);
+    if (f.stage_end > stage_tail_) stage_tail_ = f.stage_end;
+    ready_.push_back(std::move(d));
+    inflight_.pop_front();
+  }
+  if (inflight_.empty()) stage_tail_ = stage_head_;
+}
+
+void CudaStager::poll(std::vector<Done>& done) {
+  retire();
+  for (Done& d : ready_) done.push_back(std::move(d));
+  ready_.clear();
+}
+
+// The engine hands the pointer to Transport::send at once, which copies header and payload
+// before it returns (proxy/interfaces.h), and keeps nothing: the buffer only has to last until
+// the next call, which reuses it.
+const uint8_t* CudaStager::source_view(uint64_t addr, uint64_t size) {
+  const void* p = reinterpret_cast<const void*>(static_cast<uintptr_t>(addr));
+  if (size == 0 || host_readable(p)) return static_cast<const uint8_t*>(p);
+  if (size > view_cap_) {
+    if (view_) cudaFreeHost(view_);
+    view_ = nullptr;
+    view_cap_ = 0;
+    void* v = nullptr;
+    const uint64_t cap = size < (1ull << 20) ? (1ull << 20) : size;
+    if (cudaHostAlloc(&v, cap, cudaHostAllocPortable) != cudaSuccess) {
+      cudaGetLastError();
+      GSHMEM_LOG_ERROR("proxy: no pinned memory for a %llu-byte payload; sending it through pageable memory",
+                       (unsigned long long)size);
+      scratch_.resize(size);
+      if (cudaMemcpy(scratch_.data(), p, size, cudaMemcpyDefault) != cudaSuccess) cudaGetLastError();
+      return scratch_.data();
+    }
+    view_ = static_cast<uint8_t*>(v);
+    view_cap_ = cap;
+  }
+  const cudaError_t e = cudaMemcpyAsync(view_, p, size, cudaMemcpyDefault, copy_);
+  const cudaError_t s = e == cudaSuccess ? cudaStreamSynchronize(copy_) : e;
+  if (s != cudaSuccess) {
+    cudaGetLastError();
+    GSHMEM_LOG_ERROR("proxy: reading the %llu-byte payload at %p failed: %s; a put from it sends zeros",
+                     (unsigned long long)size, p, cudaGetErrorString(s));
+    std::memset(view_, 0, size);
+  }
+  return view_;
+}
+
+}  // namespace gshmem::hproxy

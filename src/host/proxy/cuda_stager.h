@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The engine's Stager on this PE's GPU (docs/internode.md section 5, "Applying at the target"):
+// everything other PEs asked for, and the data of this PE's gets coming back, goes on one apply
+// stream of the greatest priority, in submission order: H2D copies for put data, a stream
+// memory operation for a SET signal (no SM), the one-thread apply kernel for ADD signals and
+// AMOs, D2H copies for gets. After each operation a cuStreamWriteValue64 stores a running count
+// into a pinned word; poll() reads it, so completion needs neither events nor a sync.
+//
+// Not the library's internal stream: a pending host wait occupies that one, and a wait for a
+// signal this stream delivers would never return.
+//
+// Host bytes pass through a pinned staging ring (copies from pageable memory would first wait
+// for the whole stream): put data is copied into it before its H2D copy, get data lands in it
+// and is copied out at poll time. Slots are freed in completion order.
+#pragma once
+
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "host/core/status.h"
+#include "proxy/interfaces.h"
+
+namespace gshmem::hproxy {
+
+class CudaStager final : public proxy::Stager {
+ public:
+  // `heap_base`: this PE's heap; `heap_size` is asked at every operation (the heap grows).
+  // Made on the thread that holds the PE's device; used on the proxy thread afterwards.
+  static Status create(const char* call, char* heap_base, std::function<uint64_t()> heap_size,
+                       std::unique_ptr<CudaStager>* out);
+  ~CudaStager() override;
+  CudaStager(const CudaStager&) = delete;
+  CudaStager& operator=(const CudaStager&) = delete;
+
+  void submit(const proxy::ApplyOp& op) override;
+  void poll(std::vector<Done>& done) override;
+  const uint8_t* source_view(uint64_t addr, uint64_t size) override;
+
+ private:
+  // What poll() does for an operation once the stream passed it.
+  struct InFlight {
+    uint64_t need = 0;                // the count the done word must reach
+    uint64_t stage_end = 0;           // staging ring position freed with it
+    const uint8_t* staged = nullptr;  // D2H data or the AMO's old value, in the staging ring
+    uint8_t* copy_to = nullptr;       // a get's data goes here at poll time (size bytes)
+    uint64_t size = 0;
+    bool value = false;  // Done.value = the first `size` (<= 8) staged bytes
+    std::string error;
+  };
+
+  CudaStager() = default;
+  bool in_heap(uint64_t offset, uint64_t size, unsigned align, std::string* why) const;
+  uint8_t* stage(uint64_t bytes, uint64_t* end);  // nullptr: larger than the whole ring
+  uint64_t device_of(const uint8_t* staged) const { return stage_d_ + static_cast<uint64_t>(staged - stage_h_); }
+  void retire();
+  void apply_target(const proxy::ApplyOp& op, InFlight& f);
+  void apply_local_write(const proxy::ApplyOp& op, InFlight& f);
+  bool write_value(uint64_t addr, uint64_t value, std::string* why);  // stream-ordered 8-byte store
+  bool kernel(uint8_t kind, uint8_t op, uint8_t width, uint64_t addr, uint64_t operand, uint64_t compare,
+              const uint8_t* result, std::string* why);
+  bool cuda(const char* what, cudaError_t e, std::string* why);
+
+  char* heap_ = nullptr;
+  std::function<uint64_t()> heap_size_;
+  cudaStream_t apply_ = nullptr;  // every apply, in submission order
+  cudaStream_t copy_ = nullptr;   // source_view's D2H reads, which must not wait for applies
+  bool memops_ = false;           // cuStreamWriteValue64 usable on this GPU
+  uint64_t* done_h_ = nullptr;    // pinned mapped: the count of completed operations
+  uint64_t done_d_ = 0;
+  uint64_t submitted_ = 0;      // operations that wrote a count so far
+  uint8_t* stage_h_ = nullptr;  // pinned mapped staging ring
+  uint64_t stage_d_ = 0;
+  uint64_t stage_cap_ = 0;
+  uint64_t stage_head_ = 0, stage_tail_ = 0;  // monotonic byte positions
+  uint8_t* view_ = nullptr;                   // pinned: source_view's copy of a device payload
+  uint64_t view_cap_ = 0;
+  std::deque<InFlight> inflight_;
+  std::vector<Done> ready_;       // retired, not yet handed to poll()
+  std::vector<uint8_t> scratch_;  // source_view without pinned memory
+};
+
+}  // namespace gshmem::hproxy

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The inter-node proxy of one PE (docs/internode.md sections 2-5, 9): the channel devices write
+// into, the network transport (a plugin), the CUDA stager, the engine and the thread that runs
+// it. Made by gshmem_init when some peer's heap is not mapped here (another node, or
+// GSHMEM_DISABLE_P2P); single-node jobs make none and load nothing.
+//
+// Lifecycle: setup() (collective: every PE agrees, or every PE fails naming a pair and the
+// cause) -> the proxy thread runs Engine::progress() -> set_finalizing() before finalize's
+// barrier -> destruction stops the thread, then destroys the engine, the transport, the stager
+// and the channel.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "gshmem/detail/device_state.h"
+#include "host/core/runtime.h"
+#include "host/core/status.h"
+#include "proxy/engine.h"
+#include "proxy/host_queue.h"
+#include "proxy/plugin_transport.h"
+
+namespace gshmem::hproxy {
+
+class Channel;
+class CudaStager;
+
+// What gshmem_init does when a peer fails (the failure monitor's path: log, and end the PE
+// under GSHMEM_PEER_FAILURE_ABORT).
+using PeerFailureFn = void (*)(int pe, const std::string& how);
+
+class Proxy {
+ public:
+  ~Proxy();
+  Proxy(const Proxy&) = delete;
+  Proxy& operator=(const Proxy&) = delete;
+
+  // Host calls (host_ops.h): queue an operation; its id completes once host_completed() > id.
+  uint64_t push(const proxy::HostOp& op);
+  uint64_t host_completed() const { return queue_.completed(); }
+  // Waits (spinning briefly, then in short sleeps) until every host operation with an id
+  // below `end` completed. Bounded by peer failure only: a failed peer's operations complete
+  // as failed.
+  void wait_host(uint64_t end) const;
+  uint64_t host_pushed() const { return pushed_.load(std::memory_order_acquire); }
+
+  // From now on a peer that goes away is expected (finalize): logged, not fatal.
+  void set_finalizing() { finalizing_.store(true, std::memory_order_release); }
+  gshmemi_proxy_channel device_channel() const;
+
+ private:
+  friend Status setup(Runtime& r, PeerFailureFn on_failure);
+  Proxy() = default;
+  void run();  // the proxy thread (proxy_thread.cpp)
+  void report_failures(size_t* seen);
+  void nap();
+
+  int device_ = 0;
+  int my_pe_ = 0;
+  PeerFailureFn on_failure_ = nullptr;
+  // Declared in construction order; destroyed in reverse (engine, queue, transport, stager,
+  // channel) after the destructor has stopped the thread.
+  std::unique_ptr<Channel> channel_;
+  std::unique_ptr<CudaStager> stager_;
+  std::unique_ptr<proxy::PluginTransport> transport_;
+  proxy::SteadyClock clock_;
+  proxy::HostQueue queue_;
+  std::unique_ptr<proxy::Engine> engine_;
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> finalizing_{false};
+  std::atomic<uint64_t> pushed_{0};  // ids handed out: the next push's id
+  std::vector<uint8_t> reported_;    // per PE: its failure went to on_failure_ already
+};
+
+// Whether this job needs a proxy: a PE on another node, or GSHMEM_DISABLE_P2P with several
+// PEs. The same answer on every PE without communication (n_nodes and DISABLE_P2P agree).
+bool needed(const Runtime& r);
+
+// Collective over all PEs, after the heap exists: loads the transport
+// (GSHMEM_REMOTE_TRANSPORT, GSHMEM_UCX_LIB), all-gathers the worker addresses, connects to every
+// proxy peer, makes the channel (GSHMEM_PROXY_RING_ENTRIES), stager and engine, and starts the
+// thread; then r.proxy is set and r.dstate.proxy filled (the caller publishes the state). On
+// any PE's failure every PE logs the same line, naming a pair of PEs and the cause, and returns
+// an error; nothing is left behind.
+Status setup(Runtime& r, PeerFailureFn on_failure);
+
+}  // namespace gshmem::hproxy

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// gshmem_init's part of the proxy (proxy.h, setup): load the transport, exchange addresses,
+// connect, make the pieces; every step agreed by all PEs, each failure named on every PE.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+
+#include "bootstrap/bootstrap.h"
+#include "bootstrap/init_exchange.h"
+#include "host/core/config.h"
+#include "host/core/log.h"
+#include "host/mem/heap.h"
+#include "host/proxy/channel.h"
+#include "host/proxy/cuda_stager.h"
+#include "host/proxy/proxy.h"
+
+namespace gshmem::hproxy {
+namespace {
+
+constexpr const char* kCall = "gshmem_init";
+
+// One PE's answer to a step, all-gathered: whether it succeeded, its node (for messages) and
+// the length of its text (an address on success, the cause on failure), which follows in a
+// second all-gather of records of the longest length (variable-length data over a fixed-size
+// all-gather).
+struct Header {
+  uint32_t ok;
+  uint32_t len;
+  int32_t group;  // the first PE of its node: PEs of one group map one another's heaps
+  char node[52];
+};
+static_assert(sizeof(Header) == 64, "Header travels as raw bytes");
+
+struct Answers {
+  std::vector<Header> head;
+  std::vector<std::string> text;
+};
+
+std::string node_name() {
+  const std::string& id = config::get().hostid;
+  if (!id.empty()) return id;
+  char name[256] = {};
+  gethostname(name, sizeof(name) - 1);
+  return name;
+}
+
+Status exchange(Runtime& r, bool ok, const std::string& text, Answers* out) {
+  bootstrap::Bootstrap& b = *r.boot;
+  Header mine{};
+  mine.ok = ok ? 1 : 0;
+  mine.len = static_cast<uint32_t>(text.size());
+  mine.group = r.local_pes.empty() ? r.my_pe : r.local_pes[0];
+  std::snprintf(mine.node, sizeof mine.node, "%s", node_name().c_str());
+  out->head.assign(r.n_pes, Header{});
+  GSHMEM_TRY(b.allgather(&mine, out->head.data(), sizeof(Header)));
+  uint32_t max = 0;
+  for (const Header& h : out->head) max = std::max(max, h.len);
+  out->text.assign(r.n_pes, std::string());
+  if (max == 0) return GSHMEM_SUCCESS;
+  std::vector<char> record(max, 0), all(static_cast<size_t>(max) * r.n_pes);
+  std::memcpy(record.data(), text.data(), text.size());
+  GSHMEM_TRY(b.allgather(record.data(), all.data(), max));
+  for (int pe = 0; pe < r.n_pes; ++pe)
+    out->text[pe].assign(all.data() + static_cast<size_t>(pe) * max, out->head[pe].len);
+  return GSHMEM_SUCCESS;
+}
+
+// The lowest failed PE p and a PE q of another node, which therefore cannot reach it, in the
+// one line every PE logs. false: every PE succeeded.
+bool report(const Answers& a, const char* step) {
+  const int n = static_cast<int>(a.head.size());
+  int p = 0;
+  while (p < n && a.head[p].ok) ++p;
+  if (p == n) return false;
+  int q = 0;
+  while (q < n && (q == p || a.head[q].group == a.head[p].group)) ++q;
+  if (q == n) q = p == 0 ? (n > 1 ? 1 : 0) : 0;
+  GSHMEM_LOG_ERROR("%s: PE %d (node '%s') is not reachable from PE %d (node '%s'): %s: %s", kCall, q, a.head[q].node, p,
+                   a.head[p].node, step, a.text[p].c_str());
+  return true;
+}
+
+std::unique_ptr<proxy::PluginTransport> load_transport(const Runtime& r, std::string* why) {
+  const config::Values& cfg = config::get();
+  if (cfg.remote_transport == "none" || cfg.remote_transport.empty()) {
+    *why =
+        "GSHMEM_REMOTE_TRANSPORT=none; unset it (the default, ucx, reaches other nodes) or run every PE on one node "
+        "(and leave GSHMEM_DISABLE_P2P unset)";
+    return nullptr;
+  }
+  proxy::PluginOptions o;
+  o.name = cfg.remote_transport;
+  o.library = cfg.ucx_lib;
+  o.my_pe = r.my_pe;
+  o.n_pes = r.n_pes;
+  std::string err;
+  auto t = proxy::PluginTransport::load(o, &err);
+  if (!t)
+    *why = err +
+           "; install UCX (pip install libucx-cu13) or set GSHMEM_UCX_LIB to a libucp.so.0, or run every PE on "
+           "one node";
+  return t;
+}
+
+}  // namespace
+
+bool needed(const Runtime& r) { return r.n_pes > 1 && (r.n_nodes > 1 || config::get().disable_p2p); }
+
+Status setup(Runtime& r, PeerFailureFn on_failure) {
+  const config::Values& cfg = config::get();
+  std::unique_ptr<Proxy> px(new Proxy());
+  px->device_ = r.device;
+  px->my_pe_ = r.my_pe;
+  px->on_failure_ = on_failure;
+  px->reported_.assign(r.n_pes, 0);
+
+  // 1. The transport, and its worker address for the others.
+  std::string why;
+  px->transport_ = load_transport(r, &why);
+  std::string mine = why;
+  if (px->transport_) {
+    const std::vector<uint8_t> addr = px->transport_->address();
+    mine.assign(addr.begin(), addr.end());
+    if (addr.empty()) {
+      mine = "the transport '" + std::string(px->transport_->name()) +
+             "' gave no worker address: " + px->transport_->last_error();
+      px->transport_.reset();
+    }
+  }
+  Answers a;
+  GSHMEM_TRY(exchange(r, px->transport_ != nullptr, mine, &a));
+  if (report(a, "no network transport")) return GSHMEM_ERROR_UNSUPPORTED;
+
+  // 2. Endpoints to the proxy peers; the channel, the stager and the engine.
+  bool ok = true;
+  std::vector<int> peers;
+  for (int pe = 0; pe < r.n_pes; ++pe)
+    if (pe != r.my_pe && r.heap->peer_base(pe) == nullptr) peers.push_back(pe);
+  for (int pe : peers) {
+    std::vector<uint8_t> addr(a.text[pe].begin(), a.text[pe].end());
+    std::string err;
+    if (!px->transport_->connect(pe, addr, &err)) {
+      why = "connecting to PE " + std::to_string(pe) + " failed: " + err;
+      ok = false;
+      break;
+    }
+  }
+  const mem::Heap* heap = r.heap.get();
+  if (ok && Channel::create(kCall, static_cast<uint64_t>(cfg.proxy_ring_entries), &px->channel_) != GSHMEM_SUCCESS) {
+    why = "its proxy channel could not be made (see its log)";
+    ok = false;
+  }
+  // The heap's size is read at every apply: it grows collectively, and an offset another PE
+  // sends after its gshmem_malloc returned lies below the size this PE reached in that call.
+  if (ok && CudaStager::create(
+                kCall, r.heap->base(), [heap] { return heap->size(); }, &px->stager_) != GSHMEM_SUCCESS) {
+    why = "its proxy apply stream could not be made (see its log)";
+    ok = false;
+  }
+  if (ok) {
+    proxy::EngineConfig ec;
+    ec.my_pe = r.my_pe;
+    ec.n_pes = r.n_pes;
+    ec.ring = px->channel_->region();
+    ec.host_queue = &px->queue_;
+    px->engine_ = std::make_unique<proxy::Engine>(ec, *px->transport_, *px->stager_, px->clock_);
+  }
+  GSHMEM_TRY(exchange(r, ok, ok ? std::string() : why, &a));
+  if (report(a, "the proxy could not start")) return GSHMEM_ERROR_UNSUPPORTED;
+
+  try {
+    px->thread_ = std::thread([p = px.get()] { p->run(); });
+  } catch (const std::exception& e) {
+    // The last step that can fail alone: the others are ready, so this is fatal for the job.
+    fatal("gshmem_init: PE %d could not start its proxy thread: %s", r.my_pe, e.what());
+  }
+  GSHMEM_LOG_INFO(
+      "proxy: PE %d reaches %zu of %d PEs through '%s' (%s); ring of %lld entries, host queue%s; "
+      "GSHMEM_DISABLE_P2P=%d",
+      r.my_pe, peers.size(), r.n_pes, px->transport_->name(), px->transport_->path().c_str(),
+      static_cast<long long>(cfg.proxy_ring_entries), px->queue_.error().empty() ? "" : " without eventfd",
+      cfg.disable_p2p ? 1 : 0);
+  r.dstate.proxy = px->device_channel();
+  r.proxy = std::move(px);
+  return GSHMEM_SUCCESS;
+}
+
+}  // namespace gshmem::hproxy

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The proxy thread (docs/internode.md section 5, "Worker, threads, progress") and the Proxy's
+// own small parts: host-op waits, teardown.
+#include <poll.h>
+#include <time.h>
+
+#include <cerrno>
+#include <chrono>
+#include <thread>
+
+#include "host/core/config.h"
+#include "host/core/log.h"
+#include "host/proxy/channel.h"
+#include "host/proxy/cuda_stager.h"
+#include "host/proxy/proxy.h"
+
+namespace gshmem::hproxy {
+namespace {
+
+// Spin this long after the last pass that moved something: a burst's next entry usually comes
+// within microseconds, and a sleeping thread adds its wake-up time to every operation.
+constexpr uint64_t kSpinNs = 100 * 1000;
+// Then sleep in naps of at most this long: the GPU cannot signal an fd, so a nap bounds the
+// latency an idle proxy adds to a device operation.
+constexpr long kNapNs = 50 * 1000;
+
+uint64_t now_ns() {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
+
+}  // namespace
+
+void Proxy::run() {
+  // The stager's copies and kernels must go to this PE's GPU: the current device is per thread.
+  if (cudaSetDevice(device_) != cudaSuccess) {
+    cudaGetLastError();
+    GSHMEM_LOG_ERROR("proxy: PE %d's proxy thread cannot use GPU %d; operations through it will not complete", my_pe_,
+                     device_);
+  }
+  GSHMEM_LOG_INFO("proxy: thread of PE %d started on GPU %d (spins %llu us after work, then naps of %ld us%s)", my_pe_,
+                  device_, (unsigned long long)(kSpinNs / 1000), kNapNs / 1000,
+                  transport_->wait_fd() >= 0 ? " or until the network wakes it" : "");
+  size_t seen = 0;
+  uint64_t last_work = now_ns();
+  while (!stop_.load(std::memory_order_acquire)) {
+    const bool moved = engine_->progress();
+    if (engine_->failures().size() != seen) report_failures(&seen);
+    if (moved) {
+      last_work = now_ns();
+      continue;
+    }
+    if (now_ns() - last_work < kSpinNs) continue;
+    nap();
+  }
+}
+
+// Sleeps until the network or the host queue has something, or kNapNs passed. arm() false
+// means events are pending: no sleep, progress first.
+void Proxy::nap() {
+  struct pollfd fds[2];
+  int n = 0;
+  const int wfd = transport_->wait_fd();
+  if (wfd >= 0) {
+    if (!transport_->arm()) return;
+    fds[n++] = {wfd, POLLIN, 0};
+  }
+  if (queue_.event_fd() >= 0) fds[n++] = {queue_.event_fd(), POLLIN, 0};
+  const struct timespec t = {0, kNapNs};
+  if (n > 0) {
+    ppoll(fds, n, &t, nullptr);
+  } else {
+    nanosleep(&t, nullptr);
+  }
+}
+
+void Proxy::report_failures(size_t* seen) {
+  const std::vector<proxy::Failure>& f = engine_->failures();
+  const bool finalizing = finalizing_.load(std::memory_order_acquire);
+  for (; *seen < f.size(); ++*seen) {
+    const proxy::Failure& x = f[*seen];
+    if (finalizing)
+      GSHMEM_LOG_INFO("proxy (finalizing): %s", x.message.c_str());
+    else
+      GSHMEM_LOG_ERROR("proxy: %s", x.message.c_str());
+    const int q = x.target;
+    if (q < 0 || q >= static_cast<int>(reported_.size()) || reported_[q] || !engine_->peer_failed(q)) continue;
+    reported_[q] = 1;
+    // A peer that went away: the path the bootstrap's failure monitor takes (log; end this PE
+    // under GSHMEM_PEER_FAILURE_ABORT). Not at finalize, where PEs close their endpoints.
+    if (!finalizing && on_failure_) on_failure_(q, "the network transport reported it: " + x.message);
+  }
+}
+
+uint64_t Proxy::push(const proxy::HostOp& op) {
+  const uint64_t id = queue_.push(op);
+  // Host calls are serialised (GSHMEM_THREAD_SERIALIZED at most), but keep the maximum anyway.
+  uint64_t cur = pushed_.load(std::memory_order_relaxed);
+  while (cur < id + 1 && !pushed_.compare_exchange_weak(cur, id + 1, std::memory_order_acq_rel)) {
+  }
+  return id;
+}
+
+void Proxy::wait_host(uint64_t end) const {
+  const uint64_t start = now_ns();
+  while (queue_.completed() < end) {
+    if (now_ns() - start < kSpinNs) {
+      std::this_thread::yield();
+    } else {
+      const struct timespec t = {0, 20 * 1000};
+      nanosleep(&t, nullptr);
+    }
+  }
+}
+
+gshmemi_proxy_channel Proxy::device_channel() const { return channel_->device(); }
+
+Proxy::~Proxy() {
+  stop_.store(true, std::memory_order_release);
+  if (thread_.joinable()) thread_.join();
+  engine_.reset();  // before the transport it registered its callbacks with
+}
+
+}  // namespace gshmem::hproxy
