@@ -36,7 +36,7 @@ namespace gshmem::bootstrap {
 struct UniqueIdData {
   uint32_t magic;    // kUniqueIdMagic
   uint32_t version;  // 1
-  uint64_t secret;   // random job secret; peers presenting another are rejected
+  uint64_t secret;   // random job secret: peers prove they hold it, never send it (tcp/auth.h)
   uint64_t job_key;  // random job id (names Unix sockets etc.)
   uint16_t family;   // AF_INET or AF_INET6
   uint16_t port;     // host byte order
@@ -90,13 +90,23 @@ void release_uniqueid_listener(const gshmemx_uniqueid_t& id);
 // once per process.
 constexpr const char* kListenFdEnvVar = "GSHMEM_BOOTSTRAP_LISTEN_FD";
 
+// 32 bytes that only the PEs of a job can compute (derived from the job secret): node-local
+// endpoints of the job (the heap's Unix sockets) are named with it, so that their names cannot be
+// foreseen, and peers prove with it that they belong to the job (local_auth.h).
+struct JobToken {
+  uint8_t bytes[32];
+};
+
 class Bootstrap {
  public:
   virtual ~Bootstrap() = default;
   virtual int rank() const = 0;
   virtual int size() const = 0;
-  // Job key of the rendezvous (same on every rank; names node-local resources).
+  // Job key of the rendezvous (same on every rank; not secret: it appears in logs).
   virtual uint64_t job_key() const = 0;
+  // The job's token (same on every rank; see JobToken). Zero in a Bootstrap that did not come
+  // from connect() (tests' fakes).
+  const JobToken& job_token() const { return job_token_; }
   // Every rank contributes `bytes` from `mine`; `all` receives size()*bytes,
   // rank r's block at offset r*bytes. Collective.
   virtual Status allgather(const void* mine, void* all, size_t bytes) = 0;
@@ -125,6 +135,9 @@ class Bootstrap {
   // call does nothing. The destructor cleans up without finalize() too (peers
   // then see a disconnect), bounded in time.
   virtual Status finalize() = 0;
+
+ protected:
+  JobToken job_token_{};
 };
 
 // Bytes this process's bootstrap sockets have sent and received since it
@@ -153,7 +166,8 @@ struct ConnectOptions {
 //                               missing ranks), duplicate rank, size mismatch,
 //                               port in use, rank 0 unreachable, rank 0 out of
 //                               file descriptors (names the RLIMIT_NOFILE limit)
-//   GSHMEM_ERROR_AUTH           this process presented the wrong job secret
+//   GSHMEM_ERROR_AUTH           this process and PE 0 (or its parent) do not share the job
+//                               secret: refused by the other side, or refusing it
 //   GSHMEM_ERROR_PEER_FAILURE   a PE disconnected (the log names it); rank 0
 //                               relays it so every rank fails the same way
 //   GSHMEM_ERROR_MISMATCH       PEs called different collectives / sizes / roots
@@ -168,12 +182,15 @@ struct ConnectOptions {
 // error) tells rank 0, which fails with that rank's code and message too and
 // passes it on, naming that rank.
 // After any failure of a collective the Bootstrap is unusable: later calls
-// return the same code at once (finalize() then only closes). Strangers (wrong magic or secret) connecting to rank 0
-// are rejected with a WARN and do not disturb the job.
+// return the same code at once (finalize() then only closes). Strangers (wrong magic, or no proof
+// of the job secret) connecting to rank 0 or to a parent are rejected with a WARN and do not
+// disturb the job. Authentication is mutual (tcp/auth.h): a PE whose PE 0 (or parent) cannot
+// prove it holds the secret -- a port squatter -- fails at once with GSHMEM_ERROR_AUTH, naming
+// the address, having sent nothing derived from the secret.
 //
-// Note: ids derived from launcher variables (env.h) are predictable, so their
-// secret only keeps processes of other jobs out by accident; it is not a
-// security boundary. Ids from create_uniqueid carry a random secret.
+// Note: ids derived from launcher variables (env.h) are predictable unless
+// GSHMEM_BOOTSTRAP_SECRET is set, so their secret only keeps processes of other jobs out by
+// accident; it is not a security boundary. Ids from create_uniqueid carry a random secret.
 Status connect(const gshmemx_uniqueid_t& id, int rank, int size, const ConnectOptions& opts,
                std::unique_ptr<Bootstrap>* out);
 

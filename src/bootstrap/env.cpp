@@ -4,9 +4,10 @@
 // Ids derived here (torchrun, Open MPI, Slurm) are computed independently by
 // every rank from values all ranks share: the port and the secret come from a
 // hash of the job id (or of MASTER_ADDR/MASTER_PORT/TORCHELASTIC_RUN_ID).
-// A process of another job that reaches our port therefore presents another
+// A process of another job that reaches our port therefore holds another
 // secret and is rejected, but anyone who can read those variables can compute
-// the secret: it prevents accidents, it is not a security boundary.
+// the secret: it prevents accidents, it is not a security boundary -- unless
+// GSHMEM_BOOTSTRAP_SECRET is set, which every launcher's secret is mixed with.
 #include "bootstrap/env.h"
 
 #include <sys/socket.h>
@@ -17,6 +18,9 @@
 #include <string>
 #include <vector>
 
+#include <atomic>
+
+#include "bootstrap/tcp/auth.h"
 #include "bootstrap/tcp/uniqueid.h"
 #include "host/core/config.h"
 
@@ -267,6 +271,26 @@ Status jobid_id(Getenv g, const char* launcher, const std::string& jobid, const 
   return st;
 }
 
+// GSHMEM_BOOTSTRAP_SECRET (any string, the same on every PE): the job's secret is mixed with it,
+// so that only processes given it can join, even where the launcher's own secret is derived
+// from variables anyone can read. Without it, such a job is protected against accidents only:
+// rank 0 says so once, at INFO (not a WARN: for one user's own machine it is the usual case).
+void apply_user_secret(const Launcher& l, Getenv g, EnvInfo* out) {
+  UniqueIdData d = uniqueid_data(out->id);
+  if (const char* user = get(g, "GSHMEM_BOOTSTRAP_SECRET")) {
+    d.secret = tcp::secret_from_text(user, d.secret);
+    tcp::store_uniqueid(d, &out->id);
+    return;
+  }
+  static std::atomic<bool> said{false};
+  if (strcmp(l.name, "gshmrun") != 0 && out->rank == 0 && !said.exchange(true))
+    GSHMEM_LOG_INFO(
+        "bootstrap: the job secret is derived from %s's variables, which other users of these hosts can "
+        "compute: it keeps other jobs out by accident, not other local users. To keep them out, set "
+        "GSHMEM_BOOTSTRAP_SECRET to the same random string on every PE (docs/reliability.md)",
+        l.name);
+}
+
 Status fill(const Launcher& l, Getenv g, EnvInfo* out) {
   auto lget = [&](const char* n) { return launcher_get(l, g, n); };
   const char* size_name = lget(l.size_var) == get(g, l.size_var) ? l.size_var : "SLURM_NPROCS";
@@ -388,6 +412,7 @@ Status detect_from_env(EnvInfo* out, const char* (*getenv_fn)(const char*)) {
     }
     if (!incomplete.empty()) GSHMEM_LOG_WARN("%s; using the %s variables instead", incomplete.c_str(), l.name);
     Status st = fill(l, g, out);
+    if (st == GSHMEM_SUCCESS) apply_user_secret(l, g, out);
     if (st == GSHMEM_SUCCESS)
       GSHMEM_LOG_INFO("bootstrap: %s: PE %d of %d (local %d of %d)", l.name, out->rank, out->size, out->local_rank,
                       out->local_size);

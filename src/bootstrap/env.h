@@ -39,8 +39,14 @@
 //     OMPI_MCA_ess_base_jobid, else OMPI_MCA_orte_hnp_uri, else PMIX_NAMESPACE
 //     (without any of them GSHMEM_BOOTSTRAP_PORT must be set).
 //   - Derived ids are computed by every rank from shared values, so a process
-//     of another job presents another secret and is rejected, but the secret is
+//     of another job holds another secret and is rejected, but the secret is
 //     predictable: this prevents accidents, it is NOT a security boundary.
+//   GSHMEM_BOOTSTRAP_SECRET (any launcher; any string, the same on every PE):
+//     the job secret is mixed with it (SHA-256), so that only processes given it
+//     join -- the way to protect a torchrun/srun/mpirun job from other local
+//     users (docs/reliability.md). Without it, rank 0 logs once at INFO that a
+//     derived secret protects against accidents only. gshmrun's and a unique
+//     id's secrets are random already.
 //   - Errors: GSHMEM_ERROR_INVALID_VALUE for malformed/inconsistent variables,
 //     GSHMEM_ERROR_BOOTSTRAP when the rendezvous host cannot be resolved.
 #pragma once

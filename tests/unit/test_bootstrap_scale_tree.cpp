@@ -236,13 +236,13 @@ TEST(BootstrapTree, PeDyingBetweenJoinAndWiringIsNamed) {
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
         int fd = raw_connect(uniqueid_data(id).port);
         CHILD_CHECK(fd >= 0, "connect to rank 0");
-        tcp::Hello h;
-        h.secret = uniqueid_data(id).secret;
-        h.rank = 5;
-        h.size = n;
-        uint8_t hb[tcp::kHelloBytes], hd[tcp::kHeaderBytes];
-        tcp::encode_hello(h, hb);
-        CHILD_CHECK(write(fd, hb, sizeof(hb)) == (ssize_t)sizeof(hb), "hello");
+        uint8_t hd[tcp::kHeaderBytes];
+        tcp::Header answer;
+        tcp::Io io;
+        int err = 0;
+        CHILD_CHECK(tcp::client_handshake(fd, tcp::auth_key(uniqueid_data(id).secret), 5, n, tcp::Deadline(5.0),
+                                          &answer, &io, &err) == tcp::Proof::ok,
+                    "handshake");
         CHILD_CHECK(recv(fd, hd, sizeof(hd), MSG_WAITALL) == (ssize_t)sizeof(hd), "ack");
         tcp::encode_header(tcp::Header{static_cast<uint32_t>(tcp::Op::addr), 0, 0, 1, 0}, hd);
         CHILD_CHECK(write(fd, hd, sizeof(hd)) == (ssize_t)sizeof(hd), "addr");

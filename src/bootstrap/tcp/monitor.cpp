@@ -31,8 +31,8 @@
 
 namespace gshmem::bootstrap::tcp {
 
-TcpBootstrap::TcpBootstrap(int rank, int size, uint64_t job_key, int timeout_s, std::vector<int> fds,
-                           std::string root_endpoint)
+TcpBootstrap::TcpBootstrap(int rank, int size, uint64_t job_key, const JobToken& token, int timeout_s,
+                           std::vector<int> fds, std::string root_endpoint)
     : rank_(rank),
       size_(size),
       job_key_(job_key),
@@ -41,6 +41,7 @@ TcpBootstrap::TcpBootstrap(int rank, int size, uint64_t job_key, int timeout_s, 
       root_endpoint_(std::move(root_endpoint)),
       fds_(std::move(fds)),
       broken_(fds_.size(), 0) {
+  job_token_ = token;
   for (int fd : fds_) track_for_fork(fd);
 }
 

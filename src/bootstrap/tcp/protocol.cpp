@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "bootstrap/tcp/protocol.h"
 
+#include <cstring>
+
 namespace gshmem::bootstrap::tcp {
 namespace {
 
@@ -26,18 +28,18 @@ uint64_t get64(const uint8_t* p) {
 void encode_hello(const Hello& h, uint8_t out[kHelloBytes]) {
   put32(out, h.magic);
   put32(out + 4, h.version);
-  put64(out + 8, h.secret);
-  put32(out + 16, static_cast<uint32_t>(h.rank));
-  put32(out + 20, static_cast<uint32_t>(h.size));
+  put32(out + 8, static_cast<uint32_t>(h.rank));
+  put32(out + 12, static_cast<uint32_t>(h.size));
+  memcpy(out + 16, h.nonce, sizeof(h.nonce));
 }
 
 Hello decode_hello(const uint8_t in[kHelloBytes]) {
   Hello h;
   h.magic = get32(in);
   h.version = get32(in + 4);
-  h.secret = get64(in + 8);
-  h.rank = static_cast<int32_t>(get32(in + 16));
-  h.size = static_cast<int32_t>(get32(in + 20));
+  h.rank = static_cast<int32_t>(get32(in + 8));
+  h.size = static_cast<int32_t>(get32(in + 12));
+  memcpy(h.nonce, in + 16, sizeof(h.nonce));
   return h;
 }
 
@@ -81,6 +83,8 @@ const char* op_name(uint32_t op) {
       return "failure notice";
     case Op::late:
       return "timeout report";
+    case Op::challenge:
+      return "challenge";
   }
   return "unknown";
 }
@@ -101,6 +105,7 @@ std::string describe_op(uint32_t op, uint64_t len, int32_t arg) {
     case Op::addr:
     case Op::notice:
     case Op::late:
+    case Op::challenge:
       return std::string("a protocol message (") + op_name(op) + ")";
   }
   return "an unknown message (type " + std::to_string(op) + ")";

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Wire format of the TCP bootstrap. All integers are big-endian on the wire.
 //
-// Rendezvous: a joining rank connects to rank 0 and sends a Hello; rank 0
-// answers with an `ack` message (status 0, or an error code and a reason),
-// and once every rank has joined sends `ready` to all (or `abort`).
+// Rendezvous: a joining rank connects to rank 0 and sends a Hello; the two prove to each other
+// that they hold the job secret (auth.h: rank 0's `challenge`, the joiner's proof); rank 0
+// answers with an `ack` message (status 0, or an error code and a reason), and once every rank
+// has joined sends `ready` to all (or `abort`). A child joins its parent in the tree alike.
 //
 // After that every exchange is a framed message: a 24-byte Header followed by
 // `len` payload bytes (for requests to rank 0, `len` is the collective's
@@ -23,7 +24,8 @@
 namespace gshmem::bootstrap::tcp {
 
 constexpr uint32_t kHelloMagic = 0x67736862;  // "gshb"
-constexpr uint32_t kProtocolVersion = 2;      // 2: the topology in the ack, the tree messages
+constexpr uint32_t kProtocolVersion = 3;      // 2: the topology in the ack, the tree messages;
+                                              // 3: mutual authentication (auth.h)
 
 enum class Op : uint32_t {
   ack = 1,    // rank 0 -> joiner: hello accepted (status 0) or rejected (status, reason)
@@ -38,25 +40,27 @@ enum class Op : uint32_t {
                   // member -> rank 0 (arg = its rank, seq = its call): its collective failed
                   // on its own (timed out, protocol error); sent only at a message boundary
   // Tree topology (tree.h):
-  addr = 8,    // member -> rank 0 after its ack: arg = the port it listens on for its children
-  notice = 9,  // a failure flooded along the tree: seq = the PE that found it, arg = the PE it is
-               // about (or -1), status = code, payload = message text
-  late = 10,   // child -> parent: a collective timed out below; seq = call, arg = count, payload =
-               // the PEs waited for (int32 each)
+  addr = 8,        // member -> rank 0 after its ack: arg = the port it listens on for its children
+  notice = 9,      // a failure flooded along the tree: seq = the PE that found it, arg = the PE it is
+                   // about (or -1), status = code, payload = message text
+  late = 10,       // child -> parent: a collective timed out below; seq = call, arg = count, payload =
+                   // the PEs waited for (int32 each)
+  challenge = 11,  // server -> client after a Hello: payload = server nonce, server proof (auth.h)
 };
 
 // Topology rank 0 chose, sent in the `seq` field of every ack (0 before the tree existed).
 constexpr uint32_t kTopologyStar = 0;
 constexpr uint32_t kTopologyTree = 1;
 
+// The first bytes a client sends. It carries no secret: the proofs of auth.h follow.
 struct Hello {
   uint32_t magic = kHelloMagic;
-  uint32_t version = kProtocolVersion;
-  uint64_t secret = 0;
+  uint32_t version = kProtocolVersion;  // checked as soon as 8 bytes came (an older Hello is shorter)
   int32_t rank = -1;
   int32_t size = 0;
+  uint8_t nonce[16] = {};  // the client's (auth.h)
 };
-constexpr size_t kHelloBytes = 24;
+constexpr size_t kHelloBytes = 32;
 
 struct Header {
   uint32_t op = 0;

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // connect(): the rendezvous. Rank 0 picks its listening socket (inherited from
 // the launcher, registered by create_uniqueid, or bound now), then accepts
-// and checks Hellos until every rank joined; strangers (wrong magic or secret)
-// are turned away with a WARN and do not disturb the job. Other ranks connect
-// with retries until rank 0 is up, send a Hello and wait for `ack`, then
-// `ready`.
+// and authenticates joiners (auth.h) until every rank joined; strangers (wrong
+// magic, no proof of the secret) are turned away with a WARN and do not disturb
+// the job. Other ranks connect with retries until rank 0 is up, send a Hello,
+// check rank 0's proof (a squatter on rank 0's port is refused at once), give
+// theirs and wait for `ack`, then `ready`.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -19,6 +20,7 @@
 #include <random>
 #include <thread>
 
+#include "bootstrap/tcp/auth.h"
 #include "bootstrap/tcp/late_joiners.h"
 #include "bootstrap/tcp/tcp_bootstrap.h"
 #include "bootstrap/tcp/tree.h"
@@ -33,13 +35,6 @@ void send_text(int fd, Op op, Status st, int arg, const std::string& text, const
   int err = 0;
   send_message(fd, Header{static_cast<uint32_t>(op), 0, text.size(), arg, st}, text.data(), text.size(), dl, &err);
 }
-
-struct Pending {
-  int fd;
-  std::string peer;
-  uint8_t buf[kHelloBytes];
-  size_t got;
-};
 
 // Why accept() failed for lack of file descriptors, and what to do about it.
 std::string fd_limit_message(int err, int size) {
@@ -62,10 +57,10 @@ std::string fd_limit_message(int err, int size) {
 
 // Rank 0: accept until every rank joined. On success fds[r] is rank r's socket; on a failure of
 // the job *why is what every PE is told.
-Status root_accept(int listener, const UniqueIdData& d, int size, int timeout_s, uint32_t topology, const Deadline& dl,
-                   std::vector<int>* fds, std::string* why) {
+Status root_accept(int listener, const UniqueIdData& d, const AuthKey& key, int size, int timeout_s, uint32_t topology,
+                   const Deadline& dl, std::vector<int>* fds, std::string* why) {
   std::vector<std::string> where(size);
-  std::vector<Pending> pend;
+  std::vector<Knock> pend;
   int joined = 1;
   Status st = GSHMEM_SUCCESS;
   std::string msg;
@@ -89,7 +84,7 @@ Status root_accept(int listener, const UniqueIdData& d, int size, int timeout_s,
     }
     pf.clear();
     pf.push_back({listener, POLLIN, 0});
-    for (const Pending& p : pend) pf.push_back({p.fd, POLLIN, 0});
+    for (const Knock& p : pend) pf.push_back({p.fd, POLLIN, 0});
     for (int r = 1; r < size; ++r)
       if ((*fds)[r] >= 0) pf.push_back({(*fds)[r], POLLRDHUP, 0});
     int n = poll(pf.data(), pf.size(), dl.remaining_ms());
@@ -107,42 +102,42 @@ Status root_accept(int listener, const UniqueIdData& d, int size, int timeout_s,
           job_error(GSHMEM_ERROR_PEER_FAILURE, "bootstrap: PE " + std::to_string(r) + " (" + where[r] +
                                                    ") disconnected during the rendezvous (process died?)");
     }
-    // Hellos.
+    // Hellos and proofs (auth.h).
     for (size_t i = pend.size(); i-- > 0 && st == GSHMEM_SUCCESS;) {
       if (!pf[1 + i].revents) continue;
-      Pending& p = pend[i];
-      ssize_t k = recv_counted(p.fd, p.buf + p.got, kHelloBytes - p.got, MSG_DONTWAIT);
-      if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) continue;
-      if (k <= 0) {
-        GSHMEM_LOG_INFO("bootstrap: connection from %s closed before identifying itself", p.peer.c_str());
-        close_fd(&p.fd);
-        pend.erase(pend.begin() + static_cast<long>(i));
-        continue;
-      }
-      p.got += static_cast<size_t>(k);
-      if (p.got < kHelloBytes) continue;
-      Pending c = p;
+      const KnockStep step = knock_step(&pend[i], key, dl.sooner(2.0));
+      if (step == KnockStep::more) continue;
+      Knock c = pend[i];
       pend.erase(pend.begin() + static_cast<long>(i));
-      Hello h = decode_hello(c.buf);
+      const Hello& h = c.hello;
       Deadline ack_dl = dl.sooner(2.0);
-      if (h.magic != kHelloMagic) {
+      if (step == KnockStep::closed || step == KnockStep::error) {
+        if (c.challenged)
+          GSHMEM_LOG_WARN(
+              "bootstrap: a connection from %s (claiming rank %d of %d) left during the authentication: it does "
+              "not hold this job's secret (it refused PE 0's proof), or it died",
+              c.peer.c_str(), h.rank, h.size);
+        else
+          GSHMEM_LOG_INFO("bootstrap: connection from %s closed before identifying itself", c.peer.c_str());
+      } else if (step == KnockStep::bad_magic) {
         GSHMEM_LOG_WARN(
             "bootstrap: rejected a connection from %s: not a gshmem bootstrap peer "
             "(bad magic 0x%08x); ignoring it",
             c.peer.c_str(), h.magic);
-      } else if (h.version != kProtocolVersion) {
+      } else if (step == KnockStep::bad_version) {
         std::string m = "bootstrap protocol version " + std::to_string(h.version) + " does not match PE 0's version " +
                         std::to_string(kProtocolVersion) + " (mixed gshmem installations?)";
         GSHMEM_LOG_WARN("bootstrap: rejected a connection from %s: %s", c.peer.c_str(), m.c_str());
         send_text(c.fd, Op::ack, GSHMEM_ERROR_BOOTSTRAP, -1, m, ack_dl);
-      } else if (h.secret != d.secret) {
+      } else if (step == KnockStep::wrong_secret) {
         GSHMEM_LOG_WARN(
-            "bootstrap: rejected a connection from %s (claiming rank %d of %d): wrong "
-            "job secret (a process from another job?); ignoring it",
+            "bootstrap: rejected a connection from %s (claiming rank %d of %d): it could not prove it holds the "
+            "job secret (a process of another job, or one without this job's GSHMEM_BOOTSTRAP_SECRET?); "
+            "ignoring it",
             c.peer.c_str(), h.rank, h.size);
         send_text(c.fd, Op::ack, GSHMEM_ERROR_AUTH, -1,
                   "wrong job secret: the rendezvous at " + uniqueid_endpoint(d) +
-                      " belongs to another job (stale or mixed-up unique id?)",
+                      " belongs to another job (stale or mixed-up unique id, or another GSHMEM_BOOTSTRAP_SECRET?)",
                   ack_dl);
       } else {
         std::string m;
@@ -179,7 +174,7 @@ Status root_accept(int listener, const UniqueIdData& d, int size, int timeout_s,
     // New connections.
     if (st == GSHMEM_SUCCESS && pf[0].revents) {
       for (int i = 0; i < 64; ++i) {
-        Pending p{};
+        Knock p;
         int err = 0;
         p.fd = accept_one(listener, &p.peer, &err);
         if (p.fd < 0) {
@@ -206,7 +201,7 @@ Status root_accept(int listener, const UniqueIdData& d, int size, int timeout_s,
       }
     }
   }
-  for (Pending& p : pend) close_fd(&p.fd);
+  for (Knock& p : pend) close_fd(&p.fd);
   if (st != GSHMEM_SUCCESS) {
     GSHMEM_LOG_ERROR("%s", msg.c_str());
     *why = msg;
@@ -291,8 +286,8 @@ Status read_topology(uint32_t* out) {
 // Rank 0, tree: every rank joined (fds[r]). Read the listening ports of the ranks with children,
 // send each rank `ready` with its parent's address, keep only the children's connections, and
 // wire the tree.
-Status root_tree(const UniqueIdData& d, int size, int timeout_s, const Deadline& dl, std::vector<int>* fds,
-                 std::unique_ptr<Bootstrap>* out) {
+Status root_tree(const UniqueIdData& d, const AuthKey& key, int size, int timeout_s, const Deadline& dl,
+                 std::vector<int>* fds, std::unique_ptr<Bootstrap>* out) {
   std::vector<uint16_t> port(size, 0);
   Status st = GSHMEM_SUCCESS;
   std::string msg;
@@ -355,15 +350,15 @@ Status root_tree(const UniqueIdData& d, int size, int timeout_s, const Deadline&
   }
   std::vector<int> children;
   for (const TreeNode::Child& c : root.children) children.push_back((*fds)[c.rank]);
-  auto* t = new TreeBootstrap(0, size, d.job_key, timeout_s);
+  auto* t = new TreeBootstrap(0, size, d.job_key, job_token_of(key), timeout_s);
   out->reset(t);
   sockaddr_storage none{};
-  st = t->wire(d.secret, -1, none, 0, children, -1, Deadline(timeout_s));
+  st = t->wire(key, -1, none, 0, children, -1, Deadline(timeout_s));
   if (st != GSHMEM_SUCCESS) out->reset();
   return st;
 }
 
-Status root_connect(const UniqueIdData& d, int size, int timeout_s, const Deadline& dl,
+Status root_connect(const UniqueIdData& d, const AuthKey& key, int size, int timeout_s, const Deadline& dl,
                     std::unique_ptr<Bootstrap>* out) {
   uint32_t topology = kTopologyStar;
   GSHMEM_TRY(read_topology(&topology));
@@ -371,21 +366,21 @@ Status root_connect(const UniqueIdData& d, int size, int timeout_s, const Deadli
   GSHMEM_TRY(open_root_listener(d, &listener));
   std::vector<int> fds(size, -1);
   std::string why;
-  Status st = root_accept(listener, d, size, timeout_s, topology, dl, &fds, &why);
+  Status st = root_accept(listener, d, key, size, timeout_s, topology, dl, &fds, &why);
   // PEs still knocking learn why the job failed (up to 2 s: they retry at most ~1 s apart).
   if (st != GSHMEM_SUCCESS && !why.empty())
-    answer_late_joiners(listener, d, st, why, Deadline(std::min(member_grace_s(timeout_s), 2)));
+    answer_late_joiners(listener, key, st, why, Deadline(std::min(member_grace_s(timeout_s), 2)));
   close_root_listener(&listener);  // nobody else may join: a late connection is refused at once
   if (st != GSHMEM_SUCCESS) return st;
   GSHMEM_LOG_INFO("bootstrap: all %d PEs joined at %s (%s)", size, uniqueid_endpoint(d).c_str(),
                   topology == kTopologyTree ? "tree" : "star");
-  if (topology == kTopologyTree) return root_tree(d, size, timeout_s, Deadline(timeout_s), &fds, out);
-  out->reset(new TcpBootstrap(0, size, d.job_key, timeout_s, std::move(fds), uniqueid_endpoint(d)));
+  if (topology == kTopologyTree) return root_tree(d, key, size, timeout_s, Deadline(timeout_s), &fds, out);
+  out->reset(new TcpBootstrap(0, size, d.job_key, job_token_of(key), timeout_s, std::move(fds), uniqueid_endpoint(d)));
   return GSHMEM_SUCCESS;
 }
 
 // Rank r > 0: returns the connection to rank 0 after `ready`, else an error.
-Status member_connect(const UniqueIdData& d, int rank, int size, int timeout_s, const Deadline& dl,
+Status member_connect(const UniqueIdData& d, const AuthKey& key, int rank, int size, int timeout_s, const Deadline& dl,
                       std::unique_ptr<Bootstrap>* out) {
   sockaddr_storage ss;
   socklen_t sl;
@@ -396,21 +391,27 @@ Status member_connect(const UniqueIdData& d, int rank, int size, int timeout_s, 
   // Retries pause a growing time plus up to as much again at random, so that many PEs started
   // together do not knock at rank 0's backlog in step.
   std::minstd_rand jitter(static_cast<unsigned>(rank) * 2654435761u + static_cast<unsigned>(getpid()));
-  Hello hello;
-  hello.secret = d.secret;
-  hello.rank = rank;
-  hello.size = size;
-  uint8_t hb[kHelloBytes];
-  encode_hello(hello, hb);
   while (!dl.expired()) {
     int err = 0;
     int fd = connect_to(ss, sl, dl.sooner(5.0), &err);
     Io io = Io::error;
     uint8_t h8[kHeaderBytes];
-    if (fd >= 0) {
-      io = send_all(fd, hb, sizeof(hb), dl, &err);
-      if (io == Io::ok) io = recv_all(fd, h8, sizeof(h8), dl, &err);
+    Header h;
+    Proof proof = Proof::io;
+    if (fd >= 0) proof = client_handshake(fd, key, rank, size, dl, &h, &io, &err);
+    if (proof == Proof::unproven) {
+      // Not PE 0 of this job: nothing derived from the secret went out. Retrying could not help
+      // while that process holds the port, so say so at once.
+      close_fd(&fd);
+      GSHMEM_LOG_ERROR(
+          "bootstrap: PE %d refused the process at %s, where PE 0 should be: it could not prove it holds the job "
+          "secret. Another program holds PE 0's port (a port squatter, or a PE of another job), or PE 0 was given "
+          "another secret (GSHMEM_BOOTSTRAP_SECRET must be the same on every PE). Nothing derived from the secret "
+          "was sent to it; check who listens there (ss -ltnp), or set GSHMEM_BOOTSTRAP_PORT to a free port",
+          rank, ep.c_str());
+      return GSHMEM_ERROR_AUTH;
     }
+    if (proof == Proof::ok) io = recv_all(fd, h8, sizeof(h8), dl, &err);
     if (fd < 0 || io != Io::ok) {
       if (fd >= 0 && io == Io::timeout) {
         close_fd(&fd);
@@ -427,9 +428,9 @@ Status member_connect(const UniqueIdData& d, int rank, int size, int timeout_s, 
       backoff_ms = std::min(backoff_ms * 2, 500);
       continue;
     }
-    Header h = decode_header(h8);
+    if (proof == Proof::ok) h = decode_header(h8);
     std::string text;
-    if (h.op == static_cast<uint32_t>(Op::ack) && h.status == 0) {
+    if (proof == Proof::ok && h.op == static_cast<uint32_t>(Op::ack) && h.status == 0) {
       const bool tree = h.seq == kTopologyTree;
       int listener = -1;
       if (tree && !tree_node(rank, size).children.empty()) {
@@ -455,7 +456,7 @@ Status member_connect(const UniqueIdData& d, int rank, int size, int timeout_s, 
       io = recv_all(fd, h8, sizeof(h8), ready_dl, &err);
       if (io == Io::ok) h = decode_header(h8);
       if (io == Io::ok && h.op == static_cast<uint32_t>(Op::ready) && !tree) {
-        out->reset(new TcpBootstrap(rank, size, d.job_key, timeout_s, std::vector<int>{fd}, ep));
+        out->reset(new TcpBootstrap(rank, size, d.job_key, job_token_of(key), timeout_s, std::vector<int>{fd}, ep));
         return GSHMEM_SUCCESS;
       }
       if (io == Io::ok && h.op == static_cast<uint32_t>(Op::ready)) {
@@ -472,9 +473,9 @@ Status member_connect(const UniqueIdData& d, int rank, int size, int timeout_s, 
           return GSHMEM_ERROR_BOOTSTRAP;
         }
         if (!via_root) close_fd(&fd);  // rank 0 keeps only its children
-        auto* t = new TreeBootstrap(rank, size, d.job_key, timeout_s);
+        auto* t = new TreeBootstrap(rank, size, d.job_key, job_token_of(key), timeout_s);
         out->reset(t);
-        Status st = t->wire(d.secret, via_root ? fd : -1, ss, sl, {}, listener, Deadline(timeout_s));
+        Status st = t->wire(key, via_root ? fd : -1, ss, sl, {}, listener, Deadline(timeout_s));
         if (st != GSHMEM_SUCCESS) out->reset();
         return st;
       }
@@ -550,7 +551,9 @@ Status connect(const gshmemx_uniqueid_t& id, int rank, int size, const ConnectOp
     // Nothing to rendezvous with; drop a listener this process may hold for it.
     if (valid) drop_root_listener(d);
     uint64_t key = d.magic == kUniqueIdMagic && d.job_key ? d.job_key : random_u64();
-    out->reset(new TcpBootstrap(0, 1, key, opts.timeout_s, std::vector<int>{-1}, "local"));
+    // Nothing to share the token with: a random one (the heap's sockets are named with it).
+    const AuthKey own = auth_key(random_u64());
+    out->reset(new TcpBootstrap(0, 1, key, job_token_of(own), opts.timeout_s, std::vector<int>{-1}, "local"));
     return GSHMEM_SUCCESS;
   }
   if (!valid) {
@@ -559,10 +562,11 @@ Status connect(const gshmemx_uniqueid_t& id, int rank, int size, const ConnectOp
   }
   Deadline dl(opts.timeout_s);
   GSHMEM_LOG_INFO("bootstrap: PE %d of %d joining the rendezvous at %s", rank, size, uniqueid_endpoint(d).c_str());
-  if (rank == 0) return root_connect(d, size, opts.timeout_s, dl, out);
+  const AuthKey key = auth_key(d.secret);
+  if (rank == 0) return root_connect(d, key, size, opts.timeout_s, dl, out);
   int stale = take_registered_listener(d.job_key);  // e.g. made before fork(); rank 0 owns it
   close_fd(&stale);
-  return member_connect(d, rank, size, opts.timeout_s, dl, out);
+  return member_connect(d, key, rank, size, opts.timeout_s, dl, out);
 }
 
 }  // namespace gshmem::bootstrap

@@ -38,7 +38,8 @@ class TcpBootstrap final : public Bootstrap {
  public:
   // fds: on rank 0, fds[r] is the connection to rank r (fds[0] = -1);
   // elsewhere fds = {connection to rank 0}. Takes ownership.
-  TcpBootstrap(int rank, int size, uint64_t job_key, int timeout_s, std::vector<int> fds, std::string root_endpoint);
+  TcpBootstrap(int rank, int size, uint64_t job_key, const JobToken& token, int timeout_s, std::vector<int> fds,
+               std::string root_endpoint);
   ~TcpBootstrap() override;
 
   int rank() const override { return rank_; }

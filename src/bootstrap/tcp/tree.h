@@ -9,7 +9,8 @@
 // Rendezvous (rendezvous.cpp): as for the star, every rank joins rank 0 with its Hello; the ack
 // says "tree"; a rank with children then opens a listener and tells rank 0 its port; `ready`
 // carries each rank its parent's address. Rank 0 keeps only its children's connections; every
-// other rank connects to its parent (authenticated by the job secret, strangers turned away)
+// other rank connects to its parent (both prove they hold the job secret, auth.h; strangers and
+// squatters turned away)
 // and accepts its own children (wire()); a barrier over the tree ends connect(). After it a
 // process holds at most kTreeFanout + 1 sockets.
 //
@@ -38,6 +39,7 @@
 #include <vector>
 
 #include "bootstrap/bootstrap.h"
+#include "bootstrap/tcp/auth.h"
 #include "bootstrap/tcp/monitor_thread.h"
 #include "bootstrap/tcp/protocol.h"
 #include "bootstrap/tcp/socket.h"
@@ -61,7 +63,7 @@ int tree_height(int n, int fanout = kTreeFanout);
 
 class TreeBootstrap final : public Bootstrap {
  public:
-  TreeBootstrap(int rank, int size, uint64_t job_key, int timeout_s);
+  TreeBootstrap(int rank, int size, uint64_t job_key, const JobToken& token, int timeout_s);
   ~TreeBootstrap() override;
 
   // Connect-time wiring (tree_wiring.cpp). parent_fd: the connection to the parent when it is
@@ -69,7 +71,7 @@ class TreeBootstrap final : public Bootstrap {
   // otherwise. child_fds: rank 0's connections to its children (rendezvous), else empty;
   // listener: this rank's listening socket when it has children (taken over and closed).
   // Ends with a barrier over the tree. Non-success: logged, and the neighbours are told.
-  Status wire(uint64_t secret, int parent_fd, const sockaddr_storage& parent_addr, socklen_t parent_len,
+  Status wire(const AuthKey& key, int parent_fd, const sockaddr_storage& parent_addr, socklen_t parent_len,
               std::vector<int> child_fds, int listener, const Deadline& dl);
 
   int rank() const override { return rank_; }
@@ -121,8 +123,8 @@ class TreeBootstrap final : public Bootstrap {
                       const std::vector<int>& late);
   Status send_down(const Plan& plan, uint32_t seq);
   // tree_wiring.cpp
-  Status connect_parent(uint64_t secret, const sockaddr_storage& addr, socklen_t len, const Deadline& dl);
-  Status accept_children(int listener, uint64_t secret, const Deadline& dl);
+  Status connect_parent(const AuthKey& key, const sockaddr_storage& addr, socklen_t len, const Deadline& dl);
+  Status accept_children(int listener, const AuthKey& key, const Deadline& dl);
   // Seconds a node whose subtree has `height` levels waits for its children; every rank waits
   // for its parent's answer reply_wait_s().
   double gather_wait_s(int height) const;

@@ -20,7 +20,7 @@
 
 namespace gshmem::bootstrap::tcp {
 
-TreeBootstrap::TreeBootstrap(int rank, int size, uint64_t job_key, int timeout_s)
+TreeBootstrap::TreeBootstrap(int rank, int size, uint64_t job_key, const JobToken& token, int timeout_s)
     : rank_(rank),
       size_(size),
       job_key_(job_key),
@@ -29,6 +29,7 @@ TreeBootstrap::TreeBootstrap(int rank, int size, uint64_t job_key, int timeout_s
       node_(tree_node(rank, size)),
       height_(tree_height(node_.hi - node_.lo)),
       tree_height_(tree_height(size)) {
+  job_token_ = token;
   if (rank_ != 0) {
     Link p;
     p.rank = node_.parent;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Connect-time wiring of the tree (tree.h): after rank 0's `ready`, every rank other than rank 0's
-// children connects to its parent's listener and presents the job secret, rank and size (the
-// Hello of the rendezvous); a parent accepts exactly its children, turning strangers away as rank
-// 0 does. A barrier over the tree ends it, so connect() succeeds only once every link is up.
+// children connects to its parent's listener, presents its rank and size (the Hello of the
+// rendezvous) and the two prove to each other that they hold the job secret (auth.h); a parent
+// accepts exactly its children, turning strangers away as rank 0 does, and a child refuses a
+// parent that cannot prove it. A barrier over the tree ends it, so connect() succeeds only once every link is up.
 #include <poll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -37,15 +38,10 @@ std::string fd_limit_text(int err) {
 
 }  // namespace
 
-Status TreeBootstrap::connect_parent(uint64_t secret, const sockaddr_storage& addr, socklen_t len, const Deadline& dl) {
+Status TreeBootstrap::connect_parent(const AuthKey& key, const sockaddr_storage& addr, socklen_t len,
+                                     const Deadline& dl) {
   const std::string where = format_sockaddr(reinterpret_cast<const sockaddr*>(&addr));
   const int parent = links_[0].rank;
-  Hello hello;
-  hello.secret = secret;
-  hello.rank = rank_;
-  hello.size = size_;
-  uint8_t hb[kHelloBytes];
-  encode_hello(hello, hb);
   // Retries with a growing, jittered pause: many ranks may retry at once.
   std::minstd_rand jitter(static_cast<unsigned>(rank_) * 2654435761u + static_cast<unsigned>(getpid()));
   int backoff_ms = 5;
@@ -63,15 +59,27 @@ Status TreeBootstrap::connect_parent(uint64_t secret, const sockaddr_storage& ad
       continue;
     }
     uint8_t h8[kHeaderBytes];
-    Io io = send_all(fd, hb, sizeof(hb), dl, &err);
-    if (io == Io::ok) io = recv_all(fd, h8, sizeof(h8), dl, &err);
+    Header answer;
+    Io io = Io::error;
+    const Proof proof = client_handshake(fd, key, rank_, size_, dl, &answer, &io, &err);
+    if (proof == Proof::unproven) {
+      close_fd(&fd);
+      return fail(GSHMEM_ERROR_AUTH,
+                  "bootstrap: PE " + std::to_string(rank_) + " refused the process at " + where +
+                      ", where its parent in the bootstrap tree, PE " + std::to_string(parent) +
+                      ", should be: it could not prove it holds the job secret (another program took the port "
+                      "after PE " +
+                      std::to_string(parent) + " died?); nothing derived from the secret was sent to it",
+                  parent);
+    }
+    if (proof == Proof::ok) io = recv_all(fd, h8, sizeof(h8), dl, &err);
     if (io != Io::ok) {
       close_fd(&fd);
       last = io == Io::timeout ? "connected, but it did not answer" : "the connection closed before it answered";
       break;
     }
-    const Header h = decode_header(h8);
-    if (h.op == static_cast<uint32_t>(Op::ack) && h.status == 0) {
+    const Header h = proof == Proof::ok ? decode_header(h8) : answer;
+    if (proof == Proof::ok && h.op == static_cast<uint32_t>(Op::ack) && h.status == 0) {
       links_[0].fd = fd;
       track_for_fork(fd);
       return GSHMEM_SUCCESS;
@@ -94,14 +102,8 @@ Status TreeBootstrap::connect_parent(uint64_t secret, const sockaddr_storage& ad
               parent);
 }
 
-Status TreeBootstrap::accept_children(int listener, uint64_t secret, const Deadline& dl) {
-  struct Pending {
-    int fd;
-    std::string peer;
-    uint8_t buf[kHelloBytes];
-    size_t got;
-  };
-  std::vector<Pending> pend;
+Status TreeBootstrap::accept_children(int listener, const AuthKey& key, const Deadline& dl) {
+  std::vector<Knock> pend;
   auto missing = [&] {
     std::vector<int> m;
     for (size_t i = first_child_; i < links_.size(); ++i)
@@ -112,7 +114,7 @@ Status TreeBootstrap::accept_children(int listener, uint64_t secret, const Deadl
   // fails with this rank's reason instead of "connection closed").
   auto drop_pending = [&] {
     std::vector<int> fds;
-    for (Pending& p : pend) fds.push_back(p.fd);
+    for (Knock& p : pend) fds.push_back(p.fd);
     pend.clear();
     if (failed_ != GSHMEM_SUCCESS) {
       // The children got `ready` about when this rank did: wait up to a second for the ones
@@ -146,7 +148,7 @@ Status TreeBootstrap::accept_children(int listener, uint64_t secret, const Deadl
     }
     pf.clear();
     pf.push_back({listener, POLLIN, 0});
-    for (const Pending& p : pend) pf.push_back({p.fd, POLLIN, 0});
+    for (const Knock& p : pend) pf.push_back({p.fd, POLLIN, 0});
     // The parent can only send a notice now; a child that connected may already send its part
     // of the closing barrier, so only its hang-up counts.
     const size_t first_link = pf.size();
@@ -176,36 +178,34 @@ Status TreeBootstrap::accept_children(int listener, uint64_t secret, const Deadl
     }
     for (size_t i = pend.size(); i-- > 0;) {
       if (!pf[1 + i].revents) continue;
-      Pending& p = pend[i];
-      ssize_t k = recv_counted(p.fd, p.buf + p.got, kHelloBytes - p.got, MSG_DONTWAIT);
-      if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) continue;
-      if (k <= 0) {
-        close_fd(&p.fd);
-        pend.erase(pend.begin() + static_cast<long>(i));
-        continue;
-      }
-      p.got += static_cast<size_t>(k);
-      if (p.got < kHelloBytes) continue;
-      Pending c = p;
+      const KnockStep step = knock_step(&pend[i], key, dl.sooner(2.0));
+      if (step == KnockStep::more) continue;
+      Knock c = pend[i];
       pend.erase(pend.begin() + static_cast<long>(i));
-      const Hello h = decode_hello(c.buf);
+      const Hello& h = c.hello;
       const Deadline ack_dl = dl.sooner(2.0);
       size_t slot = SIZE_MAX;
       for (size_t j = first_child_; j < links_.size(); ++j)
         if (links_[j].rank == h.rank && links_[j].fd < 0) slot = j;
-      if (h.magic != kHelloMagic) {
+      if (step == KnockStep::closed || step == KnockStep::error) {
+        if (c.challenged)
+          GSHMEM_LOG_WARN(
+              "bootstrap: PE %d: a connection from %s (claiming rank %d of %d) left during the authentication: it "
+              "does not hold this job's secret (it refused this PE's proof), or it died",
+              rank_, c.peer.c_str(), h.rank, h.size);
+      } else if (step == KnockStep::bad_magic) {
         GSHMEM_LOG_WARN(
             "bootstrap: PE %d rejected a connection from %s: not a gshmem bootstrap peer (bad magic 0x%08x)", rank_,
             c.peer.c_str(), h.magic);
-      } else if (h.version != kProtocolVersion) {
+      } else if (step == KnockStep::bad_version) {
         GSHMEM_LOG_WARN("bootstrap: PE %d rejected a connection from %s: protocol version %u, not %u", rank_,
                         c.peer.c_str(), h.version, kProtocolVersion);
         send_ack(c.fd, GSHMEM_ERROR_BOOTSTRAP, -1, "bootstrap protocol version mismatch (mixed installations?)",
                  ack_dl);
-      } else if (h.secret != secret) {
+      } else if (step == KnockStep::wrong_secret) {
         GSHMEM_LOG_WARN(
-            "bootstrap: PE %d rejected a connection from %s (claiming rank %d of %d): wrong job secret (a process "
-            "from another job?); ignoring it",
+            "bootstrap: PE %d rejected a connection from %s (claiming rank %d of %d): it could not prove it holds "
+            "the job secret (a process of another job?); ignoring it",
             rank_, c.peer.c_str(), h.rank, h.size);
         send_ack(c.fd, GSHMEM_ERROR_AUTH, -1, "wrong job secret: this port belongs to another job", ack_dl);
       } else if (h.size != size_ || slot == SIZE_MAX) {
@@ -228,7 +228,7 @@ Status TreeBootstrap::accept_children(int listener, uint64_t secret, const Deadl
     }
     if (pf[0].revents) {
       for (int i = 0; i < 64; ++i) {
-        Pending p{};
+        Knock p;
         int err = 0;
         p.fd = accept_one(listener, &p.peer, &err);
         if (p.fd < 0) {
@@ -256,7 +256,7 @@ Status TreeBootstrap::accept_children(int listener, uint64_t secret, const Deadl
   return GSHMEM_SUCCESS;
 }
 
-Status TreeBootstrap::wire(uint64_t secret, int parent_fd, const sockaddr_storage& parent_addr, socklen_t parent_len,
+Status TreeBootstrap::wire(const AuthKey& key, int parent_fd, const sockaddr_storage& parent_addr, socklen_t parent_len,
                            std::vector<int> child_fds, int listener, const Deadline& dl) {
   std::lock_guard<std::mutex> lock(io_mutex_);
   Status st = GSHMEM_SUCCESS;
@@ -269,9 +269,9 @@ Status TreeBootstrap::wire(uint64_t secret, int parent_fd, const sockaddr_storag
     links_[0].fd = parent_fd;
     track_for_fork(parent_fd);
   } else {
-    st = connect_parent(secret, parent_addr, parent_len, dl);
+    st = connect_parent(key, parent_addr, parent_len, dl);
   }
-  if (st == GSHMEM_SUCCESS && listener >= 0) st = accept_children(listener, secret, dl);
+  if (st == GSHMEM_SUCCESS && listener >= 0) st = accept_children(listener, key, dl);
   close_fd(&listener);
   if (st != GSHMEM_SUCCESS) return st;
   // Every link is up once this barrier completes everywhere.

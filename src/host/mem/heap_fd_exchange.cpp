@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Passing CUDA VMM export fds (or the IPC heap's handles, as bytes) between node-local PEs over
 // Unix-domain sockets, so that no handle leaves its node and a PE's cost is O(local PEs).
-// Each PE listens on an abstract socket named after the job, its PE number and
-// the exchange generation; a helper thread serves its fd and bytes to every local peer
-// while the main thread fetches the peers'. Abstract names are visible to
-// every user of the node, so both ends check that the other runs as this user
-// (SO_PEERCRED): a foreign process gets no handle to this PE's memory, cannot
-// use up the server's accepts, and cannot pose as a peer.
+// Each PE listens on an abstract socket whose name comes from the job's token (derived from the
+// job secret: bootstrap/local_auth.h), its PE number and the exchange generation, so no other
+// process can foresee it and take it first; a helper thread serves its fd and bytes to every
+// local peer while the main thread fetches the peers'. Abstract names are visible to every user
+// of the node once bound, so both ends check the other: it runs as this user (SO_PEERCRED), and
+// it belongs to this job -- the client sends its proof first and the server serves only a
+// proven client; the server's answer carries its own proof. A foreign process (another user's,
+// or another job's of this user) gets no handle to this PE's memory, is not counted as a peer,
+// and cannot pose as one.
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -17,18 +20,22 @@
 #include <cstring>
 #include <thread>
 
+#include "bootstrap/local_auth.h"
 #include "heap.h"
 #include "host/core/config.h"
 
 namespace gshmem::mem {
 namespace {
 
-socklen_t socket_name(uint64_t job_key, int pe, int generation, sockaddr_un* addr) {
+constexpr const char* kEndpoint = "heap";  // names this exchange's sockets and proofs
+using Proof = uint8_t[bootstrap::kLocalProofBytes];
+
+socklen_t socket_name(const bootstrap::JobToken& token, int pe, int generation, sockaddr_un* addr) {
   memset(addr, 0, sizeof(*addr));
   addr->sun_family = AF_UNIX;
   // Abstract namespace (leading NUL): nothing to clean up on disk.
-  int n = snprintf(addr->sun_path + 1, sizeof(addr->sun_path) - 1, "gshmem-%016llx-%d-%d", (unsigned long long)job_key,
-                   pe, generation);
+  const std::string name = bootstrap::local_endpoint_name(token, kEndpoint, pe, generation);
+  int n = snprintf(addr->sun_path + 1, sizeof(addr->sun_path) - 1, "%s", name.c_str());
   return static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + n);
 }
 
@@ -52,13 +59,15 @@ bool same_user(int sock, const char* what) {
   return false;
 }
 
-// One message: the sender's PE number and `bytes` bytes, with fd_to_send attached when >= 0.
-bool send_fd(int sock, int fd_to_send, int my_pe, const void* blob, size_t bytes) {
+// One message: the server's proof, its PE number and `bytes` bytes, with fd_to_send attached
+// when >= 0.
+bool send_fd(int sock, const Proof proof, int fd_to_send, int my_pe, const void* blob, size_t bytes) {
   char cbuf[CMSG_SPACE(sizeof(int))] = {};
-  iovec iov[2] = {{&my_pe, sizeof(my_pe)}, {const_cast<void*>(blob), bytes}};
+  iovec iov[3] = {
+      {const_cast<uint8_t*>(proof), sizeof(Proof)}, {&my_pe, sizeof(my_pe)}, {const_cast<void*>(blob), bytes}};
   msghdr msg{};
   msg.msg_iov = iov;
-  msg.msg_iovlen = bytes ? 2 : 1;
+  msg.msg_iovlen = bytes ? 3 : 2;
   if (fd_to_send >= 0) {
     msg.msg_control = cbuf;
     msg.msg_controllen = sizeof(cbuf);
@@ -68,25 +77,36 @@ bool send_fd(int sock, int fd_to_send, int my_pe, const void* blob, size_t bytes
     c->cmsg_len = CMSG_LEN(sizeof(int));
     memcpy(CMSG_DATA(c), &fd_to_send, sizeof(int));
   }
-  return sendmsg(sock, &msg, MSG_NOSIGNAL) == static_cast<ssize_t>(sizeof(my_pe) + bytes);
+  return sendmsg(sock, &msg, MSG_NOSIGNAL) == static_cast<ssize_t>(sizeof(Proof) + sizeof(my_pe) + bytes);
 }
 
 // Receives one message of send_fd: false unless all of it came (and the fd, when `fd` is asked).
-bool recv_fd(int sock, int* sender_pe, void* blob, size_t bytes, int* fd) {
+// An fd that arrives with a message from a process that does not prove the job is closed here.
+bool recv_fd(int sock, Proof proof, int* sender_pe, void* blob, size_t bytes, int* fd) {
   char cbuf[CMSG_SPACE(sizeof(int))] = {};
-  iovec iov[2] = {{sender_pe, sizeof(*sender_pe)}, {blob, bytes}};
+  iovec iov[3] = {{proof, sizeof(Proof)}, {sender_pe, sizeof(*sender_pe)}, {blob, bytes}};
   msghdr msg{};
   msg.msg_iov = iov;
-  msg.msg_iovlen = bytes ? 2 : 1;
+  msg.msg_iovlen = bytes ? 3 : 2;
   msg.msg_control = cbuf;
   msg.msg_controllen = sizeof(cbuf);
-  if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | MSG_WAITALL) != static_cast<ssize_t>(sizeof(*sender_pe) + bytes))
+  const ssize_t got = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | MSG_WAITALL);
+  cmsghdr* c = got > 0 ? CMSG_FIRSTHDR(&msg) : nullptr;
+  int passed = -1;
+  if (c && c->cmsg_type == SCM_RIGHTS) memcpy(&passed, CMSG_DATA(c), sizeof(int));
+  if (got != static_cast<ssize_t>(sizeof(Proof) + sizeof(*sender_pe) + bytes) || (fd ? passed < 0 : c != nullptr)) {
+    if (passed >= 0) close(passed);
     return false;
-  cmsghdr* c = CMSG_FIRSTHDR(&msg);
-  if (!fd) return !c;
-  if (!c || c->cmsg_type != SCM_RIGHTS) return false;
-  memcpy(fd, CMSG_DATA(c), sizeof(int));
+  }
+  if (fd) *fd = passed;
   return true;
+}
+
+// The client's proof arrives within `timeout_ms` and is this job's.
+bool client_proven(int sock, const Proof want, int timeout_ms) {
+  Proof got{};
+  if (!wait_fd(sock, POLLIN, timeout_ms) || recv(sock, got, sizeof(got), MSG_WAITALL) != sizeof(got)) return false;
+  return bootstrap::same_local_proof(got, want);
 }
 
 }  // namespace
@@ -105,7 +125,8 @@ Status exchange_local(const HeapParams& params, bootstrap::Bootstrap& boot, int 
 
   int listener = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_un addr;
-  socklen_t len = socket_name(params.job_key, params.my_pe, generation, &addr);
+  const bootstrap::JobToken& token = boot.job_token();
+  socklen_t len = socket_name(token, params.my_pe, generation, &addr);
   bool ok = listener >= 0 && bind(listener, (sockaddr*)&addr, len) == 0 && listen(listener, n_local + 4) == 0;
   if (!ok) GSHMEM_LOG_ERROR("heap setup: cannot listen on Unix socket @%s: %s", addr.sun_path + 1, strerror(errno));
   bool all_ok = false;
@@ -116,6 +137,9 @@ Status exchange_local(const HeapParams& params, bootstrap::Bootstrap& boot, int 
   }
 
   // Serve my fd to every local peer.
+  Proof server_proof, client_want;
+  bootstrap::local_proof(token, kEndpoint, params.my_pe, generation, true, server_proof);
+  bootstrap::local_proof(token, kEndpoint, params.my_pe, generation, false, client_want);
   bool serve_ok = true;
   std::thread server([&] {
     for (int served = 0; served < n_local - 1;) {
@@ -132,7 +156,20 @@ Status exchange_local(const HeapParams& params, bootstrap::Bootstrap& boot, int 
         close(c);
         continue;  // not a peer: not counted
       }
-      if (c < 0 || !send_fd(c, my_fd, params.my_pe, blob, bytes)) serve_ok = false;
+      // A peer sends its proof at once (2 s: a process that connects and stays silent delays
+      // the others this long at most, and is not counted).
+      if (c >= 0 && !client_proven(c, client_want, 2000)) {
+        ucred cred{};
+        socklen_t cl = sizeof(cred);
+        getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cred, &cl);
+        GSHMEM_LOG_WARN(
+            "heap setup: PE %d: a process (pid %d) connected to this PE's Unix socket without proving it belongs to "
+            "this job (another job of this user?); ignored",
+            params.my_pe, static_cast<int>(cred.pid));
+        close(c);
+        continue;
+      }
+      if (c < 0 || !send_fd(c, server_proof, my_fd, params.my_pe, blob, bytes)) serve_ok = false;
       if (c >= 0) close(c);
       ++served;
     }
@@ -146,15 +183,27 @@ Status exchange_local(const HeapParams& params, bootstrap::Bootstrap& boot, int 
     const int pe = params.local_pes[i];
     if (pe == params.my_pe) continue;
     sockaddr_un peer;
-    socklen_t plen = socket_name(params.job_key, pe, generation, &peer);
+    socklen_t plen = socket_name(token, pe, generation, &peer);
     int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     int sender = -1;
     int fd = -1;
     uint8_t* dst = peer_blobs ? peer_blobs->data() + static_cast<size_t>(i) * bytes : scratch.data();
+    Proof mine, theirs{}, want;
+    bootstrap::local_proof(token, kEndpoint, pe, generation, false, mine);
+    bootstrap::local_proof(token, kEndpoint, pe, generation, true, want);
     bool got = false;
     if (s >= 0 && connect(s, (sockaddr*)&peer, plen) == 0 && same_user(s, "the name of a peer is held by") &&
-        wait_fd(s, POLLIN, timeout_ms))
-      got = recv_fd(s, &sender, dst, bytes, my_fd >= 0 ? &fd : nullptr);
+        send(s, mine, sizeof(mine), MSG_NOSIGNAL) == sizeof(mine) && wait_fd(s, POLLIN, timeout_ms))
+      got = recv_fd(s, theirs, &sender, dst, bytes, my_fd >= 0 ? &fd : nullptr);
+    if (got && !bootstrap::same_local_proof(theirs, want)) {
+      GSHMEM_LOG_ERROR(
+          "heap setup: the process at node-local PE %d's Unix socket @%s could not prove it belongs to this job; "
+          "its handle is not used",
+          pe, peer.sun_path + 1);
+      if (fd >= 0) close(fd), fd = -1;
+      got = false;
+      errno = EACCES;
+    }
     if (!got || sender != pe) {
       GSHMEM_LOG_ERROR(
           "heap setup: could not fetch the memory handle of node-local PE %d over Unix "
