@@ -41,7 +41,14 @@ typedef struct gshmemi_team {
   uint32_t ll_words;          /* LL words per sender (impl/ll_layout.cuh); 0: no LL area */
   uint32_t reduce_slots;      /* flag rows of the reductions (impl/reduce_layout.cuh); 0: none */
   uint64_t reduce_push_bytes; /* bytes of each push buffer of the reductions ([parity][sender]); 0: none */
+  uint32_t flags;             /* GSHMEMI_TEAM_* */
+  uint32_t reserved;
 } gshmemi_team;
+
+/* Some member of the team is reached through the proxy (another node): its collectives are
+ * refused with a message until the hierarchical ones of docs/internode.md section 7 exist;
+ * syncs and barriers work. */
+#define GSHMEMI_TEAM_SPANS_NODES 1u
 
 /* The proxy channel of this PE (docs/internode.md section 3): how device calls reach PEs whose
  * heaps are not mapped here (another node, or GSHMEM_DISABLE_P2P). `ring` NULL: no proxy (every
@@ -89,9 +96,9 @@ typedef struct gshmemi_device_state {
 } gshmemi_device_state;
 
 #ifdef __cplusplus
-static_assert(sizeof(gshmemi_team) == 64, "team layout changed: bump GSHMEMI_DEVICE_STATE_VERSION");
+static_assert(sizeof(gshmemi_team) == 72, "team layout changed: bump GSHMEMI_DEVICE_STATE_VERSION");
 static_assert(sizeof(gshmemi_proxy_channel) == 64, "proxy channel layout changed: bump GSHMEMI_DEVICE_STATE_VERSION");
-static_assert(sizeof(gshmemi_device_state) == 224, "device state layout changed: bump GSHMEMI_DEVICE_STATE_VERSION");
+static_assert(sizeof(gshmemi_device_state) == 232, "device state layout changed: bump GSHMEMI_DEVICE_STATE_VERSION");
 #endif
 
 /* Uploads *state into one translation unit's __constant__ copy; returns a cudaError_t value. */

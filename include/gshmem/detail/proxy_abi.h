@@ -93,6 +93,18 @@ enum gshmemi_proxy_op {
 #define GSHMEMI_PROXY_TAG_MASK ((UINT64_C(1) << GSHMEMI_PROXY_TAG_BITS) - 1u)
 #define GSHMEMI_PROXY_REPLY_ERROR (UINT64_C(1) << 62)
 
+/* A device-side failure on the proxy path (a full ring or no reply for GSHMEM_WAIT_TIMEOUT, a
+ * failed target): the first failing thread stores a diagnostic into the two words at
+ * GSHMEMI_PROXY_DIAG_WORD of the line of the `fault` word (pinned; the device cannot print from
+ * there without costing every kernel registers: include/gshmem/device/impl/proxy.cuh), then
+ * traps; this PE's proxy thread prints it. Word 0: 1 << 63 | why (bits 56..59) | the entry's op
+ * (bits 48..53) | this PE (bits 24..47) | the target PE (bits 0..23); word 1: the ticket. */
+#define GSHMEMI_PROXY_DIAG_WORD 2u
+#define GSHMEMI_PROXY_DIAG_RING_FULL 1u /* no free ring slot */
+#define GSHMEMI_PROXY_DIAG_NO_REPLY 2u  /* no reply */
+#define GSHMEMI_PROXY_DIAG_FAILED 3u    /* the target failed (error reply, or the fault word at quiet) */
+#define GSHMEMI_PROXY_DIAG_QUIET 4u     /* quiet: `completed` did not pass the ticket */
+
 typedef struct gshmemi_proxy_entry {
   uint64_t w[8];
 } gshmemi_proxy_entry;
@@ -148,7 +160,8 @@ GSHMEMI_PROXY_FN uint64_t gshmemi_proxy_join(uint64_t lo_word, uint64_t hi_word)
 GSHMEMI_PROXY_FN int gshmemi_proxy_wants_reply(uint64_t w0) {
   const unsigned op = gshmemi_proxy_w0_op(w0), f = gshmemi_proxy_w0_flags(w0);
   if (f & GSHMEMI_PROXY_F_FETCH) return 1;
-  if (op == GSHMEMI_PROXY_OP_GET || op == GSHMEMI_PROXY_OP_PUT) return (f & GSHMEMI_PROXY_F_BY_REF) && !(f & GSHMEMI_PROXY_F_NBI);
+  if (op == GSHMEMI_PROXY_OP_GET || op == GSHMEMI_PROXY_OP_PUT)
+    return (f & GSHMEMI_PROXY_F_BY_REF) && !(f & GSHMEMI_PROXY_F_NBI);
   return 0;
 }
 
@@ -166,6 +179,12 @@ GSHMEMI_PROXY_FN uint64_t gshmemi_proxy_reply_word(uint64_t parity, uint64_t tic
 /* Whether reply word `w` answers `ticket` (the waiter's poll). */
 GSHMEMI_PROXY_FN int gshmemi_proxy_reply_is_for(uint64_t w, uint64_t ticket) {
   return ((w >> GSHMEMI_PROXY_TAG_SHIFT) & GSHMEMI_PROXY_TAG_MASK) == gshmemi_proxy_tag(ticket);
+}
+
+/* The first diagnostic word of a failure `why` of the entry whose word 0 is `w0` (0: none), by `me`. */
+GSHMEMI_PROXY_FN uint64_t gshmemi_proxy_diag(unsigned why, uint64_t w0, int me) {
+  return (UINT64_C(1) << 63) | ((uint64_t)(why & 15u) << 56) | ((uint64_t)gshmemi_proxy_w0_op(w0) << 48) |
+         ((uint64_t)((uint32_t)me & 0xffffffu) << 24) | (uint64_t)gshmemi_proxy_w0_pe(w0);
 }
 
 #endif /* GSHMEM_DETAIL_PROXY_ABI_H */

@@ -7,10 +7,12 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "../amo.cuh"
 #include "memops.cuh"
+#include "proxy.cuh"
 #include "state.cuh"
 
 namespace gshmem {
@@ -21,14 +23,31 @@ namespace detail {
 // add: fetch_add without the old value (atomic_add, atomic_inc), one red.
 enum class amo_op : int { fetch, set, swap, compare_swap, add, fetch_add, fetch_and, fetch_or, fetch_xor };
 
-// The one AMO body: operation `Op` on *dest of PE `pe`; returns the previous
-// value (`value` for set). `call` names the API call in debug-check messages.
+// The same operation through the proxy (impl/proxy.cuh): the target's GPU runs it.
 template <amo_op Op, class T>
-__device__ __forceinline__ T amo(T* dest, T value, T cond, int pe, const char* call) {
-  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "gshmem atomics: T must be a 4- or 8-byte type");
-  (void)call;
-  GSHMEMI_CHECK_REMOTE(call, dest, sizeof(T), pe);
-  T* p = peer_address(dest, pe);
+__device__ __forceinline__ T amo_proxied(const char* call, T* dest, T value, T cond, int pe) {
+  constexpr unsigned op = Op == amo_op::fetch          ? GSHMEMI_PROXY_OP_AMO_FETCH
+                          : Op == amo_op::set          ? GSHMEMI_PROXY_OP_AMO_SET
+                          : Op == amo_op::swap         ? GSHMEMI_PROXY_OP_AMO_SWAP
+                          : Op == amo_op::compare_swap ? GSHMEMI_PROXY_OP_AMO_CSWAP
+                          : Op == amo_op::fetch_and    ? GSHMEMI_PROXY_OP_AMO_AND
+                          : Op == amo_op::fetch_or     ? GSHMEMI_PROXY_OP_AMO_OR
+                          : Op == amo_op::fetch_xor    ? GSHMEMI_PROXY_OP_AMO_XOR
+                                                       : GSHMEMI_PROXY_OP_AMO_ADD;
+  constexpr bool fetching = Op != amo_op::set && Op != amo_op::add;
+  uint64_t v = 0, c = 0;
+  memcpy(&v, &value, sizeof(T));
+  memcpy(&c, &cond, sizeof(T));
+  const uint64_t r = proxy::amo(op, fetching, dest, sizeof(T), v, c, pe);
+  if constexpr (Op == amo_op::set) return value;
+  T out;
+  memcpy(&out, &r, sizeof(T));
+  return out;
+}
+
+// The operation on a mapped address.
+template <amo_op Op, class T>
+__device__ __forceinline__ T amo_direct(T* p, T value, T cond) {
   if constexpr (Op == amo_op::fetch) {
     return ld_relaxed_sys(p);
   } else if constexpr (Op == amo_op::set) {
@@ -54,6 +73,18 @@ __device__ __forceinline__ T amo(T* dest, T value, T cond, int pe, const char* c
     else
       return atomic_fetch_xor_relaxed_sys(p, value);
   }
+}
+
+// The one AMO body: operation `Op` on *dest of PE `pe`; returns the previous
+// value (`value` for set). `call` names the API call in debug-check messages.
+template <amo_op Op, class T>
+__device__ __forceinline__ T amo(T* dest, T value, T cond, int pe, const char* call) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "gshmem atomics: T must be a 4- or 8-byte type");
+  (void)call;
+  GSHMEMI_CHECK_REMOTE(call, dest, sizeof(T), pe);
+  return route(
+      dest, pe, [&](T* p) { return amo_direct<Op>(p, value, cond); },
+      [&] { return amo_proxied<Op>(call, dest, value, cond, pe); });
 }
 
 }  // namespace detail

@@ -192,6 +192,7 @@ template <class Scope>
 __device__ inline int alltoallmem(const char* call, gshmem_team_t team, void* dest, const void* source, size_t nbytes) {
   gshmemi_team t;
   if (!team_for_call<Scope>(call, team, &t)) return -1;
+  require_one_node<Scope>(call, t);
   check_coll<Scope>(call, dest, nbytes * t.size, source, nbytes * t.size, false);
   alltoall_op op(call, dest, source, nbytes, t);
   return run_collective<Scope>(t, op);
@@ -207,6 +208,7 @@ __device__ inline int alltoallsmem(const char* call, gshmem_team_t team, void* d
                                    ptrdiff_t sst, size_t nelems, int esz) {
   gshmemi_team t;
   if (!team_for_call<Scope>(call, team, &t)) return -1;
+  require_one_node<Scope>(call, t);
 #if defined(GSHMEM_DEBUG_CHECKS)
   if (dst < 1 || sst < 1)
     fail_coll<Scope>(call, coll_bad::stride, nullptr, static_cast<unsigned long long>(dst < 1 ? dst : sst), nullptr,

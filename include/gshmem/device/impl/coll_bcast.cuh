@@ -163,6 +163,7 @@ __device__ inline int broadcastmem(const char* call, gshmem_team_t team, void* d
                                    int root) {
   gshmemi_team t;
   if (!team_for_call<Scope>(call, team, &t)) return -1;
+  require_one_node<Scope>(call, t);
 #if defined(GSHMEM_DEBUG_CHECKS)
   if (root < 0 || root >= t.size) fail_coll<Scope>(call, coll_bad::root, nullptr, root, nullptr, t.size);
 #endif

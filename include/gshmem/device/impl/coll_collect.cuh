@@ -110,6 +110,7 @@ template <class Scope>
 __device__ inline int fcollectmem(const char* call, gshmem_team_t team, void* dest, const void* source, size_t nbytes) {
   gshmemi_team t;
   if (!team_for_call<Scope>(call, team, &t)) return -1;
+  require_one_node<Scope>(call, t);
   check_coll<Scope>(call, dest, nbytes * t.size, source, nbytes, false);
   fcollect_op op(call, dest, source, nbytes, t);
   return run_collective<Scope>(t, op);
@@ -119,6 +120,7 @@ template <class Scope>
 __device__ inline int collectmem(const char* call, gshmem_team_t team, void* dest, const void* source, size_t nbytes) {
   gshmemi_team t;
   if (!team_for_call<Scope>(call, team, &t)) return -1;
+  require_one_node<Scope>(call, t);
   collect_op op(call, dest, source, nbytes);
   return run_collective<Scope>(t, op);
 }

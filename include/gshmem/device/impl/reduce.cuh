@@ -84,6 +84,7 @@ __device__ __forceinline__ int reduce_call(const char* call, gshmem_team_t team,
   GSHMEMI_REDUCE_CHECK_ARGS(Scope, call, team, dest, source, nreduce, sizeof(T), scatter);
   gshmemi_team t;
   if (!team_entry(team, &t)) return -1;  // not a team of this PE (debug builds reported it above)
+  require_one_node<Scope>(call, t);
   if (nreduce == 0) return 0;
   if (t.size == 1) {  // the result is the source (reducescatter: its only chunk)
     if (static_cast<const void*>(dest) != static_cast<const void*>(source))

@@ -14,6 +14,7 @@
 #include "../rma.cuh"
 #include "copy.cuh"
 #include "memops.cuh"
+#include "proxy.cuh"
 #include "state.cuh"
 
 namespace gshmem {
@@ -53,56 +54,92 @@ template <class T>
 __device__ __forceinline__ void p(const char* call, T* dest, T value, int pe) {
   GSHMEMI_CHECK_RMA(thread_scope, call, true, dest, 1, nullptr, 1, 1, sizeof(T), pe);
   using W = typename rma_word<T>::type;
-  if constexpr (std::is_same<W, T>::value) {
-    st_volatile(peer_address(dest, pe), value);
-  } else {
-    W w;
-    memcpy(&w, &value, sizeof(T));
-    st_volatile(reinterpret_cast<W*>(peer_address(dest, pe)), w);
-  }
+  W w;
+  memcpy(&w, &value, sizeof(T));
+  route(
+      reinterpret_cast<W*>(dest), pe, [&](W* a) { st_volatile(a, w); },
+      [&] {
+        uint64_t bits = 0;
+        memcpy(&bits, &w, sizeof(W));
+        proxy::p(dest, bits, sizeof(W), pe);
+      });
 }
 
 template <class T>
 __device__ __forceinline__ T g(const char* call, const T* source, int pe) {
   GSHMEMI_CHECK_RMA(thread_scope, call, false, source, 1, nullptr, 1, 1, sizeof(T), pe);
   using W = typename rma_word<T>::type;
-  if constexpr (std::is_same<W, T>::value) {
-    return ld_volatile(peer_address(source, pe));
-  } else {
-    const W w = ld_volatile(reinterpret_cast<const W*>(peer_address(source, pe)));
-    T v;
-    memcpy(&v, &w, sizeof(T));
-    return v;
-  }
+  const W w = route(
+      reinterpret_cast<const W*>(source), pe, [&](const W* a) { return ld_volatile(a); },
+      [&] {
+        const uint64_t bits = proxy::g(source, sizeof(W), pe);
+        W r;
+        memcpy(&r, &bits, sizeof(W));
+        return r;
+      });
+  T v;
+  memcpy(&v, &w, sizeof(T));
+  return v;
 }
 
 template <class Scope>
 __device__ __forceinline__ void putmem_nbi(const char* call, void* dest, const void* source, size_t bytes, int pe) {
   GSHMEMI_CHECK_RMA(Scope, call, true, dest, 1, source, 1, bytes, 1, pe);
-  scoped_copy_unit_first<Scope>(peer_address(dest, pe), source, bytes);
+  route(
+      dest, pe, [&](void* a) { scoped_copy_unit_first<Scope>(a, source, bytes); },
+      [&] { proxy::put<Scope>(dest, source, bytes, pe, true, nullptr, 0, 0); });
 }
 
 template <class Scope>
 __device__ __forceinline__ void getmem_nbi(const char* call, void* dest, const void* source, size_t bytes, int pe) {
   GSHMEMI_CHECK_RMA(Scope, call, false, source, 1, dest, 1, bytes, 1, pe);
-  scoped_copy_unit_first<Scope>(dest, peer_address(source, pe), bytes);
+  route(
+      source, pe, [&](const void* a) { scoped_copy_unit_first<Scope>(dest, a, bytes); },
+      [&] { proxy::get<Scope>(dest, source, bytes, pe, true); });
 }
 
 // Blocking forms: on the load/store path the copy is done when the issuing
 // threads finish it; the scope synchronises so that every participating thread
 // may reuse `source` (put) or read `dest` (get) on return.
+// Through the proxy, a blocking put returns once the source was copied out, a blocking get
+// once its data landed (impl/proxy.cuh).
 template <class Scope>
 __device__ __forceinline__ void putmem(const char* call, void* dest, const void* source, size_t bytes, int pe) {
-  Scope::sync();
-  putmem_nbi<Scope>(call, dest, source, bytes, pe);
-  Scope::sync();
+  GSHMEMI_CHECK_RMA(Scope, call, true, dest, 1, source, 1, bytes, 1, pe);
+  route(
+      dest, pe,
+      [&](void* a) {
+        Scope::sync();
+        scoped_copy_unit_first<Scope>(a, source, bytes);
+        Scope::sync();
+      },
+      [&] { proxy::put<Scope>(dest, source, bytes, pe, false, nullptr, 0, 0); });
 }
 
 template <class Scope>
 __device__ __forceinline__ void getmem(const char* call, void* dest, const void* source, size_t bytes, int pe) {
-  Scope::sync();
-  getmem_nbi<Scope>(call, dest, source, bytes, pe);
-  Scope::sync();
+  GSHMEMI_CHECK_RMA(Scope, call, false, source, 1, dest, 1, bytes, 1, pe);
+  route(
+      source, pe,
+      [&](const void* a) {
+        Scope::sync();
+        scoped_copy_unit_first<Scope>(dest, a, bytes);
+        Scope::sync();
+      },
+      [&] { proxy::get<Scope>(dest, source, bytes, pe, false); });
+}
+
+// Strided through the proxy: each element its own blocking put or get of one element (the
+// scope's threads side by side), through the same calls as contiguous data.
+template <class Scope, bool Put, class T>
+__device__ __forceinline__ void proxy_strided(T* dest, ptrdiff_t dst, const T* source, ptrdiff_t sst, size_t nelems,
+                                              int pe) {
+  for (size_t i = Scope::rank(); i < nelems; i += Scope::size()) {
+    if constexpr (Put)
+      proxy::put<thread_scope>(dest + i * dst, source + i * sst, sizeof(T), pe, false, nullptr, 0, 0);
+    else
+      proxy::get<thread_scope>(dest + i * dst, source + i * sst, sizeof(T), pe, false);
+  }
 }
 
 // Strided, blocking like putmem/getmem.
@@ -111,7 +148,9 @@ __device__ __forceinline__ void iput(const char* call, T* dest, const T* source,
                                      size_t nelems, int pe) {
   Scope::sync();
   GSHMEMI_CHECK_RMA(Scope, call, true, dest, dst, source, sst, nelems, sizeof(T), pe);
-  scoped_strided_copy<Scope>(peer_address(dest, pe), dst, source, sst, nelems);
+  route(
+      dest, pe, [&](T* a) { scoped_strided_copy<Scope>(a, dst, source, sst, nelems); },
+      [&] { proxy_strided<Scope, true, T>(dest, dst, source, sst, nelems, pe); });
   Scope::sync();
 }
 
@@ -120,7 +159,9 @@ __device__ __forceinline__ void iget(const char* call, T* dest, const T* source,
                                      size_t nelems, int pe) {
   Scope::sync();
   GSHMEMI_CHECK_RMA(Scope, call, false, source, sst, dest, dst, nelems, sizeof(T), pe);
-  scoped_strided_copy<Scope>(dest, dst, peer_address(source, pe), sst, nelems);
+  route(
+      source, pe, [&](const T* a) { scoped_strided_copy<Scope>(dest, dst, a, sst, nelems); },
+      [&] { proxy_strided<Scope, false, T>(dest, dst, source, sst, nelems, pe); });
   Scope::sync();
 }
 

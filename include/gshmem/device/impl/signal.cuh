@@ -9,6 +9,7 @@
 #include "amo.cuh"
 #include "copy.cuh"
 #include "memops.cuh"
+#include "proxy.cuh"
 #include "state.cuh"
 #include "wait.cuh"
 #include "gshmem/types.h"
@@ -67,21 +68,40 @@ __device__ __forceinline__ void signal_update_relaxed(uint64_t* remote_sig, uint
 //     (signal_wait_until / wait_until / signal_fetch), which synchronises with
 //     the release; its later loads of `dest` therefore see the data.
 // The same argument with the scope barrier + release is what barrier_all uses.
+namespace detail {
+// put_signal on the load/store path: the copy, the scope barrier, the signal's release.
+template <class Scope>
+__device__ __forceinline__ void putmem_signal_direct(void* a, const void* source, size_t bytes, uint64_t* sig_addr,
+                                                     uint64_t signal, int sig_op, int pe) {
+  scoped_copy_unit_first<Scope>(a, source, bytes);
+  Scope::sync();
+  if (Scope::rank() == 0) signal_update_release(peer_address(sig_addr, pe), signal, sig_op);
+}
+}  // namespace detail
+
 template <class Scope>
 __device__ inline void putmem_signal_nbi(void* dest, const void* source, size_t bytes, uint64_t* sig_addr,
                                          uint64_t signal, int sig_op, int pe) {
   GSHMEMI_CHECK_REMOTE("gshmem_putmem_signal", dest, bytes, pe);
   GSHMEMI_CHECK_SIGNAL("gshmem_putmem_signal", sig_addr, sig_op, pe);
-  detail::scoped_copy_unit_first<Scope>(detail::peer_address(dest, pe), source, bytes);
-  Scope::sync();
-  if (Scope::rank() == 0) detail::signal_update_release(detail::peer_address(sig_addr, pe), signal, sig_op);
+  detail::route(
+      dest, pe, [&](void* a) { detail::putmem_signal_direct<Scope>(a, source, bytes, sig_addr, signal, sig_op, pe); },
+      [&] { detail::proxy::put<Scope>(dest, source, bytes, pe, true, sig_addr, signal, sig_op); });
 }
 
+// Through the proxy the blocking form returns once the source was copied out.
 template <class Scope>
 __device__ inline void putmem_signal(void* dest, const void* source, size_t bytes, uint64_t* sig_addr, uint64_t signal,
                                      int sig_op, int pe) {
-  Scope::sync();
-  putmem_signal_nbi<Scope>(dest, source, bytes, sig_addr, signal, sig_op, pe);
+  GSHMEMI_CHECK_REMOTE("gshmem_putmem_signal", dest, bytes, pe);
+  GSHMEMI_CHECK_SIGNAL("gshmem_putmem_signal", sig_addr, sig_op, pe);
+  detail::route(
+      dest, pe,
+      [&](void* a) {
+        Scope::sync();
+        detail::putmem_signal_direct<Scope>(a, source, bytes, sig_addr, signal, sig_op, pe);
+      },
+      [&] { detail::proxy::put<Scope>(dest, source, bytes, pe, false, sig_addr, signal, sig_op); });
 }
 
 template <class Scope, class T>
@@ -97,7 +117,9 @@ __device__ inline void put_signal_nbi(T* dest, const T* source, size_t nelems, u
 
 __device__ inline void signal_op(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
   GSHMEMI_CHECK_SIGNAL("gshmemx_signal_op", sig_addr, sig_op, pe);
-  detail::signal_update_relaxed(detail::peer_address(sig_addr, pe), signal, sig_op);
+  detail::route(
+      sig_addr, pe, [&](uint64_t* a) { detail::signal_update_relaxed(a, signal, sig_op); },
+      [&] { detail::proxy::signal(sig_addr, signal, sig_op, pe); });
 }
 
 __device__ inline uint64_t signal_fetch(const uint64_t* sig_addr) {

@@ -82,6 +82,36 @@ __device__ __forceinline__ T* peer_address(T* sym, int pe) {
   return base ? reinterpret_cast<T*>(base + off) : nullptr;
 }
 
+// The seam between the transports (docs/internode.md section 2): direct(address) for a PE whose
+// heap this GPU reaches by loads and stores, proxied() for one it does not (another node, or
+// GSHMEM_DISABLE_P2P: its peer_base is NULL and the proxy channel carries the call). The flat
+// window's PEs take the same constants-only path as peer_address and never reach the test; the
+// table's PEs pay one compare after the load they already made. `proxied` calls out-of-line
+// functions (impl/proxy.cuh), so the inlined direct bodies keep their registers.
+// GSHMEMI_PROXY_PATH=0 compiles the proxied branches out (a NULL peer is then written through,
+// as before the seam): for tests/codegen, whose table describes the load/store path's PTX. Not
+// for programs: their calls to other nodes would fault.
+#if defined(GSHMEMI_PROXY_PATH)
+constexpr bool kProxyPath = GSHMEMI_PROXY_PATH != 0;
+#else
+constexpr bool kProxyPath = true;
+#endif
+
+template <class T, class Direct, class Proxied>
+__device__ __forceinline__ auto route(T* sym, int pe, Direct&& direct, Proxied&& proxied) {
+  const gshmemi_device_state& s = state();
+  const unsigned k = static_cast<unsigned>(pe - s.flat_first);
+  const size_t off = static_cast<size_t>(reinterpret_cast<const char*>(sym) - s.heap_base);
+  char* base;
+  if (__builtin_expect(k < static_cast<unsigned>(s.flat_count), 1)) {
+    base = s.flat_base + k * s.flat_stride;
+  } else {
+    base = peer_base_from_table(pe);
+    if (kProxyPath && __builtin_expect(base == nullptr, 0)) return proxied();
+  }
+  return direct(reinterpret_cast<T*>(base + off));
+}
+
 // ---- debug checks (compiled in with -DGSHMEM_DEBUG_CHECKS=1) ----------------
 // A bad argument prints one line naming the call, the PE, the cause and the
 // remedy, then traps (the kernel fails with cudaErrorLaunchFailure). Release
@@ -174,7 +204,7 @@ __device__ __forceinline__ bool remote_bad(const void* addr, unsigned long long 
     *why = bad_arg::pe_range;
     return true;
   }
-  if (s.peer_base[pe] == nullptr) {
+  if (s.peer_base[pe] == nullptr && s.proxy.ring == nullptr) {  // a NULL base with a ring: a proxy peer
     *why = bad_arg::unreachable;
     return true;
   }

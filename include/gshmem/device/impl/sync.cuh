@@ -4,6 +4,7 @@
 
 #include "../sync.cuh"
 #include "memops.cuh"
+#include "proxy.cuh"
 #include "state.cuh"
 #include "team.cuh"
 #include "gshmem/types.h"
@@ -20,7 +21,19 @@ __device__ inline void quiet() {
   // The scope barrier orders every thread's operations before one fence.sc.sys
   // by the group's first thread (cumulative, as in the barriers); the second
   // barrier holds the group until it completed. One system fence per group
-  // instead of one per thread.
+  // instead of one per thread. Operations through the proxy complete when its
+  // `completed` word passes them: with a proxy the same thread waits for that
+  // after the fence (impl/proxy.cuh). Two whole copies, so that a job without a
+  // proxy runs the code it ran before the proxy existed.
+  if (detail::kProxyPath && __builtin_expect(detail::proxy::present(), 0)) {
+    Scope::sync();
+    if (Scope::rank() == 0) {
+      detail::fence_sc_sys();
+      detail::proxy::quiet();
+    }
+    Scope::sync();
+    return;
+  }
   Scope::sync();
   if (Scope::rank() == 0) detail::fence_sc_sys();
   Scope::sync();
@@ -96,8 +109,79 @@ constexpr int kAllToAllSyncMax = 32;
 // flight (docs/memory-model.md).
 // `t` is the caller's copy of the team entry (team_entry), so its fields stay in
 // registers across the fence.
+// sync_members_mixed: the same with a proxy. Members reached through the proxy (peer_address
+// NULL) get their signal as a proxied ADD, after the same fence; a barrier first waits for its
+// proxied operations to complete (the quiet), so that they are applied at their targets before
+// any member leaves.
+// The all-to-all sync's signals to members reached through the proxy, after the load/store
+// ones and the same fence, in a loop of their own so that the sync's loop keeps its registers.
+// Thread r of the scope signals members r, r + size, ... as in the loop it follows.
+template <class Scope>
+__device__ __forceinline__ void proxy_sync_signals(uint64_t* flags, int start, int stride, int size, int me) {
+  for (int i = Scope::rank(); i < size; i += Scope::size()) {
+    const int pe = start + i * stride;
+    if (i != me && peer_address(flags + me, pe) == nullptr) proxy::signal(flags + me, 1, GSHMEM_SIGNAL_ADD, pe);
+  }
+}
+
+template <class Scope>
+static __device__ __noinline__ void sync_members_mixed(const gshmemi_team t, const char* what, bool quiet) {
+  // The first peer's slot address is computed before the fence, which would
+  // otherwise wait for the loads this needs (and they for it).
+  const int first = Scope::rank();
+  uint64_t* first_to = first < t.size && first != t.my_pe && t.size <= kAllToAllSyncMax
+                           ? peer_address(t.sync_flags + t.my_pe, team_world_pe(t, first))
+                           : nullptr;
+  Scope::sync();  // every thread's earlier operations precede the fences
+  if (quiet) {
+    if (Scope::rank() == 0) proxy::quiet();
+    Scope::sync();
+  }
+  if (t.size <= kAllToAllSyncMax) {
+    // A member alone in its team signals nobody, but a barrier still quiets.
+    if (quiet && t.size == 1 && first == 0) fence_sc_sys();
+    bool fenced = false, proxied = false;
+    for (int i = first; i < t.size; i += Scope::size()) {
+      if (i == t.my_pe) continue;
+      if (!fenced) {
+        if (quiet)
+          fence_sc_sys();
+        else
+          fence_acq_rel_sys();
+        fenced = true;
+      }
+      uint64_t* to = i == first ? first_to : peer_address(t.sync_flags + t.my_pe, team_world_pe(t, i));
+      if (to != nullptr)
+        red_add_relaxed_sys(to, uint64_t{1});
+      else
+        proxied = true;
+    }
+    if (proxied) proxy_sync_signals<Scope>(t.sync_flags, t.start, t.stride, t.size, t.my_pe);
+    for (int i = Scope::rank(); i < t.size; i += Scope::size())
+      if (i != t.my_pe) take_signal(t.sync_flags + i, what, team_world_pe(t, i));
+  } else if (Scope::rank() == 0) {
+    if (quiet) fence_sc_sys();
+    for (int r = 0, d = 1; d < t.size; ++r, d <<= 1) {
+      const int to = (t.my_pe + d) % t.size, from = (t.my_pe + t.size - d) % t.size;
+      uint64_t* flag = peer_address(t.sync_flags + r, team_world_pe(t, to));
+      if (flag != nullptr)
+        red_add_release_sys(flag, uint64_t{1});
+      else
+        proxy::signal(t.sync_flags + r, 1, GSHMEM_SIGNAL_ADD, team_world_pe(t, to));
+      take_signal(t.sync_flags + r, what, team_world_pe(t, from));
+    }
+  }
+  Scope::sync();
+}
+
 template <class Scope>
 __device__ __forceinline__ void sync_members(const gshmemi_team& t, const char* what, bool quiet = false) {
+  // With a proxy (members or operations on other nodes) the variant above; without, the code
+  // as it was before the proxy existed (the barrier kept its latency: perftest barrier).
+  if (kProxyPath && __builtin_expect(proxy::present(), 0)) {
+    sync_members_mixed<Scope>(t, what, quiet);
+    return;
+  }
   // The first peer's slot address is computed before the fence, which would
   // otherwise wait for the loads this needs (and they for it).
   const int first = Scope::rank();
