@@ -198,6 +198,10 @@ Comm* create(Ctx& ctx, std::string* why) {
   }
   // Never NVLink multicast (NVLS) in these comparisons.
   setenv("NCCL_NVLS_ENABLE", "0", 1);
+  // Simulated nodes (gshmrun --sim-nodes, GSHMEM_HOSTID): NCCL splits the PEs the same way, so
+  // the comparison takes NCCL's inter-node path (add NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 for
+  // its socket transport, the anchor of docs/internode.md section 13).
+  if (const char* host = getenv("GSHMEM_HOSTID")) setenv("NCCL_HOSTID", host, 0);
   UniqueId id;
   memset(&id, 0, sizeof(id));
   Result rc = 0;

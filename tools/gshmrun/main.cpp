@@ -123,6 +123,14 @@ int main(int argc, char** argv) {
   int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
   const bool stdin_is_tty = isatty(STDIN_FILENO) != 0;
 
+  const auto env_of = [&](const char* name) {
+    const char* v = env_lookup(base_env, name);
+    return std::string(v ? v : "");
+  };
+  const std::string p2p_off = env_of("GSHMEM_DISABLE_P2P");
+  const bool proxy_peers =
+      opt.sim_nodes > 0 || !env_of("GSHMEM_HOSTID").empty() ||
+      (!p2p_off.empty() && p2p_off != "0" && p2p_off != "no" && p2p_off != "false" && p2p_off != "off");
   Supervisor sup(cfg, signal_fd);
   for (int rank = 0; rank < opt.np; ++rank) {
     SpawnSpec spec;
@@ -136,6 +144,10 @@ int main(int argc, char** argv) {
     spec.env.push_back("GSHMEM_LOCAL_SIZE=" + std::to_string(opt.np));
     spec.env.push_back("GSHMEM_UNIQUEID=" + uniqueid);
     if (opt.sim_nodes > 0) spec.env.push_back("GSHMEM_HOSTID=" + sim_node_hostid(host, rank, opt.np, opt.sim_nodes));
+    // Proxy peers (simulated nodes, GSHMEM_HOSTID, GSHMEM_DISABLE_P2P) need eager kernel loading
+    // (src/host/proxy/proxy.h, prefer_eager_loading); a PE may start CUDA before gshmem_init,
+    // too late for the library to ask for it.
+    if (proxy_peers && env_of("CUDA_MODULE_LOADING").empty()) spec.env.push_back("CUDA_MODULE_LOADING=EAGER");
     if (rank == 0) {
       spec.listen_fd = listener.fd;
       spec.env.push_back("GSHMEM_BOOTSTRAP_LISTEN_FD=" + std::to_string(listener.fd));

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "gshmem/detail/device_state.h"
+#include "gshmem/detail/proxy_abi.h"
 #include "host/core/status.h"
 #include "proxy/ring.h"
 
@@ -26,6 +27,10 @@ class Channel {
   proxy::RingRegion region() const;      // host addresses, for the engine
   gshmemi_proxy_channel device() const;  // device addresses, for device_state.proxy
   uint64_t fault() const { return __atomic_load_n(fault_h_, __ATOMIC_ACQUIRE); }
+  // A device thread's failure on the proxy path (proxy_abi.h, GSHMEMI_PROXY_DIAG_*): its code
+  // (0: none) and ticket, in the words beside `fault`.
+  uint64_t diag() const { return __atomic_load_n(fault_h_ + GSHMEMI_PROXY_DIAG_WORD, __ATOMIC_ACQUIRE); }
+  uint64_t diag_ticket() const { return __atomic_load_n(fault_h_ + GSHMEMI_PROXY_DIAG_WORD + 1, __ATOMIC_ACQUIRE); }
 
  private:
   Channel() = default;

@@ -17,6 +17,9 @@ namespace {
 // larger than the ring copies from pageable memory instead (correct, only slower: the driver
 // then waits for the stream).
 constexpr uint64_t kStageBytes = 8ull << 20;
+// Device payloads up to this size are read into pinned memory (source_view), larger ones into
+// pageable memory.
+constexpr uint64_t kViewBytes = 4ull << 20;
 constexpr uint64_t kAlign = 16;
 
 // Whether the CPU reads `p` directly: pageable, or pinned / registered host memory.
@@ -68,6 +71,14 @@ Status CudaStager::create(const char* call, char* heap_base, std::function<uint6
     return GSHMEM_ERROR_CUDA;
   }
   s->stage_d_ = reinterpret_cast<uint64_t>(d);
+  // source_view's pinned buffer, made now: cudaHostAlloc later, on the proxy thread, would wait
+  // for the GPU's running kernels (source_view says why that hangs).
+  if (!s->cuda("cudaHostAlloc (payload view)", cudaHostAlloc(&p, kViewBytes, cudaHostAllocPortable), &why)) {
+    GSHMEM_LOG_ERROR("%s: proxy apply stream: %s", call, why.c_str());
+    return GSHMEM_ERROR_CUDA;
+  }
+  s->view_ = static_cast<uint8_t*>(p);
+  s->view_cap_ = kViewBytes;
   // Stream memory operations need the driver's entry and the device's support; without them
   // the apply kernel stores the counts and SET signals (an SM each, otherwise the same).
   int dev = 0, v = 0;
@@ -271,6 +282,10 @@ void CudaStager::submit(const proxy::ApplyOp& op) {
 }
 
 void CudaStager::retire() {
+  // Kicks the stream: the driver may hold the last commands of a stream (a copy, the count's
+  // write) until another call reaches the GPU, and a kernel that waits for this apply would
+  // wait for ever (measured: a lone p through the proxy never completed without it).
+  if (!inflight_.empty()) (void)cudaStreamQuery(apply_);
   const uint64_t done = __atomic_load_n(done_h_, __ATOMIC_ACQUIRE);
   while (!inflight_.empty() && inflight_.front().need <= done) {
     InFlight& f = inflight_.front();
@@ -297,32 +312,24 @@ void CudaStager::poll(std::vector<Done>& done) {
 const uint8_t* CudaStager::source_view(uint64_t addr, uint64_t size) {
   const void* p = reinterpret_cast<const void*>(static_cast<uintptr_t>(addr));
   if (size == 0 || host_readable(p)) return static_cast<const uint8_t*>(p);
+  // Never cudaHostAlloc here: it waits for the GPU, and the kernel that posted this put may be
+  // waiting for it (a blocking put of 1 MiB + 7 hung until GSHMEM_WAIT_TIMEOUT). The pinned view
+  // is made at start-up; a larger payload goes through pageable memory, copied on the copy
+  // stream (non-blocking, so not behind the application's kernels either).
+  uint8_t* to = view_;
   if (size > view_cap_) {
-    if (view_) cudaFreeHost(view_);
-    view_ = nullptr;
-    view_cap_ = 0;
-    void* v = nullptr;
-    const uint64_t cap = size < (1ull << 20) ? (1ull << 20) : size;
-    if (cudaHostAlloc(&v, cap, cudaHostAllocPortable) != cudaSuccess) {
-      cudaGetLastError();
-      GSHMEM_LOG_ERROR("proxy: no pinned memory for a %llu-byte payload; sending it through pageable memory",
-                       (unsigned long long)size);
-      scratch_.resize(size);
-      if (cudaMemcpy(scratch_.data(), p, size, cudaMemcpyDefault) != cudaSuccess) cudaGetLastError();
-      return scratch_.data();
-    }
-    view_ = static_cast<uint8_t*>(v);
-    view_cap_ = cap;
+    scratch_.resize(size);
+    to = scratch_.data();
   }
-  const cudaError_t e = cudaMemcpyAsync(view_, p, size, cudaMemcpyDefault, copy_);
+  const cudaError_t e = cudaMemcpyAsync(to, p, size, cudaMemcpyDefault, copy_);
   const cudaError_t s = e == cudaSuccess ? cudaStreamSynchronize(copy_) : e;
   if (s != cudaSuccess) {
     cudaGetLastError();
     GSHMEM_LOG_ERROR("proxy: reading the %llu-byte payload at %p failed: %s; a put from it sends zeros",
                      (unsigned long long)size, p, cudaGetErrorString(s));
-    std::memset(view_, 0, size);
+    std::memset(to, 0, size);
   }
-  return view_;
+  return to;
 }
 
 }  // namespace gshmem::hproxy

@@ -56,6 +56,7 @@ class Proxy {
   Proxy() = default;
   void run();  // the proxy thread (proxy_thread.cpp)
   void report_failures(size_t* seen);
+  bool report_device_failure();
   void nap();
 
   int device_ = 0;
@@ -79,6 +80,14 @@ class Proxy {
 // Whether this job needs a proxy: a PE on another node, or GSHMEM_DISABLE_P2P with several
 // PEs. The same answer on every PE without communication (n_nodes and DISABLE_P2P agree).
 bool needed(const Runtime& r);
+
+// Before CUDA starts in this process (gshmem_init's first CUDA call), when needed(r): asks for
+// eager module loading unless CUDA_MODULE_LOADING is set. With lazy loading (CUDA's default) the
+// first launch of a kernel waits for the GPU's running kernels to finish; a running kernel that
+// waits for the proxy (a quiet, a fetch, a signal another node sends) then waits for the apply
+// stream, which that load holds: a deadlock (measured: a p and a quiet, with a second kernel
+// launched behind them, never completed). setup() warns when the process runs lazily anyway.
+void prefer_eager_loading(const Runtime& r);
 
 // Collective over all PEs, after the heap exists: loads the transport
 // (GSHMEM_REMOTE_TRANSPORT, GSHMEM_UCX_LIB), all-gathers the worker addresses, connects to every

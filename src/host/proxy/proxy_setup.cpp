@@ -5,12 +5,14 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 
 #include "bootstrap/bootstrap.h"
 #include "bootstrap/init_exchange.h"
 #include "host/core/config.h"
+#include "host/core/driver.h"
 #include "host/core/log.h"
 #include "host/mem/heap.h"
 #include "host/proxy/channel.h"
@@ -109,7 +111,34 @@ std::unique_ptr<proxy::PluginTransport> load_transport(const Runtime& r, std::st
 
 bool needed(const Runtime& r) { return r.n_pes > 1 && (r.n_nodes > 1 || config::get().disable_p2p); }
 
+void prefer_eager_loading(const Runtime& r) {
+  if (!needed(r) || getenv("CUDA_MODULE_LOADING") != nullptr) return;
+  setenv("CUDA_MODULE_LOADING", "EAGER", 0);
+  GSHMEM_LOG_INFO(
+      "proxy: CUDA_MODULE_LOADING=EAGER for this process (a PE on another node is reached through the "
+      "proxy; set CUDA_MODULE_LOADING to choose otherwise)");
+}
+
+namespace {
+// Lazy loading with a proxy can deadlock (prefer_eager_loading): say so once, with the remedy.
+void warn_if_lazy(const Runtime& r) {
+  const cu::Api* api = nullptr;
+  CUmoduleLoadingMode mode = CU_MODULE_EAGER_LOADING;
+  if (cu::load(&api) != GSHMEM_SUCCESS || !api->ModuleGetLoadingMode ||
+      api->ModuleGetLoadingMode(&mode) != CUDA_SUCCESS || mode != CU_MODULE_LAZY_LOADING)
+    return;
+  GSHMEM_LOG_WARN(
+      "gshmem_init: PE %d: CUDA loads kernels lazily (CUDA_MODULE_LOADING=LAZY, or CUDA started before "
+      "gshmem_init): the first launch of a kernel then waits for running kernels, and a running kernel that "
+      "waits for a PE on another node waits for this PE's proxy, which that launch holds up: a hang. Set "
+      "CUDA_MODULE_LOADING=EAGER in the environment (gshmrun --sim-nodes does), or launch every kernel once "
+      "before kernels that wait on other nodes run",
+      r.my_pe);
+}
+}  // namespace
+
 Status setup(Runtime& r, PeerFailureFn on_failure) {
+  warn_if_lazy(r);
   const config::Values& cfg = config::get();
   std::unique_ptr<Proxy> px(new Proxy());
   px->device_ = r.device;

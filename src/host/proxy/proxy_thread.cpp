@@ -5,7 +5,9 @@
 #include <time.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <chrono>
+#include <string>
 #include <thread>
 
 #include "host/core/config.h"
@@ -43,9 +45,19 @@ void Proxy::run() {
                   device_, (unsigned long long)(kSpinNs / 1000), kNapNs / 1000,
                   transport_->wait_fd() >= 0 ? " or until the network wakes it" : "");
   size_t seen = 0;
-  uint64_t last_work = now_ns();
+  bool diag_reported = false;
+  uint64_t last_work = now_ns(), last_debug = last_work;
+  const bool debug = getenv("GSHMEM_PROXY_DEBUG") != nullptr;
   while (!stop_.load(std::memory_order_acquire)) {
     const bool moved = engine_->progress();
+    if (!diag_reported && channel_->diag() != 0) diag_reported = report_device_failure();
+    if (debug && now_ns() - last_debug > 1000000000ull) {
+      last_debug = now_ns();
+      GSHMEM_LOG_WARN("proxy debug: parsed %llu completed %llu released %llu host %llu; stager %llu/%llu",
+                      (unsigned long long)engine_->parsed(), (unsigned long long)engine_->completed(),
+                      (unsigned long long)engine_->released(), (unsigned long long)engine_->host_completed(),
+                      (unsigned long long)stager_->done(), (unsigned long long)stager_->submitted());
+    }
     if (engine_->failures().size() != seen) report_failures(&seen);
     if (moved) {
       last_work = now_ns();
@@ -73,6 +85,34 @@ void Proxy::nap() {
   } else {
     nanosleep(&t, nullptr);
   }
+}
+
+// A device thread failed on the proxy path and trapped (include/gshmem/device/impl/proxy.cuh:
+// the GPU does not print there): its diagnostic words say what and where.
+bool Proxy::report_device_failure() {
+  const uint64_t d = channel_->diag();
+  const unsigned why = static_cast<unsigned>((d >> 56) & 15u), op = static_cast<unsigned>((d >> 48) & 63u);
+  const int target = static_cast<int>(d & 0xffffffu);
+  static const char* const ops[] = {
+      "quiet",      "put",       "get",        "signal",      "atomic set",          "atomic add",
+      "atomic and", "atomic or", "atomic xor", "atomic swap", "atomic compare-swap", "atomic fetch"};
+  const char* name = op < sizeof(ops) / sizeof(ops[0]) ? ops[op] : "operation";
+  const char* cause = why == GSHMEMI_PROXY_DIAG_RING_FULL  ? "found no free slot in the proxy ring"
+                      : why == GSHMEMI_PROXY_DIAG_NO_REPLY ? "got no reply from the proxy"
+                                                           : "saw its operations through the proxy not complete";
+  const unsigned long long limit = static_cast<unsigned long long>(config::get().wait_timeout);
+  const std::string to = op ? " to PE " + std::to_string(target) : std::string();
+  const uint64_t fault = channel_->fault();
+  if (why == GSHMEMI_PROXY_DIAG_FAILED)
+    GSHMEM_LOG_ERROR("PE %d: a device %s%s failed: PE %lld failed (ticket %llu); the kernel trapped", my_pe_, name,
+                     to.c_str(), static_cast<long long>(fault) - 1, (unsigned long long)channel_->diag_ticket());
+  else
+    GSHMEM_LOG_ERROR(
+        "PE %d: a device %s%s %s within %llu s (GSHMEM_WAIT_TIMEOUT; ticket %llu, %llu parsed, %llu complete); "
+        "the kernel trapped. The proxy thread of this PE or of the target, or the network, is stuck",
+        my_pe_, name, to.c_str(), cause, limit, (unsigned long long)channel_->diag_ticket(),
+        (unsigned long long)engine_->parsed(), (unsigned long long)engine_->completed());
+  return true;
 }
 
 void Proxy::report_failures(size_t* seen) {

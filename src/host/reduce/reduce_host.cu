@@ -147,6 +147,14 @@ Status check(const Call& c) {
     return GSHMEM_ERROR_INTERNAL;
   }
   const gshmemi_team& t = r.teams[c.team];
+  if (t.flags & GSHMEMI_TEAM_SPANS_NODES) {
+    GSHMEM_LOG_ERROR(
+        "%s: team %d (%d PEs) has members on other nodes, reached through the proxy; reductions across nodes "
+        "are not implemented yet. Reduce within a node's team (GSHMEM_TEAM_SHARED, GSHMEMX_TEAM_NODE); nothing "
+        "was changed",
+        c.call, c.team, t.size);
+    return GSHMEM_ERROR_UNSUPPORTED;
+  }
   if (c.n == 0) return GSHMEM_SUCCESS;
   const size_t parts = c.scatter ? static_cast<size_t>(t.size) : 1;
   if (c.n > SIZE_MAX / c.esize / parts) {

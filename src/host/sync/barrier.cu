@@ -10,6 +10,7 @@
 #include "host/launch/early_launch.h"
 #include "host/launch/preload.h"
 #include "host/launch/stream_order.cuh"
+#include "host/proxy/host_ops.h"
 #include "host/team/team.h"
 
 namespace gshmem {
@@ -79,7 +80,12 @@ Status launch(const char* call, gshmem_team_t team, bool with_quiet, cudaStream_
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   GSHMEM_CUDA_TRY(call, cudaStreamIsCapturing(stream, &capture));
   const bool captured = capture != cudaStreamCaptureStatusNone;
-  if (with_quiet) GSHMEM_TRY(order_after_host_ops(call, stream, captured));
+  if (with_quiet) {
+    GSHMEM_TRY(order_after_host_ops(call, stream, captured));
+    // Host calls to PEs on other nodes go through the proxy's host queue, which no stream orders:
+    // a barrier's quiet waits for them here, before its kernel can signal anyone.
+    hproxy::quiet();
+  }
   const DoneWord done = wait ? next_done_word() : DoneWord{nullptr, 0};
   cudaError_t e;
   if (team == GSHMEM_TEAM_INVALID)
@@ -124,7 +130,7 @@ GSHMEM_API void gshmemx_quiet_on_stream(cudaStream_t stream) {
   // Stream order already completes earlier kernels' and copies' memory
   // operations before later work on `stream` starts: nothing to enqueue.
   (void)stream;
-  gshmem::require_init("gshmemx_quiet_on_stream");
+  if (gshmem::require_init("gshmemx_quiet_on_stream") == GSHMEM_SUCCESS) gshmem::hproxy::quiet();
 }
 
 // Team forms: an invalid team (or one this PE is not in) is reported and

@@ -6,6 +6,8 @@
 #include <gshmem/gshmem.h>
 
 #include "gshmem/device/impl/coll_collect.cuh"
+#include "bootstrap/bootstrap.h"
+#include "host/core/runtime.h"
 #include "host/launch/preload.h"
 
 #include "team.h"
@@ -48,6 +50,20 @@ Status allgather_words(const char* call, gshmem_team_t team, const uint64_t* min
   if (!t) {
     GSHMEM_LOG_ERROR("%s: internal: team %d is not valid here", call, team);
     return GSHMEM_ERROR_INTERNAL;
+  }
+  if (t->flags & GSHMEMI_TEAM_SPANS_NODES) {
+    // Members on other nodes: the device fcollect cannot reach them (collectives across nodes
+    // are not built yet). The world team's exchange goes through the bootstrap instead, which
+    // reaches every PE; a sub-team's cannot (the bootstrap's collectives take every PE).
+    if (t->start != 0 || t->stride != 1 || t->size != rt().n_pes) {
+      GSHMEM_LOG_ERROR(
+          "%s: the parent team (%d PEs) has members on other nodes and is not the world team; splitting it is not "
+          "implemented yet (split GSHMEM_TEAM_WORLD, or a node's team)",
+          call, t->size);
+      return GSHMEM_ERROR_UNSUPPORTED;
+    }
+    all->assign(static_cast<size_t>(t->size) * GSHMEMI_TEAM_CHECK_WORDS, 0);
+    return rt().boot->allgather(mine, all->data(), GSHMEMI_TEAM_CHECK_WORDS * sizeof(uint64_t));
   }
   Words w;
   for (int i = 0; i < GSHMEMI_TEAM_CHECK_WORDS; ++i) w.w[i] = mine[i];

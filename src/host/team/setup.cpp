@@ -80,6 +80,9 @@ Status install(const char* call, int slot, int start, int stride, int size, int 
   t.scratch = base + ctrl;
   t.scratch_bytes = slot_bytes - ctrl;
   detail::team_layout_fill(&t, config::get().ll_max_bytes);
+  const std::vector<char*>& bases = r.heap->peer_bases();
+  for (int i = 0; i < size; ++i)
+    if (i != my_index && bases[start + i * stride] == nullptr) t.flags |= GSHMEMI_TEAM_SPANS_NODES;
   GSHMEM_CUDA_TRY(call, cudaMemsetAsync(base, 0, slot_bytes, stream));
   r.teams[slot] = t;
   r.team_configs[slot] = config;
