@@ -146,3 +146,33 @@ TEST(ProxyAbi, DecoderRefusesWhatNoProducerWrites) {
 }
 
 }  // namespace
+
+// Which entries hold their slot for a waiter: a non-blocking get has none (its quiet reads
+// `completed`), so the engine must not wait for its word 0 to be cleared.
+TEST(ProxyAbi, OnlyEntriesWithAWaiterWantAReply) {
+  const auto wants = [](unsigned op, unsigned flags) {
+    return gshmemi_proxy_wants_reply(gshmemi_proxy_w0(op, flags, 0, 1));
+  };
+  EXPECT_TRUE(wants(GSHMEMI_PROXY_OP_GET, GSHMEMI_PROXY_F_BY_REF));
+  EXPECT_FALSE(wants(GSHMEMI_PROXY_OP_GET, GSHMEMI_PROXY_F_BY_REF | GSHMEMI_PROXY_F_NBI));
+  EXPECT_TRUE(wants(GSHMEMI_PROXY_OP_GET, GSHMEMI_PROXY_F_FETCH));
+  EXPECT_TRUE(wants(GSHMEMI_PROXY_OP_PUT, GSHMEMI_PROXY_F_BY_REF));
+  EXPECT_FALSE(wants(GSHMEMI_PROXY_OP_PUT, GSHMEMI_PROXY_F_BY_REF | GSHMEMI_PROXY_F_NBI));
+  EXPECT_FALSE(wants(GSHMEMI_PROXY_OP_PUT, 0));
+  EXPECT_FALSE(wants(GSHMEMI_PROXY_OP_SIGNAL, GSHMEMI_PROXY_F_SIGNAL_ADD));
+  EXPECT_TRUE(wants(GSHMEMI_PROXY_OP_AMO_ADD, GSHMEMI_PROXY_F_FETCH));
+  EXPECT_FALSE(wants(GSHMEMI_PROXY_OP_AMO_ADD, 0));
+}
+
+// The device's failure diagnostic (proxy.cuh fail()) as the proxy thread decodes it.
+TEST(ProxyAbi, DiagnosticWordNamesWhyTheOpThisPeAndTheTarget) {
+  const uint64_t w0 = gshmemi_proxy_w0(GSHMEMI_PROXY_OP_AMO_CSWAP, GSHMEMI_PROXY_F_FETCH, 0, 12345);
+  const uint64_t d = gshmemi_proxy_diag(GSHMEMI_PROXY_DIAG_NO_REPLY, w0, 777);
+  EXPECT_NE(d, 0u);
+  EXPECT_EQ((d >> 63) & 1, 1u);
+  EXPECT_EQ((d >> 56) & 15, GSHMEMI_PROXY_DIAG_NO_REPLY);
+  EXPECT_EQ((d >> 48) & 63, unsigned{GSHMEMI_PROXY_OP_AMO_CSWAP});
+  EXPECT_EQ((d >> 24) & 0xffffff, 777u);
+  EXPECT_EQ(d & 0xffffff, 12345u);
+  EXPECT_EQ(gshmemi_proxy_diag(GSHMEMI_PROXY_DIAG_QUIET, 0, 3) & 0xffffff, 0u);  // quiet: no target
+}

@@ -1,0 +1,28 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Device calls across (simulated) nodes, through the proxy (docs/internode.md): test_proxy on
+# one node (its checks over NVLink), on 2 simulated nodes of 1 PE, on 2 nodes of 2 PEs (PEs
+# share the GPUs; teams mix NVLink and proxy peers) and with GSHMEM_DISABLE_P2P=1; and API
+# families' tests on 2 simulated nodes ("<test>-sim2").
+gt_add_functional_test(proxy)
+
+math(EXPR gt_proxy_timeout "${GSHMEM_TEST_TIMEOUT} + 30")
+function(gt_add_sim_test name target npes nodes)
+  add_test(NAME ${name}
+           COMMAND $<TARGET_FILE:gshmrun> -n ${npes} --sim-nodes ${nodes} --timeout ${GSHMEM_TEST_TIMEOUT} --
+                   $<TARGET_FILE:${target}>)
+  set_tests_properties(${name} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT ${gt_proxy_timeout})
+  gt_gpu_test_properties(${name} "${GT_GPU_ENV};GT_SHARE_GPUS=1")
+endfunction()
+
+gt_add_sim_test(proxy-sim2 test_proxy 2 2)
+gt_add_sim_test(proxy-sim2x2 test_proxy 4 2)
+gshmem_add_gpu_test(proxy_nop2p test_proxy 2)
+gt_gpu_test_properties(proxy_nop2p-2 "${GT_GPU_ENV};GSHMEM_DISABLE_P2P=1")
+# One kernel waits for the proxy while the next is loaded: lazy loading would hang it
+# (docs/internode.md, section 1); gshmrun sets CUDA_MODULE_LOADING=EAGER for such jobs.
+# rma_put, rma_pg and signal also test on-stream forms, which do not reach other nodes yet.
+foreach(t rma_get amo wait sync litmus)
+  if(TARGET test_${t})
+    gt_add_sim_test(${t}-sim2 test_${t} 2 2)
+  endif()
+endforeach()
