@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "../scope.cuh"
 #include "gshmem/detail/proxy_abi.h"
 #include "gshmem/types.h"
 #include "memops.cuh"
