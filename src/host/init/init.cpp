@@ -127,9 +127,10 @@ Status select_gpu(Runtime& r, cudaUUID_t* uuid) {
                      prop.name, prop.major, prop.minor);
     return GSHMEM_ERROR_UNSUPPORTED;
   }
-  GSHMEM_LOG_INFO("PE %d: local rank %d of %d (host rank %d of %d), GPU %d (%s, PCI %04x:%02x:%02x)", r.my_pe,
-                  r.local_rank, r.local_size, r.host_local_rank, r.host_local_size, r.device, prop.name,
-                  prop.pciDomainID, prop.pciBusID, prop.pciDeviceID);
+  // The host's local rank (the one GPUs are chosen by; the simulated node's is logged by
+  // discover_node), in the form tests/functional/gpu_share.sh reads.
+  GSHMEM_LOG_INFO("PE %d: local rank %d of %d, GPU %d (%s, PCI %04x:%02x:%02x)", r.my_pe, r.host_local_rank,
+                  r.host_local_size, r.device, prop.name, prop.pciDomainID, prop.pciBusID, prop.pciDeviceID);
   return GSHMEM_SUCCESS;
 }
 
