@@ -31,9 +31,6 @@ namespace gshmem::hproxy {
 
 class CudaStager final : public proxy::Stager {
  public:
-  // For the proxy thread's debug log (GSHMEM_PROXY_DEBUG): submitted and completed counts.
-  uint64_t submitted() const { return submitted_; }
-  uint64_t done() const { return __atomic_load_n(done_h_, __ATOMIC_ACQUIRE); }
   // `heap_base`: this PE's heap; `heap_size` is asked at every operation (the heap grows).
   // Made on the thread that holds the PE's device; used on the proxy thread afterwards.
   static Status create(const char* call, char* heap_base, std::function<uint64_t()> heap_size,

@@ -5,7 +5,6 @@
 #include <time.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -46,18 +45,10 @@ void Proxy::run() {
                   transport_->wait_fd() >= 0 ? " or until the network wakes it" : "");
   size_t seen = 0;
   bool diag_reported = false;
-  uint64_t last_work = now_ns(), last_debug = last_work;
-  const bool debug = getenv("GSHMEM_PROXY_DEBUG") != nullptr;
+  uint64_t last_work = now_ns();
   while (!stop_.load(std::memory_order_acquire)) {
     const bool moved = engine_->progress();
     if (!diag_reported && channel_->diag() != 0) diag_reported = report_device_failure();
-    if (debug && now_ns() - last_debug > 1000000000ull) {
-      last_debug = now_ns();
-      GSHMEM_LOG_WARN("proxy debug: parsed %llu completed %llu released %llu host %llu; stager %llu/%llu",
-                      (unsigned long long)engine_->parsed(), (unsigned long long)engine_->completed(),
-                      (unsigned long long)engine_->released(), (unsigned long long)engine_->host_completed(),
-                      (unsigned long long)stager_->done(), (unsigned long long)stager_->submitted());
-    }
     if (engine_->failures().size() != seen) report_failures(&seen);
     if (moved) {
       last_work = now_ns();
