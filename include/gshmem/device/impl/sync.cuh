@@ -109,10 +109,6 @@ constexpr int kAllToAllSyncMax = 32;
 // flight (docs/memory-model.md).
 // `t` is the caller's copy of the team entry (team_entry), so its fields stay in
 // registers across the fence.
-// sync_members_mixed: the same with a proxy. Members reached through the proxy (peer_address
-// NULL) get their signal as a proxied ADD, after the same fence; a barrier first waits for its
-// proxied operations to complete (the quiet), so that they are applied at their targets before
-// any member leaves.
 // The all-to-all sync's signals to members reached through the proxy, after the load/store
 // ones and the same fence, in a loop of their own so that the sync's loop keeps its registers.
 // Thread r of the scope signals members r, r + size, ... as in the loop it follows.
@@ -124,6 +120,10 @@ __device__ __forceinline__ void proxy_sync_signals(uint64_t* flags, int start, i
   }
 }
 
+// sync_members (below) when this PE has a proxy: members reached through it (peer_address NULL)
+// get their signal as a proxied ADD, after the same fence; a barrier first waits for its proxied
+// operations to complete (the quiet), so that they are applied at their targets before any
+// member leaves. A call of its own, so that a job without a proxy keeps the code it had.
 template <class Scope>
 static __device__ __noinline__ void sync_members_mixed(const gshmemi_team t, const char* what, bool quiet) {
   // The first peer's slot address is computed before the fence, which would
