@@ -10,17 +10,11 @@
 #include <cerrno>
 #include <cstring>
 
+#include "bootstrap/tcp/protocol.h"
 #include "host/core/log.h"
 
 namespace gshmem::bootstrap::tcp {
 namespace {
-
-void put32(uint8_t* p, uint32_t v) {
-  for (int i = 3; i >= 0; --i, v >>= 8) p[i] = static_cast<uint8_t>(v);
-}
-void put64(uint8_t* p, uint64_t v) {
-  for (int i = 7; i >= 0; --i, v >>= 8) p[i] = static_cast<uint8_t>(v);
-}
 
 // SHA-256 of a label and `n` bytes.
 void sha256_labelled(const char* label, const void* data, size_t n, uint8_t out[32]) {

@@ -4,7 +4,6 @@
 #include <cstring>
 
 namespace gshmem::bootstrap::tcp {
-namespace {
 
 void put32(uint8_t* p, uint32_t v) {
   for (int i = 3; i >= 0; --i, v >>= 8) p[i] = static_cast<uint8_t>(v);
@@ -12,6 +11,8 @@ void put32(uint8_t* p, uint32_t v) {
 void put64(uint8_t* p, uint64_t v) {
   for (int i = 7; i >= 0; --i, v >>= 8) p[i] = static_cast<uint8_t>(v);
 }
+
+namespace {
 uint32_t get32(const uint8_t* p) {
   uint32_t v = 0;
   for (int i = 0; i < 4; ++i) v = (v << 8) | p[i];

@@ -106,4 +106,8 @@ Io send_message(int fd, const Header& h, const void* payload, size_t len, const 
 // kMaxReasonBytes is read and dropped.
 Io read_text(int fd, uint64_t len, const Deadline& dl, std::string* out, int* err);
 
+// Big-endian integers into the wire format (the headers above, the authentication messages).
+void put32(uint8_t* p, uint32_t v);
+void put64(uint8_t* p, uint64_t v);
+
 }  // namespace gshmem::bootstrap::tcp

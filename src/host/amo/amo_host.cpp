@@ -79,15 +79,6 @@ StreamScratch::~StreamScratch() {
     rt().stream_call_memory.done(ptr_, stream_);
 }
 
-bool in_host_memory(const void* p) {
-  cudaPointerAttributes a{};
-  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-    cudaGetLastError();
-    return true;  // unknown to CUDA: pageable
-  }
-  return a.type == cudaMemoryTypeUnregistered || a.type == cudaMemoryTypeHost;
-}
-
 bool finish(const char* call, cudaStream_t stream, bool wait) {
   if (!cuda_ok(call, "kernel launch", cudaGetLastError())) return false;
   if (wait && !cuda_ok(call, "cudaStreamSynchronize", cudaStreamSynchronize(stream))) return false;

@@ -69,10 +69,6 @@ class StreamScratch {
   cudaStream_t stream_ = nullptr;
 };
 
-// Whether p is memory the CPU reads directly: pageable, or pinned / registered
-// with CUDA (not device or managed memory).
-bool in_host_memory(const void* p);
-
 // Launch check + (if `wait`) stream synchronisation, logged under `call`.
 bool finish(const char* call, cudaStream_t stream, bool wait);
 // Launch check + the wait for a kernel that stores `done` last (host/launch/done_word.h).

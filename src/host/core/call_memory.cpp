@@ -142,4 +142,13 @@ void StreamCallMemory::release() {
   blocks_.clear();
 }
 
+bool in_host_memory(const void* p) {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    cudaGetLastError();
+    return true;  // unknown to CUDA: pageable
+  }
+  return a.type == cudaMemoryTypeUnregistered || a.type == cudaMemoryTypeHost;
+}
+
 }  // namespace gshmem

@@ -88,4 +88,8 @@ class StreamCallMemory {
   std::vector<Block> blocks_;
 };
 
+// Whether p is memory the CPU reads directly: pageable, or pinned / registered
+// with CUDA (not device or managed memory).
+bool in_host_memory(const void* p);
+
 }  // namespace gshmem

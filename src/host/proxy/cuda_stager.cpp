@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "gshmem/detail/proxy_abi.h"
+#include "host/core/call_memory.h"
 #include "host/core/driver.h"
 #include "host/core/log.h"
 #include "host/proxy/apply_kernel.h"
@@ -21,16 +22,6 @@ constexpr uint64_t kStageBytes = 8ull << 20;
 // pageable memory.
 constexpr uint64_t kViewBytes = 4ull << 20;
 constexpr uint64_t kAlign = 16;
-
-// Whether the CPU reads `p` directly: pageable, or pinned / registered host memory.
-bool host_readable(const void* p) {
-  cudaPointerAttributes a{};
-  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-    cudaGetLastError();
-    return true;  // unknown to CUDA: pageable
-  }
-  return a.type == cudaMemoryTypeUnregistered || a.type == cudaMemoryTypeHost;
-}
 
 unsigned width_of(uint16_t flags) {
   return 1u << ((flags & GSHMEMI_PROXY_F_WIDTH_MASK) >> GSHMEMI_PROXY_F_WIDTH_SHIFT);
@@ -252,7 +243,7 @@ void CudaStager::apply_target(const proxy::ApplyOp& op, InFlight& f) {
 
 void CudaStager::apply_local_write(const proxy::ApplyOp& op, InFlight& f) {
   if (op.size == 0) return;
-  if (host_readable(op.local)) {  // a host call's destination in host memory: done here and now
+  if (in_host_memory(op.local)) {  // a host call's destination in host memory: done here and now
     std::memcpy(op.local, op.data, op.size);
     return;
   }
@@ -311,7 +302,7 @@ void CudaStager::poll(std::vector<Done>& done) {
 // the next call, which reuses it.
 const uint8_t* CudaStager::source_view(uint64_t addr, uint64_t size) {
   const void* p = reinterpret_cast<const void*>(static_cast<uintptr_t>(addr));
-  if (size == 0 || host_readable(p)) return static_cast<const uint8_t*>(p);
+  if (size == 0 || in_host_memory(p)) return static_cast<const uint8_t*>(p);
   // Never cudaHostAlloc here: it waits for the GPU, and the kernel that posted this put may be
   // waiting for it (a blocking put of 1 MiB + 7 hung until GSHMEM_WAIT_TIMEOUT). The pinned view
   // is made at start-up; a larger payload goes through pageable memory, copied on the copy

@@ -79,16 +79,16 @@ bool resolve(const Request& r, Transfer* out) {
     return false;
   }
   char* peer = rtm.heap->peer_base(r.pe);
+  out->dst_pitch = static_cast<size_t>(dst) * r.elem;
+  out->src_pitch = static_cast<size_t>(sst) * r.elem;
+  out->nelems = r.nelems;
+  out->elem = r.elem;
+  out->local = local;
   if (!peer && hproxy::is_proxy_peer(r.pe)) {  // another node: the proxy moves it
     out->proxy = true;
     out->remote_offset = static_cast<uint64_t>(remote - base);
     out->dst = r.put ? nullptr : static_cast<char*>(r.dest);
     out->src = r.put ? static_cast<const char*>(local) : nullptr;
-    out->dst_pitch = static_cast<size_t>(dst) * r.elem;
-    out->src_pitch = static_cast<size_t>(sst) * r.elem;
-    out->nelems = r.nelems;
-    out->elem = r.elem;
-    out->local = local;
     return true;
   }
   if (!peer) {
@@ -112,11 +112,6 @@ bool resolve(const Request& r, Transfer* out) {
   }
   out->dst = r.put ? rp : static_cast<char*>(r.dest);
   out->src = r.put ? lp : rp;
-  out->dst_pitch = static_cast<size_t>(dst) * r.elem;
-  out->src_pitch = static_cast<size_t>(sst) * r.elem;
-  out->nelems = r.nelems;
-  out->elem = r.elem;
-  out->local = local;
   return true;
 }
 
