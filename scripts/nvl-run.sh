@@ -21,8 +21,10 @@
 #           directory holding bin/ and lib/ as scripts/pack-build.sh makes it), each the carried
 #           build's where the variant has none (a variant of libgshmem alone:
 #           build/<variant>/lib/libgshmem.so.0);
-#           AB_ENV_<variant>="VAR=value ..." sets its environment. AB_MPS=1: the PEs share GPU 0
-#           under CUDA MPS (--no-nccl; small calls compare, bandwidths mean nothing there).
+#           AB_ENV_<variant>="VAR=value ..." sets its environment; AB_GSHMRUN_ARGS adds gshmrun
+#           options (e.g. "--sim-nodes 2": the PEs on simulated nodes, through the proxy).
+#           AB_MPS=1: the PEs share GPU 0 under CUDA MPS (--no-nccl; small calls compare,
+#           bandwidths mean nothing there).
 # ctest logs are verbose: each test's "PE n: N checks passed" lines are in them.
 # Results go to $OUT/r and are packed into $OUT/all.tar.gz after every step, so a call cut
 # short keeps what it did. REV names the commit the build is of (the suite's JSON records it);
@@ -96,7 +98,7 @@ ab() {
       envv=AB_ENV_$v
       [[ $v =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] && read -r -a ev <<<"${!envv:-}"
       env "${share[@]}" "${ev[@]}" LD_LIBRARY_PATH="$lib" timeout "${AB_TIMEOUT:-120}" "$bin/gshmrun" \
-        -n "${AB_NPES:-2}" --timeout $((${AB_TIMEOUT:-120} - 5)) -- "$bin/gshmem-perf" "${args[@]}" "${extra[@]}" \
+        -n "${AB_NPES:-2}" ${AB_GSHMRUN_ARGS:-} --timeout $((${AB_TIMEOUT:-120} - 5)) -- "$bin/gshmem-perf" "${args[@]}" "${extra[@]}" \
         --json "$A/$v-$rep.jsonl" >"$A/$v-$rep.log" 2>&1
       rc=$?
       echo "ab $v round $rep rc=$rc $(el) $(grep -c '"verified":true' "$A/$v-$rep.jsonl" 2>/dev/null) verified," \

@@ -20,8 +20,9 @@ gshmem_add_gpu_test(proxy_nop2p test_proxy 2)
 gt_gpu_test_properties(proxy_nop2p-2 "${GT_GPU_ENV};GSHMEM_DISABLE_P2P=1")
 # One kernel waits for the proxy while the next is loaded: lazy loading would hang it
 # (docs/internode.md, section 1); gshmrun sets CUDA_MODULE_LOADING=EAGER for such jobs.
-# rma_put, rma_pg and signal also test on-stream forms, which do not reach other nodes yet.
-foreach(t rma_get amo wait sync litmus)
+# rma_pg and signal include the on-stream forms (through the ring in stream order:
+# src/host/proxy/stream_ops.h).
+foreach(t rma_put rma_get rma_pg amo signal wait sync litmus)
   if(TARGET test_${t})
     gt_add_sim_test(${t}-sim2 test_${t} 2 2)
   endif()

@@ -11,8 +11,8 @@
 //   stream wait cuStreamWaitValue64 where it is exact (wait_value_plan.h),
 //               else the device wait in a one-thread kernel on the stream.
 //
-// PEs on other nodes: through the proxy (signal_via_proxy below); on-stream forms to them are
-// refused with a message for now.
+// PEs on other nodes: through the proxy (signal_via_proxy below): the host queue, or for the
+// on-stream forms the ring in stream order (host/proxy/stream_ops.h).
 //
 // Why the signal cannot overtake the data on a stream: stream order starts
 // the signal update only after the copy has completed, and the update is a
@@ -27,6 +27,7 @@
 #include "host/amo/amo_host.h"
 #include "host/amo/stream_memops.h"
 #include "host/proxy/host_ops.h"
+#include "host/proxy/stream_ops.h"
 
 namespace gshmem::amo {
 namespace {
@@ -70,7 +71,7 @@ bool check_signal_target(const char* call, uint64_t* sig_addr, int sig_op, int p
 // target applies the signal after the data on its apply stream: docs/internode.md section 6).
 // Returns true when `pe` is such a PE (the call was handled, or refused with a message).
 bool signal_via_proxy(const char* call, void* dest, const void* source, size_t nbytes, uint64_t* sig_addr,
-                      uint64_t signal, int sig_op, int pe, int mode) {
+                      uint64_t signal, int sig_op, int pe, int mode, cudaStream_t stream) {
   if (!gshmem::hproxy::is_proxy_peer(pe)) return false;
   uint64_t sig_off = 0, off = 0;
   if (!check_sig_op(call, sig_op, pe) || !proxy_offset(call, sig_addr, sizeof(uint64_t), pe, &sig_off)) return true;
@@ -80,11 +81,17 @@ bool signal_via_proxy(const char* call, void* dest, const void* source, size_t n
     return true;
   }
   if (nbytes && !proxy_offset(call, dest, nbytes, pe, &off)) return true;
-  if (mode == GSHMEMI_MODE_STREAM) return !gshmem::hproxy::unsupported_on_stream(call, pe);
   gshmem::hproxy::Signal sig;
   sig.offset = sig_off;
   sig.value = signal;
   sig.add = sig_op == GSHMEM_SIGNAL_ADD;
+  if (mode == GSHMEMI_MODE_STREAM) {  // in stream order, through the ring (host/proxy/stream_ops.h)
+    if (source)
+      gshmem::hproxy::put_on_stream(call, pe, off, source, nbytes, &sig, stream);
+    else
+      gshmem::hproxy::signal_on_stream(call, pe, sig, stream);
+    return true;
+  }
   const bool blocking = mode == GSHMEMI_MODE_BLOCKING;
   if (source)
     gshmem::hproxy::put(call, pe, off, 1, source, 1, nbytes, 1, blocking, &sig);
@@ -110,7 +117,8 @@ GSHMEM_API void gshmemi_host_putmem_signal(const char* call, void* dest, const v
                                            uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, int mode,
                                            cudaStream_t stream) {
   if (!check_init(call)) return;
-  if (signal_via_proxy(call, dest, nbytes ? source : nullptr, nbytes, sig_addr, signal, sig_op, pe, mode)) return;
+  if (signal_via_proxy(call, dest, nbytes ? source : nullptr, nbytes, sig_addr, signal, sig_op, pe, mode, stream))
+    return;
   uint64_t* remote_sig = nullptr;
   if (!check_signal_target(call, sig_addr, sig_op, pe, &remote_sig)) return;
   void* remote_dest = nbytes ? remote_address(call, dest, nbytes, pe) : nullptr;
@@ -125,7 +133,7 @@ GSHMEM_API void gshmemi_host_putmem_signal(const char* call, void* dest, const v
 GSHMEM_API void gshmemi_host_signal_op(const char* call, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe,
                                        int mode, cudaStream_t stream) {
   if (!check_init(call)) return;
-  if (signal_via_proxy(call, nullptr, nullptr, 0, sig_addr, signal, sig_op, pe, mode)) return;
+  if (signal_via_proxy(call, nullptr, nullptr, 0, sig_addr, signal, sig_op, pe, mode, stream)) return;
   uint64_t* remote_sig = nullptr;
   if (!check_signal_target(call, sig_addr, sig_op, pe, &remote_sig)) return;
   const cudaStream_t s = stream_of(mode, stream);

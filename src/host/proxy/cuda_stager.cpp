@@ -170,6 +170,12 @@ void CudaStager::apply_target(const proxy::ApplyOp& op, InFlight& f) {
     case GSHMEMI_PROXY_OP_PUT:
       if (!in_heap(op.offset, op.size, 1, &f.error)) return;
       if (op.size == 0) break;
+      if (memops_ && op.size == 8 && op.offset % 8 == 0) {  // a word (p, an 8-byte put_signal): no copy
+        uint64_t v = 0;
+        std::memcpy(&v, op.data, 8);
+        if (!write_value(heap + op.offset, v, &f.error)) return;
+        break;
+      }
       if ((staged = stage(op.size, &f.stage_end)) != nullptr) {
         std::memcpy(staged, op.data, op.size);
         if (!cuda("cudaMemcpyAsync (put data)",

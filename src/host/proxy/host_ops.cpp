@@ -139,8 +139,8 @@ void quiet() {
 
 bool unsupported_on_stream(const char* call, int pe) {
   GSHMEM_LOG_ERROR(
-      "%s: PE %d is on another node (reached through the proxy); the on-stream form is not yet supported to a PE on "
-      "another node; use the host or device form",
+      "%s: PE %d is on another node (reached through the proxy), and strided on-stream transfers to such a PE are "
+      "not supported yet; use a contiguous on-stream transfer per row, or the host or device form",
       call, pe);
   return false;
 }

@@ -41,7 +41,7 @@ bool amo(const char* call, int pe, uint64_t offset, unsigned op, unsigned width,
 // Every host operation issued before has completed (host gshmem_quiet). No-op without a proxy.
 void quiet();
 
-// The line for on-stream forms, which cannot reach a proxy peer yet; returns false.
+// The line for strided on-stream forms, which cannot reach a proxy peer yet; returns false.
 bool unsupported_on_stream(const char* call, int pe);
 
 }  // namespace gshmem::hproxy

@@ -18,10 +18,32 @@
 #include "gshmem/detail/host_entry.h"
 #include "host/core/runtime.h"
 #include "host/proxy/host_ops.h"
+#include "host/proxy/stream_ops.h"
 #include "host/rma/rma_args.h"
 #include "host/rma/rma_transfer.h"
 
 using namespace gshmem;
+
+namespace {
+
+// An on-stream form to a PE on another node (host/proxy/stream_ops.h): contiguous transfers
+// only; a strided one is refused with a line saying so.
+void on_stream_via_proxy(const rma::Request& req, const rma::Transfer& t, cudaStream_t stream, bool wait) {
+  const size_t bytes = req.nelems * req.elem;
+  if (req.nelems > 1 && (t.dst_pitch != req.elem || t.src_pitch != req.elem)) {
+    hproxy::unsupported_on_stream(req.call, req.pe);
+    return;
+  }
+  const bool ok = req.put ? hproxy::put_on_stream(req.call, req.pe, t.remote_offset, req.source, bytes, nullptr, stream)
+                          : hproxy::get_on_stream(req.call, req.pe, t.remote_offset, req.dest, bytes, stream);
+  if (!ok || !wait) return;
+  const cudaError_t e = cudaStreamSynchronize(stream);
+  if (e != cudaSuccess)
+    GSHMEM_LOG_ERROR("%s: PE %d (on another node): waiting for the stream failed: %s", req.call, req.pe,
+                     cudaGetErrorString(e));
+}
+
+}  // namespace
 
 extern "C" {
 
@@ -34,9 +56,9 @@ GSHMEM_API void gshmemi_host_rma(const char* call, int op, void* dest, const voi
   const int how = mode & ~GSHMEMI_RMA_VALUE;
   const bool on_user_stream = how == GSHMEMI_RMA_STREAM || how == GSHMEMI_RMA_STREAM_WAIT;
   const bool wait = how == GSHMEMI_RMA_BLOCKING || how == GSHMEMI_RMA_STREAM_WAIT;
-  if (t.proxy) {  // another node: through the proxy's host queue (host/proxy/host_ops.h)
+  if (t.proxy) {  // another node: the proxy's host queue, or its ring in stream order
     if (on_user_stream) {
-      hproxy::unsupported_on_stream(call, pe);
+      on_stream_via_proxy(req, t, stream, wait);
     } else if (req.put) {
       hproxy::put(call, pe, t.remote_offset, t.dst_pitch, source, t.src_pitch, nelems, elem_bytes, wait);
     } else {
@@ -70,7 +92,7 @@ GSHMEM_API void gshmemi_host_p_on_stream(const char* call, void* dest, const voi
   rma::Transfer t{};
   if (!rma::resolve(req, &t)) return;
   if (t.proxy) {
-    hproxy::unsupported_on_stream(call, pe);
+    hproxy::value_on_stream(call, pe, t.remote_offset, value, static_cast<unsigned>(bytes), stream);
     return;
   }
   rma::store_on_stream(call, t.dst, value, bytes, stream);

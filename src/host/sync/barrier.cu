@@ -11,6 +11,7 @@
 #include "host/launch/preload.h"
 #include "host/launch/stream_order.cuh"
 #include "host/proxy/host_ops.h"
+#include "host/proxy/stream_ops.h"
 #include "host/team/team.h"
 
 namespace gshmem {
@@ -127,10 +128,12 @@ GSHMEM_API void gshmemx_sync_all_on_stream(cudaStream_t stream) {
   gshmem::launch_all("gshmemx_sync_all_on_stream", false, stream, false);
 }
 GSHMEM_API void gshmemx_quiet_on_stream(cudaStream_t stream) {
-  // Stream order already completes earlier kernels' and copies' memory
-  // operations before later work on `stream` starts: nothing to enqueue.
-  (void)stream;
-  if (gshmem::require_init("gshmemx_quiet_on_stream") == GSHMEM_SUCCESS) gshmem::hproxy::quiet();
+  // Stream order already completes earlier kernels' and copies' memory operations on this node
+  // before later work on `stream` starts. Operations on other nodes' PEs: the host queue's are
+  // waited for here, and a kernel on the stream waits for those kernels posted into the ring.
+  if (gshmem::require_init("gshmemx_quiet_on_stream") != GSHMEM_SUCCESS) return;
+  gshmem::hproxy::quiet();
+  gshmem::hproxy::quiet_on_stream("gshmemx_quiet_on_stream", stream);
 }
 
 // Team forms: an invalid team (or one this PE is not in) is reported and

@@ -169,15 +169,39 @@ __device__ __forceinline__ uint64_t load_bytes(const char* src, uint64_t bytes) 
 
 // ---- the calls --------------------------------------------------------------------------------
 
+// Inline put entries of up to 8 bytes each from `s` (any state space), by one thread. The signal
+// of a put of at most 8 bytes rides on its one entry (proxy_abi.h); a larger put's follows as an
+// entry of its own (ticket order is apply order at the target, so it comes after the data). The
+// loop carries no signal: fewer live values around its post (registers, tests/registers).
+__device__ __forceinline__ void put_inline(uint64_t off, const char* s, uint64_t bytes, int pe, unsigned sflags,
+                                           uint64_t sig_off, uint64_t sig_value) {
+  if (sflags != 0 && bytes <= GSHMEMI_PROXY_INLINE_SIGNAL_MAX) {
+    const uint64_t v = load_bytes(s, bytes);
+    post(w0(bytes ? GSHMEMI_PROXY_OP_PUT : GSHMEMI_PROXY_OP_SIGNAL,
+            bytes ? sflags : sflags & GSHMEMI_PROXY_F_SIGNAL_ADD, static_cast<uint32_t>(bytes), pe),
+         off, gshmemi_proxy_lo(v), gshmemi_proxy_hi(v), sig_off, gshmemi_proxy_lo(sig_value),
+         gshmemi_proxy_hi(sig_value));
+    return;
+  }
+  for (uint64_t pos = 0; pos < bytes; pos += 8) {
+    const uint64_t len = bytes - pos < 8 ? bytes - pos : 8;
+    const uint64_t v = load_bytes(s + pos, len);
+    post(w0(GSHMEMI_PROXY_OP_PUT, 0, static_cast<uint32_t>(len), pe), off + pos, gshmemi_proxy_lo(v),
+         gshmemi_proxy_hi(v), 0, 0, 0);
+  }
+  if (sflags != 0)
+    post(w0(GSHMEMI_PROXY_OP_SIGNAL, sflags & GSHMEMI_PROXY_F_SIGNAL_ADD, 0, pe), 0, 0, 0, sig_off,
+         gshmemi_proxy_lo(sig_value), gshmemi_proxy_hi(sig_value));
+}
+
 // putmem / putmem_nbi / put_signal to a proxy peer, by every thread of Scope with the same
 // arguments: after the scope's barrier its first thread posts. A source in global memory larger
-// than an inline entry goes by reference, after a system fence (a release, cumulative over the
-// scope's writes of the source): the proxy copies it out, so a blocking put waits for the reply
-// that says the copy was taken, and a non-blocking one returns at once (the source may not change
-// until a quiet, as OpenSHMEM says). Anything else (up to 16 bytes, 8 with a signal; a source in
-// shared or local memory, which the proxy cannot read) goes as inline entries of up to 8 bytes,
-// complete on return, the signal riding on a single one or following as an entry of its own
-// (ticket order is apply order, so it comes after the data).
+// than an inline entry (16 bytes) goes by reference, after a system fence (a release, cumulative
+// over the scope's writes of the source): the proxy copies it out, so a blocking put waits for the
+// reply that says the copy was taken, and a non-blocking one returns at once (the source may not
+// change until a quiet, as OpenSHMEM says). Anything else - up to 16 bytes from anywhere, or a
+// source in shared or local memory, which the proxy cannot read - goes inline (put_inline),
+// complete on return: a small put costs the proxy no copy out of device memory and no reply.
 template <class Scope>
 __device__ __forceinline__ void put_body(void* dest, const void* source, size_t bytes, int pe, bool nbi,
                                          const uint64_t* sig, uint64_t sig_value, int sig_op) {
@@ -185,22 +209,15 @@ __device__ __forceinline__ void put_body(void* dest, const void* source, size_t 
   if (Scope::rank() == 0) {
     const unsigned sflags = signal_flags(sig, sig_op);
     const uint64_t off = offset_of(dest), sig_off = sig ? offset_of(sig) : 0;
-    if (__isGlobal(source)) {
+    // A block's small puts from global memory go by reference too: the inline path in line in
+    // a block's kernel costs it registers (tests/registers); a thread's and a warp's are calls.
+    if (__isGlobal(source) && (bytes > GSHMEMI_PROXY_INLINE_MAX || std::is_same_v<Scope, block_scope>)) {
       fence_acq_rel_sys();
       post(w0(GSHMEMI_PROXY_OP_PUT, GSHMEMI_PROXY_F_BY_REF | (nbi ? GSHMEMI_PROXY_F_NBI : 0u) | sflags, 0, pe), off,
            reinterpret_cast<uint64_t>(source), bytes, sig_off, gshmemi_proxy_lo(sig_value),
            gshmemi_proxy_hi(sig_value));
     } else {
-      const char* s = static_cast<const char*>(source);
-      for (uint64_t pos = 0; pos < bytes; pos += 8) {
-        const uint64_t len = bytes - pos < 8 ? bytes - pos : 8;
-        const uint64_t v = load_bytes(s + pos, len);
-        post(w0(GSHMEMI_PROXY_OP_PUT, 0, static_cast<uint32_t>(len), pe), off + pos, gshmemi_proxy_lo(v),
-             gshmemi_proxy_hi(v), 0, 0, 0);
-      }
-      if (sig != nullptr)
-        post(w0(GSHMEMI_PROXY_OP_SIGNAL, sflags & GSHMEMI_PROXY_F_SIGNAL_ADD, 0, pe), 0, 0, 0, sig_off,
-             gshmemi_proxy_lo(sig_value), gshmemi_proxy_hi(sig_value));
+      put_inline(off, static_cast<const char*>(source), bytes, pe, sflags, sig_off, sig_value);
     }
   }
   if (!nbi) Scope::sync();  // a blocking put: every thread may reuse the source on return
