@@ -33,3 +33,7 @@ gtest_discover_tests(test_launcher DISCOVERY_MODE PRE_TEST
 if(TARGET test_gshmrun_options)
   target_link_libraries(test_gshmrun_options PRIVATE gshmrun_options)
 endif()
+# And those of the launch across hosts (tests/unit/test_gshmrun_remote.cpp).
+if(TARGET test_gshmrun_remote)
+  target_link_libraries(test_gshmrun_remote PRIVATE gshmrun_options)
+endif()
