@@ -37,3 +37,19 @@ endif()
 if(TARGET test_gshmrun_remote)
   target_link_libraries(test_gshmrun_remote PRIVATE gshmrun_options)
 endif()
+
+# A real multi-node job on this machine (scripts/netns-nodes.sh): PEs in network + UTS
+# namespaces joined by veth pairs, as root; skipped (77) with the reason elsewhere. The two
+# share the namespaces' names, hence the lock.
+add_test(NAME netns_bootstrap
+         COMMAND ${CMAKE_CURRENT_LIST_DIR}/netns_nodes.sh bootstrap $<TARGET_FILE:gshmrun>
+                 $<TARGET_FILE:launcher_probe> $<TARGET_FILE:launcher_bootstrap_probe>)
+set_tests_properties(netns_bootstrap PROPERTIES LABELS unit TIMEOUT 120 SKIP_RETURN_CODE 77
+                     RESOURCE_LOCK gshmem_netns)
+if(TARGET test_transport_ucx)
+  add_test(NAME netns_ucx COMMAND ${CMAKE_CURRENT_LIST_DIR}/netns_nodes.sh ucx $<TARGET_FILE:test_transport_ucx>)
+  set_tests_properties(netns_ucx PROPERTIES LABELS unit TIMEOUT 120 SKIP_RETURN_CODE 77 RESOURCE_LOCK gshmem_netns)
+  if(GSHMEM_TEST_UCX_LIB)
+    set_tests_properties(netns_ucx PROPERTIES ENVIRONMENT GSHMEM_UCX_LIB=${GSHMEM_TEST_UCX_LIB})
+  endif()
+endif()
