@@ -122,31 +122,33 @@ TEST(GshmrunRemote, Options) {
   }
 }
 
-// Runs `sh -c SCRIPT` with `input` on stdin; returns its stdout and sets *status.
-std::string run_sh(const std::string& script, const std::string& input, int* status) {
-  char in_path[] = "/tmp/gshmrun-remote-in-XXXXXX";
-  const int in_fd = mkstemp(in_path);
-  EXPECT_GE(in_fd, 0);
-  EXPECT_EQ(write(in_fd, input.data(), input.size()), static_cast<ssize_t>(input.size()));
-  lseek(in_fd, 0, SEEK_SET);
-  int out[2];
-  EXPECT_EQ(pipe(out), 0);
+// Runs `sh -c SCRIPT` with `input` on stdin, which stays open until the shell exits (as gshmrun
+// keeps a remote PE's stdin: at EOF the watcher stops the PE); returns its stdout, sets *status.
+// `close_stdin`: EOF right after `input` instead.
+std::string run_sh(const std::string& script, const std::string& input, int* status, bool close_stdin = false) {
+  int in[2], out[2];
+  // Close-on-exec, as gshmrun's: a copy left in the shell would keep the pipe open for the watcher.
+  EXPECT_EQ(pipe2(in, O_CLOEXEC), 0);
+  EXPECT_EQ(pipe2(out, O_CLOEXEC), 0);
   const pid_t pid = fork();
   if (pid == 0) {
-    dup2(in_fd, 0);
+    dup2(in[0], 0);
     dup2(out[1], 1);
+    close(in[1]);
     close(out[0]);
     execl("/bin/sh", "sh", "-c", script.c_str(), static_cast<char*>(nullptr));
     _exit(126);
   }
+  close(in[0]);
   close(out[1]);
-  close(in_fd);
-  unlink(in_path);
+  EXPECT_EQ(write(in[1], input.data(), input.size()), static_cast<ssize_t>(input.size()));
+  if (close_stdin) close(in[1]);
   std::string text;
   char buf[4096];
   for (ssize_t n; (n = read(out[0], buf, sizeof(buf))) > 0;) text.append(buf, static_cast<size_t>(n));
   close(out[0]);
   waitpid(pid, status, 0);
+  if (!close_stdin) close(in[1]);
   return text;
 }
 
@@ -203,6 +205,12 @@ TEST(GshmrunRemote, RemoteCommandRunsTheProgramWithItsEnvironment) {
   rs.command = {"/nonexistent/prog"};
   run_sh(remote_command(rs), input, &st);
   EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 127) << st;
+  // A remote shell that does not pass stdin on (ssh -n): a clear error, the program never runs.
+  rs.command = {"/bin/sh", "-c", "echo ran"};
+  const std::string none = run_sh(remote_command(rs) + " 2>&1", "GSHMEM_UNIQUEID=x\n", &st, true);
+  EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 1) << st;
+  EXPECT_NE(none.find("gshmrun: the remote shell passed on no job data"), std::string::npos) << none;
+  EXPECT_EQ(none.find("ran"), std::string::npos) << none;
 }
 
 double now_s() {
@@ -223,8 +231,8 @@ TEST(GshmrunRemote, ClosingStdinStopsThePe) {
     rs.token = "t" + std::to_string(getpid()) + (ignore_term ? "i" : "t");
     rs.kill_grace_s = 0.5;
     int in[2], out[2];
-    ASSERT_EQ(pipe(in), 0);
-    ASSERT_EQ(pipe(out), 0);
+    ASSERT_EQ(pipe2(in, O_CLOEXEC), 0);
+    ASSERT_EQ(pipe2(out, O_CLOEXEC), 0);
     const pid_t pid = fork();
     if (pid == 0) {
       setsid();

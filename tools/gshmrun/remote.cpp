@@ -159,7 +159,10 @@ std::string remote_command(const RemoteSpec& spec) {
   // its process group). fd 3 keeps the launcher's stdin for the watcher; the PE reads /dev/null.
   std::string s;
   if (!spec.cwd.empty()) s += "cd " + shell_quote(spec.cwd) + " 2>/dev/null; ";
-  s += "while IFS= read -r l && [ -n \"$l\" ]; do export \"$l\"; done; ";
+  // The secrets end at an empty line; EOF before it means the remote shell did not pass stdin on.
+  s += "ok=; while IFS= read -r l; do [ -n \"$l\" ] || { ok=1; break; }; export \"$l\"; done; ";
+  s += "[ -n \"$ok\" ] || { echo \"gshmrun: the remote shell passed on no job data (stdin ended): use one "
+       "that passes its stdin to the command (ssh does, ssh -n does not)\" >&2; exit 1; }; ";
   s += "exec 3<&0 </dev/null; pe=$$; ";
   // The watcher is double-forked, so that it is no child of the PE (a PE that waits for any
   // child must not reap it); after SIGTERM it polls for the PE's end for up to the grace.
