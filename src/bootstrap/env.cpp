@@ -287,7 +287,7 @@ Status slurm_multi_node_host(Getenv g, const EnvInfo& info, MultiNodeHost* out) 
 // MASTER_ADDR, else loopback for a single-node job, else the launcher's own
 // answer (`multi`); port and secret from the job id.
 Status jobid_id(Getenv g, const char* launcher, const std::string& jobid, const char* jobid_vars,
-                const char* local_size_var, const MultiNodeHost& multi, EnvInfo* out) {
+                const char* local_size_var, const MultiNodeHost& multi, bool defer_missing_address, EnvInfo* out) {
   const char* addr_var = get(g, "GSHMEM_BOOTSTRAP_ADDR") ? "GSHMEM_BOOTSTRAP_ADDR" : "MASTER_ADDR";
   const char* addr = get(g, addr_var);
   std::string origin;
@@ -299,12 +299,13 @@ Status jobid_id(Getenv g, const char* launcher, const std::string& jobid, const 
     addr = multi.host.c_str();
     origin = multi.origin;
   } else {
-    GSHMEM_LOG_ERROR(
-        "bootstrap: %s job with %d PEs %s: %s", launcher, out->size,
-        out->local_size < 0
-            ? (std::string("and no ") + local_size_var + ": cannot tell whether it runs on one node").c_str()
-            : ("and " + std::to_string(out->local_size) + " on this node: it spans several nodes").c_str(),
-        multi.advice.c_str());
+    out->address_missing = true;
+    out->address_error =
+        std::string("bootstrap: ") + launcher + " job with " + std::to_string(out->size) + " PEs " +
+        (out->local_size < 0 ? std::string("and no ") + local_size_var + ": cannot tell whether it runs on one node"
+                             : "and " + std::to_string(out->local_size) + " on this node: it spans several nodes") +
+        ": " + multi.advice;
+    if (!defer_missing_address) GSHMEM_LOG_ERROR("%s", out->address_error.c_str());
     return GSHMEM_ERROR_INVALID_VALUE;
   }
   int port = 0;
@@ -355,7 +356,7 @@ void apply_user_secret(const Launcher& l, Getenv g, EnvInfo* out) {
         l.name);
 }
 
-Status fill(const Launcher& l, Getenv g, EnvInfo* out) {
+Status fill(const Launcher& l, Getenv g, bool defer, EnvInfo* out) {
   auto lget = [&](const char* n) { return launcher_get(l, g, n); };
   const char* size_name = lget(l.size_var) == get(g, l.size_var) ? l.size_var : "SLURM_NPROCS";
   out->launcher = l.name;
@@ -401,16 +402,18 @@ Status fill(const Launcher& l, Getenv g, EnvInfo* out) {
     multi.advice =
         "Open MPI does not tell a process where rank 0 runs, so pass the host of rank 0 (the first host "
         "of -H or of the hostfile, for the default mapping) to every process: mpirun -x "
-        "GSHMEM_BOOTSTRAP_ADDR=<host of rank 0> ... (docs/launch.md)";
+        "GSHMEM_BOOTSTRAP_ADDR=<host of rank 0> ...; or call MPI_Init before gshmem_init, which then "
+        "sends the rendezvous through MPI_COMM_WORLD (docs/launch.md)";
     return jobid_id(g, "Open MPI", jobid ? jobid : "",
-                    "OMPI_MCA_ess_base_jobid, OMPI_MCA_orte_hnp_uri and PMIX_NAMESPACE", l.local_size_var, multi, out);
+                    "OMPI_MCA_ess_base_jobid, OMPI_MCA_orte_hnp_uri and PMIX_NAMESPACE", l.local_size_var, multi, defer,
+                    out);
   }
   std::string jobid = std::string(slurm_get(g, "SLURM_JOB_ID")) + "." + slurm_get(g, "SLURM_STEP_ID");
   MultiNodeHost multi;
   if (!get(g, "GSHMEM_BOOTSTRAP_ADDR") && !get(g, "MASTER_ADDR") && out->local_size != out->size)
     GSHMEM_TRY(slurm_multi_node_host(g, *out, &multi));
   return jobid_id(g, "Slurm", jobid, "SLURM_JOB_ID", "usable SLURM_STEP_NUM_NODES / SLURM_STEP_TASKS_PER_NODE", multi,
-                  out);
+                  defer, out);
 }
 
 // Launchers gshmem does not read: MPICH / Intel MPI hydra (PMI_*, MPI_LOCAL*),
@@ -450,7 +453,7 @@ Status check_foreign_launcher(Getenv g) {
 
 }  // namespace
 
-Status detect_from_env(EnvInfo* out, const char* (*getenv_fn)(const char*)) {
+Status detect_from_env(EnvInfo* out, const char* (*getenv_fn)(const char*), bool defer_missing_address) {
   if (!out) {
     GSHMEM_LOG_ERROR("bootstrap: detect_from_env: output pointer is NULL");
     return GSHMEM_ERROR_INVALID_VALUE;
@@ -486,7 +489,7 @@ Status detect_from_env(EnvInfo* out, const char* (*getenv_fn)(const char*)) {
       continue;
     }
     if (!incomplete.empty()) GSHMEM_LOG_WARN("%s; using the %s variables instead", incomplete.c_str(), l.name);
-    Status st = fill(l, g, out);
+    Status st = fill(l, g, defer_missing_address, out);
     if (st == GSHMEM_SUCCESS) apply_user_secret(l, g, out);
     if (st == GSHMEM_SUCCESS)
       GSHMEM_LOG_INFO("bootstrap: %s: PE %d of %d (local %d of %d)", l.name, out->rank, out->size, out->local_rank,

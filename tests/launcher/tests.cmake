@@ -53,3 +53,16 @@ if(TARGET test_transport_ucx)
     set_tests_properties(netns_ucx PROPERTIES ENVIRONMENT GSHMEM_UCX_LIB=${GSHMEM_TEST_UCX_LIB})
   endif()
 endif()
+
+# Open MPI across nodes without an address: an MPI program's gshmem_init goes through
+# MPI_COMM_WORLD; a non-MPI one gets the error naming `mpirun -x GSHMEM_BOOTSTRAP_ADDR`.
+# Runs without a GPU (the rendezvous comes before the GPU). Open MPI only, as gshmem reads it.
+set(MPI_DETERMINE_LIBRARY_VERSION TRUE)
+find_package(MPI COMPONENTS C QUIET)
+if(MPI_C_FOUND AND MPIEXEC_EXECUTABLE AND MPI_C_LIBRARY_VERSION_STRING MATCHES "Open MPI")
+  add_executable(mpi_world_probe ${CMAKE_CURRENT_LIST_DIR}/mpi_world_probe.c)
+  target_link_libraries(mpi_world_probe PRIVATE gshmem MPI::MPI_C)
+  add_test(NAME mpi_world_rendezvous
+           COMMAND ${CMAKE_CURRENT_LIST_DIR}/mpi_world.sh ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:mpi_world_probe>)
+  set_tests_properties(mpi_world_rendezvous PROPERTIES LABELS unit TIMEOUT 150)
+endif()

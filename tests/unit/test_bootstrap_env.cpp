@@ -254,6 +254,25 @@ TEST(BootstrapEnv, OpenMpi) {
   EXPECT_TRUE(contains(multi.log, "Open MPI job with 4 PEs and 2 on this node: it spans several nodes")) << multi.log;
   EXPECT_TRUE(contains(multi.log, "mpirun -x GSHMEM_BOOTSTRAP_ADDR=<host of rank 0>")) << multi.log;
   EXPECT_TRUE(contains(multi.log, "first host of -H or of the hostfile")) << multi.log;
+  EXPECT_TRUE(multi.info.address_missing);
+  EXPECT_EQ(multi.info.rank, 1);
+  EXPECT_EQ(multi.info.size, 4);
+  // gshmem_init defers that message (it may go through MPI_COMM_WORLD instead): not logged,
+  // but kept word for word.
+  g_env = with(kOmpi, {{"OMPI_COMM_WORLD_LOCAL_SIZE", "2"}});
+  EnvInfo deferred;
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(detect_from_env(&deferred, fake_getenv, /*defer_missing_address=*/true), GSHMEM_ERROR_INVALID_VALUE);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  EXPECT_TRUE(deferred.address_missing);
+  EXPECT_TRUE(contains(multi.log, deferred.address_error)) << deferred.address_error;
+  EXPECT_TRUE(contains(deferred.address_error, "or call MPI_Init before gshmem_init")) << deferred.address_error;
+  // Other errors are never deferred, and a job with an address misses nothing.
+  g_env = with(kOmpi, {{"OMPI_COMM_WORLD_RANK", "9"}});
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(detect_from_env(&deferred, fake_getenv, true), GSHMEM_ERROR_INVALID_VALUE);
+  EXPECT_TRUE(contains(testing::internal::GetCapturedStderr(), "OMPI_COMM_WORLD_RANK=9"));
+  EXPECT_FALSE(deferred.address_missing);
   Result given = detect(
       with(kOmpi,
            {{"OMPI_COMM_WORLD_LOCAL_SIZE", "2"}, {"GSHMEM_BOOTSTRAP_ADDR", "10.1.1.1"}, {"MASTER_ADDR", "10.2.2.2"}}));
