@@ -33,8 +33,9 @@
 #   scripts/netns-nodes.sh bundle-ip /path/ipkit
 # which copies /usr/sbin/ip and the libraries `ldd` lists for it (but the C library and the
 # loader, which the target has) into /path/ipkit, carry that folder over, and set
-# GSHMEM_NETNS_IP=/path/ipkit/ip (a wrapper that sets LD_LIBRARY_PATH). unshare(1) (util-linux)
-# is needed as well; it is in every Debian/Ubuntu base image.
+# GSHMEM_NETNS_IP=/path/ipkit/ip (a wrapper that runs it through the target's loader with
+# --library-path, so that no LD_LIBRARY_PATH reaches the PEs). unshare(1) (util-linux) is
+# needed as well; it is in every Debian/Ubuntu base image.
 set -euo pipefail
 
 P=${GSHMEM_NETNS_PREFIX:-gshns}
@@ -170,10 +171,14 @@ case $cmd in
     ldd "$src" | awk '/=> \// {print $3}' | grep -vE '/(libc|ld-linux[^/]*)\.so' | while read -r lib; do
       cp -L "$lib" "$dir/lib/"
     done
-    cat >"$dir/ip" <<'EOF'
+    # The wrapper runs ip through the target's own loader with --library-path, not with
+    # LD_LIBRARY_PATH, which `ip netns exec` would pass on to the PEs.
+    loader=$(ldd "$src" | awk '$1 ~ /^\/.*ld-linux/ {print $1; exit}')
+    [[ -n $loader ]] || die "cannot find the dynamic loader of $src in ldd's output"
+    cat >"$dir/ip" <<EOF
 #!/bin/sh
-d=$(dirname "$(readlink -f "$0")")
-LD_LIBRARY_PATH="$d/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "$d/ip.bin" "$@"
+d=\$(dirname "\$(readlink -f "\$0")")
+exec $loader --library-path "\$d/lib" "\$d/ip.bin" "\$@"
 EOF
     chmod +x "$dir/ip"
     "$dir/ip" -V
