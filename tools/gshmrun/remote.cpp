@@ -166,12 +166,11 @@ std::string remote_command(const RemoteSpec& spec) {
   s += "exec 3<&0 </dev/null; pe=$$; ";
   // The watcher is double-forked, so that it is no child of the PE (a PE that waits for any
   // child must not reap it); after SIGTERM it polls for the PE's end for up to the grace.
-  s += "( ( trap '' HUP INT TERM; cat <&3; ";
-  s += "if grep -qa " + token + " /proc/$pe/environ; then ";
-  s += "kill -TERM -$pe || kill -TERM $pe; i=0; ";
-  s += "while [ $i -lt " + std::to_string(polls) + " ] && grep -qa " + token + " /proc/$pe/environ; do ";
-  s += "sleep 0.1; i=$((i+1)); done; ";
-  s += "if grep -qa " + token + " /proc/$pe/environ; then kill -KILL -$pe || kill -KILL $pe; fi; ";
+  // own: $pe is still this PE (its environment holds the exact token line), not a reused pid.
+  s += "( ( trap '' HUP INT TERM; own() { tr '\\0' '\\n' </proc/$pe/environ | grep -qxF " + token + "; }; ";
+  s += "cat <&3; if own; then kill -TERM -$pe || kill -TERM $pe; i=0; ";
+  s += "while [ $i -lt " + std::to_string(polls) + " ] && own; do sleep 0.1; i=$((i+1)); done; ";
+  s += "if own; then kill -KILL -$pe || kill -KILL $pe; fi; ";
   s += "fi ) >/dev/null 2>&1 & ) ; ";
   s += "exec 3<&- env " + token;
   for (const auto& kv : spec.env) s += " " + shell_quote(kv.first + "=" + kv.second);
