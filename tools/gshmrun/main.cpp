@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// gshmrun: starts N PEs of a program on this node, gives each the gshmem
+// gshmrun: starts N PEs of a program on this node (or, with -H / --hostfile, on other hosts
+// through a remote shell: launch_remote.cpp), gives each the gshmem
 // launcher environment and supervises them (see options.cpp for the contract).
 #include <fcntl.h>
 #include <unistd.h>
