@@ -20,6 +20,7 @@
 
 #include <atomic>
 
+#include "bootstrap/hostlist.h"
 #include "bootstrap/tcp/auth.h"
 #include "bootstrap/tcp/uniqueid.h"
 #include "host/core/config.h"
@@ -225,25 +226,87 @@ Status torchrun_id(Getenv g, EnvInfo* out) {
   return st;
 }
 
+// Where rank 0 listens when the job spans nodes and no address was given: a
+// launcher that can tell (Slurm: the first host of the step's nodelist) fills
+// `host` and `origin` (for messages); one that cannot leaves `host` empty and
+// says in `advice` what the user must do. An error (e.g. a malformed nodelist)
+// has been reported when it returns non-success.
+struct MultiNodeHost {
+  std::string host;
+  std::string origin;  // "the first host of SLURM_STEP_NODELIST=\"...\""
+  std::string advice;  // when host is empty: how to give the address
+};
+
+// Slurm: task 0 runs on the first host of the step's nodelist under the block,
+// cyclic and plane distributions (every one but arbitrary, whose order comes
+// from SLURM_HOSTFILE). SLURM_STEP_NODELIST is the step's; SLURM_NODELIST is
+// set to it by srun too; SLURM_JOB_NODELIST is the allocation's, whose first
+// host is the step's only when the step uses all of it (rank 0 checks below).
+Status slurm_multi_node_host(Getenv g, const EnvInfo& info, MultiNodeHost* out) {
+  const char* set_addr =
+      "set GSHMEM_BOOTSTRAP_ADDR to the host of task 0 (e.g. srun --export=ALL,GSHMEM_BOOTSTRAP_ADDR=<host>)";
+  const char* dist = get(g, "SLURM_DISTRIBUTION");
+  const char* hostfile = get(g, "SLURM_HOSTFILE");
+  if ((dist && !strncmp(dist, "arbitrary", 9)) || hostfile) {
+    GSHMEM_LOG_ERROR(
+        "bootstrap: Slurm step with %s: task 0 runs on the host the hostfile names first, which "
+        "gshmem cannot know from the nodelist; %s",
+        hostfile ? (std::string("SLURM_HOSTFILE=") + hostfile).c_str() : "--distribution=arbitrary", set_addr);
+    return GSHMEM_ERROR_INVALID_VALUE;
+  }
+  const char* var = nullptr;
+  for (const char* v : {"SLURM_STEP_NODELIST", "SLURM_NODELIST", "SLURM_JOB_NODELIST"})
+    if (get(g, v)) {
+      var = v;
+      break;
+    }
+  if (!var) {
+    out->advice = std::string("no SLURM_STEP_NODELIST, SLURM_NODELIST or SLURM_JOB_NODELIST: ") + set_addr;
+    return GSHMEM_SUCCESS;
+  }
+  std::string err;
+  if (!first_host(get(g, var), &out->host, &err)) {
+    GSHMEM_LOG_ERROR("bootstrap: %s is not a Slurm host list: %s; %s", var, err.c_str(), set_addr);
+    return GSHMEM_ERROR_INVALID_VALUE;
+  }
+  out->origin = std::string("the first host of ") + var + "=\"" + get(g, var) + "\"";
+  // Task 0 knows where it runs: a step laid out otherwise than assumed fails here, at
+  // once, rather than every other task waiting for a rendezvous nobody listens to.
+  const char* me = get(g, "SLURMD_NODENAME");
+  if (info.rank == 0 && me && out->host != me) {
+    GSHMEM_LOG_ERROR(
+        "bootstrap: task 0 runs on %s, not on %s (a custom task layout?); set "
+        "GSHMEM_BOOTSTRAP_ADDR=%s for every task (e.g. srun --export=ALL,GSHMEM_BOOTSTRAP_ADDR=%s)",
+        me, out->origin.c_str(), me, me);
+    return GSHMEM_ERROR_INVALID_VALUE;
+  }
+  return GSHMEM_SUCCESS;
+}
+
 // Rendezvous for Open MPI / Slurm: address from GSHMEM_BOOTSTRAP_ADDR or
-// MASTER_ADDR, else loopback for a single-node job; port and secret from the job id.
+// MASTER_ADDR, else loopback for a single-node job, else the launcher's own
+// answer (`multi`); port and secret from the job id.
 Status jobid_id(Getenv g, const char* launcher, const std::string& jobid, const char* jobid_vars,
-                const char* local_size_var, EnvInfo* out) {
+                const char* local_size_var, const MultiNodeHost& multi, bool defer_missing_address, EnvInfo* out) {
   const char* addr_var = get(g, "GSHMEM_BOOTSTRAP_ADDR") ? "GSHMEM_BOOTSTRAP_ADDR" : "MASTER_ADDR";
   const char* addr = get(g, addr_var);
-  if (!addr) {
-    if (out->local_size != out->size) {
-      GSHMEM_LOG_ERROR(
-          "bootstrap: %s job with %d PEs %s: set GSHMEM_BOOTSTRAP_ADDR (or MASTER_ADDR) "
-          "to the address of rank 0's host",
-          launcher, out->size,
-          out->local_size < 0
-              ? (std::string("and no ") + local_size_var + ": cannot tell whether it runs on one node").c_str()
-              : "spans several nodes");
-      return GSHMEM_ERROR_INVALID_VALUE;
-    }
+  std::string origin;
+  if (addr) {
+    origin = addr_var;
+  } else if (out->local_size == out->size) {
     addr = "127.0.0.1";
-    addr_var = nullptr;
+  } else if (!multi.host.empty()) {
+    addr = multi.host.c_str();
+    origin = multi.origin;
+  } else {
+    out->address_missing = true;
+    out->address_error =
+        std::string("bootstrap: ") + launcher + " job with " + std::to_string(out->size) + " PEs " +
+        (out->local_size < 0 ? std::string("and no ") + local_size_var + ": cannot tell whether it runs on one node"
+                             : "and " + std::to_string(out->local_size) + " on this node: it spans several nodes") +
+        ": " + multi.advice;
+    if (!defer_missing_address) GSHMEM_LOG_ERROR("%s", out->address_error.c_str());
+    return GSHMEM_ERROR_INVALID_VALUE;
   }
   int port = 0;
   GSHMEM_TRY(port_override(g, &port));
@@ -263,11 +326,13 @@ Status jobid_id(Getenv g, const char* launcher, const std::string& jobid, const 
   if (port == 0) port = kDerivedPortLo + static_cast<int>(hash64("port|" + job) % kDerivedPorts);
   if (jobid.empty()) job += "|" + std::string(addr) + "|" + std::to_string(port);
   Status st = make_uniqueid(addr, static_cast<uint16_t>(port), hash64("secret|" + job), hash64("job|" + job), &out->id);
-  if (st != GSHMEM_SUCCESS && addr_var)
+  if (st != GSHMEM_SUCCESS && !origin.empty())
     GSHMEM_LOG_ERROR(
-        "bootstrap: %s=\"%s\" cannot be used as the rendezvous address (see the "
-        "previous message)",
-        addr_var, addr);
+        "bootstrap: \"%s\" (%s) cannot be used as the rendezvous address (see the previous message); "
+        "set GSHMEM_BOOTSTRAP_ADDR to an address of rank 0's host that every PE can resolve",
+        addr, origin.c_str());
+  else if (st == GSHMEM_SUCCESS && addr == multi.host.c_str() && out->rank == 0)
+    GSHMEM_LOG_INFO("bootstrap: rendezvous on %s:%d (%s)", addr, port, origin.c_str());
   return st;
 }
 
@@ -291,7 +356,7 @@ void apply_user_secret(const Launcher& l, Getenv g, EnvInfo* out) {
         l.name);
 }
 
-Status fill(const Launcher& l, Getenv g, EnvInfo* out) {
+Status fill(const Launcher& l, Getenv g, bool defer, EnvInfo* out) {
   auto lget = [&](const char* n) { return launcher_get(l, g, n); };
   const char* size_name = lget(l.size_var) == get(g, l.size_var) ? l.size_var : "SLURM_NPROCS";
   out->launcher = l.name;
@@ -331,11 +396,24 @@ Status fill(const Launcher& l, Getenv g, EnvInfo* out) {
     const char* jobid = get(g, "OMPI_MCA_ess_base_jobid");
     if (!jobid) jobid = get(g, "OMPI_MCA_orte_hnp_uri");
     if (!jobid) jobid = get(g, "PMIX_NAMESPACE");
+    // Open MPI 4.1 does not tell a task where rank 0 runs (only mpirun's own address, in
+    // OMPI_MCA_orte_hnp_uri, which need not be a host of the job): see docs/launch.md.
+    MultiNodeHost multi;
+    multi.advice =
+        "Open MPI does not tell a process where rank 0 runs, so pass the host of rank 0 (the first host "
+        "of -H or of the hostfile, for the default mapping) to every process: mpirun -x "
+        "GSHMEM_BOOTSTRAP_ADDR=<host of rank 0> ...; or call MPI_Init before gshmem_init, which then "
+        "sends the rendezvous through MPI_COMM_WORLD (docs/launch.md)";
     return jobid_id(g, "Open MPI", jobid ? jobid : "",
-                    "OMPI_MCA_ess_base_jobid, OMPI_MCA_orte_hnp_uri and PMIX_NAMESPACE", l.local_size_var, out);
+                    "OMPI_MCA_ess_base_jobid, OMPI_MCA_orte_hnp_uri and PMIX_NAMESPACE", l.local_size_var, multi, defer,
+                    out);
   }
   std::string jobid = std::string(slurm_get(g, "SLURM_JOB_ID")) + "." + slurm_get(g, "SLURM_STEP_ID");
-  return jobid_id(g, "Slurm", jobid, "SLURM_JOB_ID", "usable SLURM_STEP_NUM_NODES / SLURM_STEP_TASKS_PER_NODE", out);
+  MultiNodeHost multi;
+  if (!get(g, "GSHMEM_BOOTSTRAP_ADDR") && !get(g, "MASTER_ADDR") && out->local_size != out->size)
+    GSHMEM_TRY(slurm_multi_node_host(g, *out, &multi));
+  return jobid_id(g, "Slurm", jobid, "SLURM_JOB_ID", "usable SLURM_STEP_NUM_NODES / SLURM_STEP_TASKS_PER_NODE", multi,
+                  defer, out);
 }
 
 // Launchers gshmem does not read: MPICH / Intel MPI hydra (PMI_*, MPI_LOCAL*),
@@ -375,7 +453,7 @@ Status check_foreign_launcher(Getenv g) {
 
 }  // namespace
 
-Status detect_from_env(EnvInfo* out, const char* (*getenv_fn)(const char*)) {
+Status detect_from_env(EnvInfo* out, const char* (*getenv_fn)(const char*), bool defer_missing_address) {
   if (!out) {
     GSHMEM_LOG_ERROR("bootstrap: detect_from_env: output pointer is NULL");
     return GSHMEM_ERROR_INVALID_VALUE;
@@ -411,7 +489,7 @@ Status detect_from_env(EnvInfo* out, const char* (*getenv_fn)(const char*)) {
       continue;
     }
     if (!incomplete.empty()) GSHMEM_LOG_WARN("%s; using the %s variables instead", incomplete.c_str(), l.name);
-    Status st = fill(l, g, out);
+    Status st = fill(l, g, defer_missing_address, out);
     if (st == GSHMEM_SUCCESS) apply_user_secret(l, g, out);
     if (st == GSHMEM_SUCCESS)
       GSHMEM_LOG_INFO("bootstrap: %s: PE %d of %d (local %d of %d)", l.name, out->rank, out->size, out->local_rank,

@@ -10,9 +10,22 @@
 //   Slurm:    SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID, SLURM_JOB_ID, SLURM_STEP_ID
 // For Open MPI and Slurm the rendezvous address is GSHMEM_BOOTSTRAP_ADDR (or
 // MASTER_ADDR) when set, else 127.0.0.1 if the job is on one node
-// (local size == size); the port is GSHMEM_BOOTSTRAP_PORT or derived from the job
+// (local size == size), else for Slurm the first host of the step's nodelist
+// (SLURM_STEP_NODELIST, else SLURM_NODELIST, else SLURM_JOB_NODELIST; Slurm's
+// hostlist syntax, bootstrap/hostlist.h), where task 0 runs under every
+// distribution but arbitrary: with --distribution=arbitrary or SLURM_HOSTFILE,
+// and on task 0 when SLURMD_NODENAME is not that host, it is an error saying to
+// set GSHMEM_BOOTSTRAP_ADDR. Open MPI does not tell a process where rank 0
+// runs: a multi-node Open MPI job without an address is an error that says to
+// pass `mpirun -x GSHMEM_BOOTSTRAP_ADDR=<host of rank 0>` (docs/launch.md) --
+// which gshmem_init defers (defer_missing_address) to send the id through
+// MPI_COMM_WORLD instead when the program has initialised MPI.
+// The port is GSHMEM_BOOTSTRAP_PORT or derived from the job
 // id (OMPI_MCA_ess_base_jobid / SLURM_JOB_ID.SLURM_STEP_ID), and the job secret is
 // derived from the same job id (so processes of another job are rejected).
+// torchrun across nodes (--nnodes N): MASTER_ADDR is the address the agent of
+// node (group rank) 0 publishes, the host of global rank 0, the same string on
+// every node; LOCAL_WORLD_SIZE is this node's count.
 // With none of these set, a single-PE job (rank 0 of 1) is assumed -- unless
 // variables of a launcher gshmem does not read (PMI_RANK/PMI_SIZE of MPICH or
 // Intel MPI hydra, MV2_COMM_WORLD_* of MVAPICH2, PMIX_RANK, MPI_LOCALNRANKS)
@@ -64,11 +77,20 @@ struct EnvInfo {
   int local_rank = 0;     // -1 if the launcher does not say
   int local_size = 1;     // -1 if the launcher does not say
   gshmemx_uniqueid_t id;  // rendezvous to join (singleton: only a random job key)
+  // A job across nodes whose launcher says nothing of where rank 0 runs (Open MPI; Slurm
+  // without a nodelist) and no GSHMEM_BOOTSTRAP_ADDR: detect_from_env fails with
+  // GSHMEM_ERROR_INVALID_VALUE, rank/size filled, address_missing set and the message (what to
+  // set) in address_error -- logged unless the caller deferred it (it may still rendezvous
+  // another way: gshmem_init through MPI_COMM_WORLD when the program initialised MPI).
+  bool address_missing = false;
+  std::string address_error;
 };
 
 // Read the launcher variables from `getenv_fn` (defaults to ::getenv; tests pass
 // a fake). Errors (e.g. RANK set but WORLD_SIZE missing, rank >= size, a
-// malformed GSHMEM_UNIQUEID) name the variable and what to do.
-Status detect_from_env(EnvInfo* out, const char* (*getenv_fn)(const char*) = nullptr);
+// malformed GSHMEM_UNIQUEID) name the variable and what to do. With
+// `defer_missing_address`, a missing rendezvous address (see EnvInfo) is not logged.
+Status detect_from_env(EnvInfo* out, const char* (*getenv_fn)(const char*) = nullptr,
+                       bool defer_missing_address = false);
 
 }  // namespace gshmem::bootstrap

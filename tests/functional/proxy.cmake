@@ -27,3 +27,18 @@ foreach(t rma_put rma_get rma_pg amo signal wait sync litmus)
     gt_add_sim_test(${t}-sim2 test_${t} 2 2)
   endif()
 endforeach()
+
+# The same across network namespaces (scripts/netns-nodes.sh; docs/launch.md): gshmrun -H starts
+# the PEs in namespaces with their own host names and addresses, so the bootstrap and UCX run
+# over TCP between veth pairs, as between hosts. As root where ip(8) works; skipped (77) with the
+# reason elsewhere.
+function(gt_add_netns_test name target npes nodes)
+  add_test(NAME ${name}
+           COMMAND ${PROJECT_SOURCE_DIR}/tests/launcher/netns_nodes.sh gpu ${nodes} ${npes}
+                   $<TARGET_FILE:gshmrun> ${GSHMEM_TEST_TIMEOUT} $<TARGET_FILE:${target}>)
+  set_tests_properties(${name} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT ${gt_proxy_timeout}
+                       RESOURCE_LOCK gshmem_netns)
+  gt_gpu_test_properties(${name} "${GT_GPU_ENV};GT_SHARE_GPUS=1")
+endfunction()
+gt_add_netns_test(proxy-netns2 test_proxy 2 2)
+gt_add_netns_test(proxy-netns2x2 test_proxy 4 2)

@@ -8,6 +8,12 @@
 // answered within 2 s, never left waiting in a backlog nobody accepts from.
 // All of it twice, as a second init after finalize would. Prints
 // "bootstrap ok <rank>" and exits 0, or names what went wrong and exits 1.
+//
+// `launcher_bootstrap_probe --nodes N` is the multi-host form (gshmrun -H, e.g. across the
+// network namespaces of scripts/netns-nodes.sh): no inherited socket is expected (PE 0 binds
+// the id's port itself), each PE all-gathers 4099 bytes of a pattern of (rank, index) and checks
+// every byte of every block, and the host ids group the PEs into exactly N nodes whose local
+// ranks and sizes are the ones gshmrun gave (GSHMEM_LOCAL_RANK/_SIZE).
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -25,6 +31,7 @@
 
 #include "bootstrap/bootstrap.h"
 #include "bootstrap/env.h"
+#include "bootstrap/init_exchange.h"
 #include "host/core/config.h"
 
 namespace {
@@ -74,21 +81,55 @@ std::string late_connection(int port) {
   return what;
 }
 
+uint8_t pattern(int rank, size_t i) {
+  uint64_t x = (static_cast<uint64_t>(rank) + 1) * 0x9e3779b97f4a7c15ull ^ (i + 3) * 0xc2b2ae3d27d4eb4full;
+  x ^= x >> 29;
+  return static_cast<uint8_t>(x * 0xbf58476d1ce4e5b9ull >> 56);
+}
+
+// The multi-host checks (see the top): "" or what is wrong.
+std::string check_nodes(gshmem::bootstrap::Bootstrap& b, const gshmem::bootstrap::EnvInfo& info, int nodes) {
+  using namespace gshmem;
+  constexpr size_t kBytes = 4099;  // odd: no block is aligned
+  std::vector<uint8_t> mine(kBytes), all(kBytes * static_cast<size_t>(info.size), 0xA5);
+  for (size_t i = 0; i < kBytes; ++i) mine[i] = pattern(info.rank, i);
+  if (b.allgather(mine.data(), all.data(), kBytes) != GSHMEM_SUCCESS) return "pattern allgather failed";
+  for (int r = 0; r < info.size; ++r)
+    for (size_t i = 0; i < kBytes; ++i)
+      if (all[static_cast<size_t>(r) * kBytes + i] != pattern(r, i))
+        return "pattern allgather: block " + std::to_string(r) + " byte " + std::to_string(i) + " is wrong";
+  bootstrap::NodeInfo node;
+  if (bootstrap::discover_node(b, bootstrap::local_host_id(), &node) != GSHMEM_SUCCESS) return "discover_node failed";
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  if (node.n_nodes != nodes)
+    return "the host ids make " + std::to_string(node.n_nodes) + " nodes, not " + std::to_string(nodes) +
+           " (this host: " + host + ")";
+  if (static_cast<int>(node.local_pes.size()) != info.local_size || node.local_rank != info.local_rank)
+    return "node " + std::string(host) + ": local rank/size " + std::to_string(node.local_rank) + "/" +
+           std::to_string(node.local_pes.size()) + " differ from the launcher's " + std::to_string(info.local_rank) +
+           "/" + std::to_string(info.local_size);
+  return "";
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   using namespace gshmem;
   if (config::load() != GSHMEM_SUCCESS) return fail(-1, "config::load failed");
   bootstrap::EnvInfo info;
   if (bootstrap::detect_from_env(&info) != GSHMEM_SUCCESS) return fail(-1, "detect_from_env failed");
   const int rank = info.rank;
   log::set_identity(info.rank, info.size);
+  int nodes = 0;  // --nodes N: the multi-host form
+  if (argc == 3 && std::string(argv[1]) == "--nodes") nodes = atoi(argv[2]);
+  if (argc != 1 && nodes <= 0) return fail(rank, "usage: launcher_bootstrap_probe [--nodes N]");
   if (info.launcher != "gshmrun") return fail(rank, "launcher detected as '" + info.launcher + "'");
-  if (info.local_rank != info.rank || info.local_size != info.size)
+  if (nodes == 0 && (info.local_rank != info.rank || info.local_size != info.size))
     return fail(rank, "local rank/size differ from rank/size on one node");
 
-  const int port = rank == 0 ? inherited_port() : -1;
-  if (rank == 0 && port < 0) return fail(rank, "no inherited listening socket");
+  const int port = rank == 0 && nodes == 0 ? inherited_port() : -1;
+  if (rank == 0 && nodes == 0 && port < 0) return fail(rank, "no inherited listening socket");
   bootstrap::ConnectOptions opts;
   opts.timeout_s = 30;
   for (int round = 0; round < 2; ++round) {
@@ -107,7 +148,11 @@ int main() {
     for (int r = 0; r < info.size; ++r)
       if (all[static_cast<size_t>(r)].rank != r)
         return fail(rank, "allgather block " + std::to_string(r) + " is wrong" + in);
-    if (rank == 0) {
+    if (nodes > 0) {
+      const std::string what = check_nodes(*b, info, nodes);
+      if (!what.empty()) return fail(rank, what + in);
+    }
+    if (rank == 0 && nodes == 0) {
       const std::string what = late_connection(port);
       if (!what.empty()) return fail(rank, "port " + std::to_string(port) + ": " + what + in);
     }

@@ -33,3 +33,36 @@ gtest_discover_tests(test_launcher DISCOVERY_MODE PRE_TEST
 if(TARGET test_gshmrun_options)
   target_link_libraries(test_gshmrun_options PRIVATE gshmrun_options)
 endif()
+# And those of the launch across hosts (tests/unit/test_gshmrun_remote.cpp).
+if(TARGET test_gshmrun_remote)
+  target_link_libraries(test_gshmrun_remote PRIVATE gshmrun_options)
+endif()
+
+# A real multi-node job on this machine (scripts/netns-nodes.sh): PEs in network + UTS
+# namespaces joined by veth pairs, as root; skipped (77) with the reason elsewhere. The two
+# share the namespaces' names, hence the lock.
+add_test(NAME netns_bootstrap
+         COMMAND ${CMAKE_CURRENT_LIST_DIR}/netns_nodes.sh bootstrap $<TARGET_FILE:gshmrun>
+                 $<TARGET_FILE:launcher_probe> $<TARGET_FILE:launcher_bootstrap_probe>)
+set_tests_properties(netns_bootstrap PROPERTIES LABELS unit TIMEOUT 120 SKIP_RETURN_CODE 77
+                     RESOURCE_LOCK gshmem_netns)
+if(TARGET test_transport_ucx)
+  add_test(NAME netns_ucx COMMAND ${CMAKE_CURRENT_LIST_DIR}/netns_nodes.sh ucx $<TARGET_FILE:test_transport_ucx>)
+  set_tests_properties(netns_ucx PROPERTIES LABELS unit TIMEOUT 120 SKIP_RETURN_CODE 77 RESOURCE_LOCK gshmem_netns)
+  if(GSHMEM_TEST_UCX_LIB)
+    set_tests_properties(netns_ucx PROPERTIES ENVIRONMENT GSHMEM_UCX_LIB=${GSHMEM_TEST_UCX_LIB})
+  endif()
+endif()
+
+# Open MPI across nodes without an address: an MPI program's gshmem_init goes through
+# MPI_COMM_WORLD; a non-MPI one gets the error naming `mpirun -x GSHMEM_BOOTSTRAP_ADDR`.
+# Runs without a GPU (the rendezvous comes before the GPU). Open MPI only, as gshmem reads it.
+set(MPI_DETERMINE_LIBRARY_VERSION TRUE)
+find_package(MPI COMPONENTS C QUIET)
+if(MPI_C_FOUND AND MPIEXEC_EXECUTABLE AND MPI_C_LIBRARY_VERSION_STRING MATCHES "Open MPI")
+  add_executable(mpi_world_probe ${CMAKE_CURRENT_LIST_DIR}/mpi_world_probe.c)
+  target_link_libraries(mpi_world_probe PRIVATE gshmem MPI::MPI_C)
+  add_test(NAME mpi_world_rendezvous
+           COMMAND ${CMAKE_CURRENT_LIST_DIR}/mpi_world.sh ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:mpi_world_probe>)
+  set_tests_properties(mpi_world_rendezvous PROPERTIES LABELS unit TIMEOUT 150)
+endif()

@@ -248,10 +248,31 @@ TEST(BootstrapEnv, OpenMpi) {
       detect(with(kOmpi, {{"OMPI_MCA_ess_base_jobid", "<unset>"}, {"OMPI_MCA_orte_hnp_uri", "123.0;tcp://x"}}));
   ASSERT_EQ(hnp.status, GSHMEM_SUCCESS) << hnp.log;
   // Several nodes: the address must be given.
-  Result multi = detect(with(kOmpi, {{"OMPI_COMM_WORLD_LOCAL_SIZE", "2"}}));
+  // (mpirun -H a,b: never loopback; the error says exactly what to pass.)
+  Result multi = detect(with(kOmpi, {{"OMPI_COMM_WORLD_LOCAL_SIZE", "2"}, {"OMPI_MCA_orte_num_nodes", "2"}}));
   EXPECT_EQ(multi.status, GSHMEM_ERROR_INVALID_VALUE);
-  EXPECT_TRUE(contains(multi.log, "GSHMEM_BOOTSTRAP_ADDR")) << multi.log;
-  EXPECT_TRUE(contains(multi.log, "MASTER_ADDR")) << multi.log;
+  EXPECT_TRUE(contains(multi.log, "Open MPI job with 4 PEs and 2 on this node: it spans several nodes")) << multi.log;
+  EXPECT_TRUE(contains(multi.log, "mpirun -x GSHMEM_BOOTSTRAP_ADDR=<host of rank 0>")) << multi.log;
+  EXPECT_TRUE(contains(multi.log, "first host of -H or of the hostfile")) << multi.log;
+  EXPECT_TRUE(multi.info.address_missing);
+  EXPECT_EQ(multi.info.rank, 1);
+  EXPECT_EQ(multi.info.size, 4);
+  // gshmem_init defers that message (it may go through MPI_COMM_WORLD instead): not logged,
+  // but kept word for word.
+  g_env = with(kOmpi, {{"OMPI_COMM_WORLD_LOCAL_SIZE", "2"}});
+  EnvInfo deferred;
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(detect_from_env(&deferred, fake_getenv, /*defer_missing_address=*/true), GSHMEM_ERROR_INVALID_VALUE);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  EXPECT_TRUE(deferred.address_missing);
+  EXPECT_TRUE(contains(multi.log, deferred.address_error)) << deferred.address_error;
+  EXPECT_TRUE(contains(deferred.address_error, "or call MPI_Init before gshmem_init")) << deferred.address_error;
+  // Other errors are never deferred, and a job with an address misses nothing.
+  g_env = with(kOmpi, {{"OMPI_COMM_WORLD_RANK", "9"}});
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(detect_from_env(&deferred, fake_getenv, true), GSHMEM_ERROR_INVALID_VALUE);
+  EXPECT_TRUE(contains(testing::internal::GetCapturedStderr(), "OMPI_COMM_WORLD_RANK=9"));
+  EXPECT_FALSE(deferred.address_missing);
   Result given = detect(
       with(kOmpi,
            {{"OMPI_COMM_WORLD_LOCAL_SIZE", "2"}, {"GSHMEM_BOOTSTRAP_ADDR", "10.1.1.1"}, {"MASTER_ADDR", "10.2.2.2"}}));
@@ -428,6 +449,149 @@ TEST(BootstrapEnv, SlurmStepVariablesWinOverTheAllocations) {
     ASSERT_EQ(r.status, GSHMEM_SUCCESS) << r.log;
     EXPECT_EQ(r.info.local_size, -1) << change.begin()->second;
   }
+}
+
+// srun over several nodes: the rendezvous is on the first host of the step's nodelist, where
+// task 0 runs under every distribution but arbitrary.
+TEST(BootstrapEnv, SlurmAcrossNodesUsesTheNodelist) {
+  const std::map<std::string, std::string> two = {{"SLURM_PROCID", "3"},
+                                                  {"SLURM_NTASKS", "4"},
+                                                  {"SLURM_LOCALID", "1"},
+                                                  {"SLURM_JOB_ID", "777"},
+                                                  {"SLURM_STEP_ID", "0"},
+                                                  {"SLURM_STEP_NUM_NODES", "2"},
+                                                  {"SLURM_STEP_NUM_TASKS", "4"},
+                                                  {"SLURM_STEP_TASKS_PER_NODE", "2(x2)"},
+                                                  {"SLURM_STEP_NODELIST", "10.0.0.[5-6]"},
+                                                  {"SLURM_JOB_NODELIST", "10.0.0.[4-6]"},
+                                                  {"SLURM_NODELIST", "10.0.0.[5-6]"}};
+  Result r = detect(two);
+  ASSERT_EQ(r.status, GSHMEM_SUCCESS) << r.log;
+  EXPECT_EQ(r.info.local_size, 2);
+  const std::string id = encode_uniqueid(r.info.id);
+  EXPECT_EQ(id.rfind("10.0.0.5:", 0), 0u) << id;
+  const uint16_t port = data(r.info).port;
+  EXPECT_GE(port, 16384);
+  EXPECT_LE(port, 32767);
+  // Every task of the step derives the same id, whatever its node.
+  Result r0 = detect(with(two, {{"SLURM_PROCID", "0"}, {"SLURM_LOCALID", "0"}, {"SLURMD_NODENAME", "10.0.0.5"}}));
+  ASSERT_EQ(r0.status, GSHMEM_SUCCESS) << r0.log;
+  EXPECT_EQ(encode_uniqueid(r0.info.id), id);
+  // The step's list wins over the allocation's; SLURM_NODELIST, then SLURM_JOB_NODELIST without it.
+  r = detect(with(two, {{"SLURM_STEP_NODELIST", "<unset>"}, {"SLURM_NODELIST", "10.0.0.[8,5]"}}));
+  ASSERT_EQ(r.status, GSHMEM_SUCCESS) << r.log;
+  EXPECT_EQ(encode_uniqueid(r.info.id).rfind("10.0.0.8:", 0), 0u);
+  r = detect(with(two, {{"SLURM_STEP_NODELIST", "<unset>"}, {"SLURM_NODELIST", "<unset>"}}));
+  ASSERT_EQ(r.status, GSHMEM_SUCCESS) << r.log;
+  EXPECT_EQ(encode_uniqueid(r.info.id).rfind("10.0.0.4:", 0), 0u);
+  // Host names, zero padding, several groups.
+  r = detect(with(two, {{"SLURM_STEP_NODELIST", "localhost,gpu[001-004]"}}));
+  ASSERT_EQ(r.status, GSHMEM_SUCCESS) << r.log;
+  // An unknown local size also takes the nodelist (the job may span nodes).
+  r = detect(with(two, {{"SLURM_STEP_TASKS_PER_NODE", "3,1"}}));
+  ASSERT_EQ(r.status, GSHMEM_SUCCESS) << r.log;
+  EXPECT_EQ(r.info.local_size, -1);
+  EXPECT_EQ(encode_uniqueid(r.info.id).rfind("10.0.0.5:", 0), 0u);
+  // Block, cyclic and plane distributions put task 0 on the first host.
+  for (const char* dist : {"block", "cyclic", "block:cyclic", "cyclic:block,Pack", "plane=2"}) {
+    r = detect(with(two, {{"SLURM_DISTRIBUTION", dist}}));
+    ASSERT_EQ(r.status, GSHMEM_SUCCESS) << dist << ": " << r.log;
+    EXPECT_EQ(encode_uniqueid(r.info.id), id) << dist;
+  }
+  // An address given by hand wins, and is the only way with an arbitrary layout.
+  r = detect(with(two, {{"GSHMEM_BOOTSTRAP_ADDR", "10.9.9.9"}, {"SLURM_DISTRIBUTION", "arbitrary"}}));
+  ASSERT_EQ(r.status, GSHMEM_SUCCESS) << r.log;
+  EXPECT_EQ(encode_uniqueid(r.info.id).rfind("10.9.9.9:", 0), 0u);
+  // Single node: loopback, as before, whatever the nodelist says.
+  r = detect(with(two, {{"SLURM_STEP_NUM_NODES", "1"}, {"SLURM_STEP_TASKS_PER_NODE", "4"}}));
+  ASSERT_EQ(r.status, GSHMEM_SUCCESS) << r.log;
+  EXPECT_EQ(encode_uniqueid(r.info.id).rfind("127.0.0.1:", 0), 0u);
+
+  // Errors: each says to set GSHMEM_BOOTSTRAP_ADDR and why.
+  struct Case {
+    std::map<std::string, std::string> change;
+    std::vector<const char*> says;
+    Status status;
+  } cases[] = {
+      {{{"SLURM_DISTRIBUTION", "arbitrary"}},
+       {"--distribution=arbitrary", "GSHMEM_BOOTSTRAP_ADDR"},
+       GSHMEM_ERROR_INVALID_VALUE},
+      {{{"SLURM_HOSTFILE", "/home/u/hosts"}},
+       {"SLURM_HOSTFILE=/home/u/hosts", "GSHMEM_BOOTSTRAP_ADDR"},
+       GSHMEM_ERROR_INVALID_VALUE},
+      {{{"SLURM_STEP_NODELIST", "10.0.0.[5-"}},
+       {"SLURM_STEP_NODELIST is not a Slurm host list", "unbalanced '['", "GSHMEM_BOOTSTRAP_ADDR"},
+       GSHMEM_ERROR_INVALID_VALUE},
+      {{{"SLURM_STEP_NODELIST", "a,,b"}}, {"empty host name", "GSHMEM_BOOTSTRAP_ADDR"}, GSHMEM_ERROR_INVALID_VALUE},
+      {{{"SLURM_STEP_NODELIST", "nosuch[01-02].invalid"}},
+       {"nosuch01.invalid", "first host of SLURM_STEP_NODELIST", "GSHMEM_BOOTSTRAP_ADDR"},
+       GSHMEM_ERROR_BOOTSTRAP},
+      {{{"SLURM_STEP_NODELIST", "<unset>"}, {"SLURM_NODELIST", "<unset>"}, {"SLURM_JOB_NODELIST", "<unset>"}},
+       {"no SLURM_STEP_NODELIST", "GSHMEM_BOOTSTRAP_ADDR", "2 on this node"},
+       GSHMEM_ERROR_INVALID_VALUE},
+      // Task 0 finds itself elsewhere than on the first host: it says where it is.
+      {{{"SLURM_PROCID", "0"}, {"SLURM_LOCALID", "0"}, {"SLURMD_NODENAME", "gpu007"}},
+       {"task 0 runs on gpu007", "GSHMEM_BOOTSTRAP_ADDR=gpu007"},
+       GSHMEM_ERROR_INVALID_VALUE},
+  };
+  for (const Case& c : cases) {
+    r = detect(with(two, c.change));
+    EXPECT_EQ(r.status, c.status) << c.change.begin()->first << "\n" << r.log;
+    for (const char* what : c.says) EXPECT_TRUE(contains(r.log, what)) << "expected \"" << what << "\" in:\n" << r.log;
+  }
+  // Only task 0 can tell where it runs; the others trust the nodelist.
+  r = detect(with(two, {{"SLURMD_NODENAME", "gpu007"}}));
+  EXPECT_EQ(r.status, GSHMEM_SUCCESS) << r.log;
+}
+
+// torchrun --nnodes N: MASTER_ADDR is the host of the node with GROUP_RANK 0 (torch's agent
+// of group rank 0 publishes its own address), where global rank 0 runs; LOCAL_WORLD_SIZE is
+// per node. Every rank on every node derives the same rendezvous.
+TEST(BootstrapEnv, TorchrunAcrossNodes) {
+  const std::map<std::string, std::string> node1 = {{"RANK", "5"},
+                                                    {"WORLD_SIZE", "8"},
+                                                    {"LOCAL_RANK", "1"},
+                                                    {"LOCAL_WORLD_SIZE", "4"},
+                                                    {"GROUP_RANK", "1"},
+                                                    {"GROUP_WORLD_SIZE", "2"},
+                                                    {"ROLE_RANK", "5"},
+                                                    {"ROLE_WORLD_SIZE", "8"},
+                                                    {"MASTER_ADDR", "10.1.2.3"},
+                                                    {"MASTER_PORT", "29500"},
+                                                    {"TORCHELASTIC_RUN_ID", "job-42"}};
+  Result r = detect(node1);
+  ASSERT_EQ(r.status, GSHMEM_SUCCESS) << r.log;
+  EXPECT_EQ(r.info.rank, 5);
+  EXPECT_EQ(r.info.size, 8);
+  EXPECT_EQ(r.info.local_rank, 1);
+  EXPECT_EQ(r.info.local_size, 4);
+  const std::string id = encode_uniqueid(r.info.id);
+  EXPECT_EQ(id.rfind("10.1.2.3:29501:", 0), 0u) << id;
+  for (int rank = 0; rank < 8; ++rank) {
+    Result o = detect(with(node1, {{"RANK", std::to_string(rank)},
+                                   {"LOCAL_RANK", std::to_string(rank % 4)},
+                                   {"GROUP_RANK", std::to_string(rank / 4)},
+                                   {"ROLE_RANK", std::to_string(rank)}}));
+    ASSERT_EQ(o.status, GSHMEM_SUCCESS) << o.log;
+    EXPECT_EQ(encode_uniqueid(o.info.id), id) << "rank " << rank;
+    EXPECT_EQ(o.info.local_size, 4);
+  }
+  // Uneven nodes (elastic): the local size is this node's.
+  r = detect(with(node1, {{"WORLD_SIZE", "6"}, {"LOCAL_WORLD_SIZE", "2"}, {"RANK", "5"}}));
+  ASSERT_EQ(r.status, GSHMEM_SUCCESS) << r.log;
+  EXPECT_EQ(r.info.local_size, 2);
+  // Another restart of the same run (MASTER_PORT changes) is another rendezvous.
+  r = detect(with(node1, {{"MASTER_PORT", "29700"}}));
+  ASSERT_EQ(r.status, GSHMEM_SUCCESS) << r.log;
+  EXPECT_NE(data(r.info).secret, uniqueid_data([&] {
+                                   Result x = detect(node1);
+                                   return x.info.id;
+                                 }())
+                                     .secret);
+  // A remote MASTER_ADDR that does not resolve is an error naming it, not a hang.
+  r = detect(with(node1, {{"MASTER_ADDR", "rank0-node.invalid"}}));
+  EXPECT_EQ(r.status, GSHMEM_ERROR_BOOTSTRAP);
+  EXPECT_TRUE(contains(r.log, "MASTER_ADDR=\"rank0-node.invalid\"")) << r.log;
 }
 
 // Launchers gshmem does not read: several processes must not silently become

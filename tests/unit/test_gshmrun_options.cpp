@@ -180,9 +180,9 @@ TEST(GshmrunOptions, UsageMentionsEverything) {
   fclose(f);
   const std::string text(buf, len);
   free(buf);
-  for (const char* w :
-       {"--np", "--timeout", "-x NAME=VALUE", "--tag-output", "--help", "--version", "GSHMEM_RANK", "GSHMEM_UNIQUEID",
-        "GSHMEM_BOOTSTRAP_LISTEN_FD", "GSHMRUN_KILL_GRACE", "--sim-nodes", "GSHMEM_HOSTID"})
+  for (const char* w : {"--np", "--timeout", "-x NAME=VALUE", "--tag-output", "--help", "--version", "GSHMEM_RANK",
+                        "GSHMEM_UNIQUEID", "GSHMEM_BOOTSTRAP_LISTEN_FD", "GSHMRUN_KILL_GRACE", "--sim-nodes",
+                        "GSHMEM_HOSTID", "--hostfile", "--rsh", "GSHMRUN_RSH", "GSHMEM_BOOTSTRAP_ADDR"})
     EXPECT_NE(text.find(w), std::string::npos) << w;
   EXPECT_NE(std::string(gshmrun::version_string()).find("gshmrun"), std::string::npos);
 }

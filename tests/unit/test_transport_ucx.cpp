@@ -7,10 +7,15 @@
 // (the fetched values of all PEs form one chain), completion only after the data is in place;
 // and that a killed PE is reported by the others, with a message naming it, and no hang.
 // Exit 77 (skipped) when libucp.so.0 cannot be found (GSHMEM_UCX_LIB, the loader's path).
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <map>
+#include <sstream>
 
 #include "gshmem/detail/proxy_abi.h"
 #include "transport_test_util.h"
@@ -198,6 +203,43 @@ TEST(TransportUcx, ThreePesExchangeThroughEngines) {
   Shared* sh = make_shared_block();
   ASSERT_NE(sh, nullptr);
   const std::vector<int> st = run_pes(kPes, sh, [&](int pe) { exchange(pe, sh); });
+  for (int pe = 0; pe < kPes; ++pe)
+    EXPECT_TRUE(WIFEXITED(st[pe]) && WEXITSTATUS(st[pe]) == 0) << "PE " << pe << " wait status " << st[pe];
+}
+
+// The same exchange with each PE in a network namespace of its own: nodes made by
+// scripts/netns-nodes.sh, which tests/launcher/netns_nodes.sh runs this test in as root, naming
+// them in GSHMEM_TEST_NETNS ("ns1,ns2,ns3") and keeping UCX on their interface
+// (UCX_NET_DEVICES=gsh0): every byte crosses a veth pair and a bridge, as between hosts.
+TEST(TransportUcx, ThreePesAcrossNetworkNamespaces) {
+  const char* list = getenv("GSHMEM_TEST_NETNS");
+  if (!list || !*list) {  // ctest: SKIP_RETURN_CODE 77, as run_pes does without UCX
+    std::printf("SKIPPED: GSHMEM_TEST_NETNS unset (the ctest netns_ucx, tests/launcher/netns_nodes.sh, sets it)\n");
+    std::fflush(stdout);
+    std::exit(77);
+  }
+  std::vector<std::string> names;
+  std::stringstream in(list);
+  for (std::string n; std::getline(in, n, ',');) names.push_back(n);
+  ASSERT_EQ(names.size(), static_cast<size_t>(kPes)) << "GSHMEM_TEST_NETNS=" << list;
+  struct stat here;
+  ASSERT_EQ(stat("/proc/self/ns/net", &here), 0);
+  Shared* sh = make_shared_block();
+  ASSERT_NE(sh, nullptr);
+  const std::vector<int> st = run_pes(kPes, sh, [&](int pe) {
+    const std::string path = "/run/netns/" + names[pe];
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    TT_CHECK(fd >= 0 && setns(fd, CLONE_NEWNET) == 0, "cannot enter %s: %s", path.c_str(), strerror(errno));
+    close(fd);
+    struct stat ns;
+    TT_CHECK(stat("/proc/self/ns/net", &ns) == 0 && ns.st_ino != here.st_ino, "still in the test's namespace");
+    // UCX finds network devices in /sys/class/net, which shows the namespace of whoever mounted
+    // /sys: a private mount namespace with /sys mounted again, as `ip netns exec` does.
+    TT_CHECK(unshare(CLONE_NEWNS) == 0 && mount("", "/", nullptr, MS_SLAVE | MS_REC, nullptr) == 0 &&
+                 umount2("/sys", MNT_DETACH) == 0 && mount(names[pe].c_str(), "/sys", "sysfs", 0, nullptr) == 0,
+             "cannot mount /sys for %s: %s", names[pe].c_str(), strerror(errno));
+    exchange(pe, sh);
+  });
   for (int pe = 0; pe < kPes; ++pe)
     EXPECT_TRUE(WIFEXITED(st[pe]) && WEXITSTATUS(st[pe]) == 0) << "PE " << pe << " wait status " << st[pe];
 }

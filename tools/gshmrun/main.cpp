@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// gshmrun: starts N PEs of a program on this node, gives each the gshmem
+// gshmrun: starts N PEs of a program on this node (or, with -H / --hostfile, on other hosts
+// through a remote shell: launch_remote.cpp), gives each the gshmem
 // launcher environment and supervises them (see options.cpp for the contract).
 #include <fcntl.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "gpu_count.h"
+#include "launch_remote.h"
 #include "options.h"
 #include "spawn.h"
 #include "supervise.h"
@@ -71,6 +73,33 @@ int main(int argc, char** argv) {
               kMaxKillGraceS);
       return 2;
     }
+  }
+
+  if (!opt.hostfile.empty()) {
+    std::string text, err;
+    FILE* f = fopen(opt.hostfile.c_str(), "r");
+    if (!f) {
+      fprintf(stderr, "gshmrun: cannot read the hostfile '%s': %s\n", opt.hostfile.c_str(), strerror(errno));
+      return 2;
+    }
+    char buf[4096];
+    for (size_t n; (n = fread(buf, 1, sizeof(buf), f)) > 0;) text.append(buf, n);
+    fclose(f);
+    if (!parse_hostfile(text, &opt.hosts, &err)) {
+      fprintf(stderr, "gshmrun: %s: %s\n", opt.hostfile.c_str(), err.c_str());
+      return 2;
+    }
+  }
+  if (!opt.hosts.empty()) {
+    const int slots = total_slots(opt.hosts);
+    if (opt.np == 0) opt.np = slots > kMaxPes ? kMaxPes : slots;
+    if (opt.np > slots) {
+      fprintf(stderr, "gshmrun: -n %d needs more slots than the hosts give (%d)\n", opt.np, slots);
+      return 2;
+    }
+    cfg.size = opt.np;
+    cfg.timeout_s = opt.timeout_s;
+    return launch_remote(opt, cfg, environ);
   }
 
   if (opt.np == 0) {

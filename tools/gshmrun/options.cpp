@@ -14,7 +14,7 @@
 namespace gshmrun {
 namespace {
 
-enum class Opt { np, timeout, env, tag_output, sim_nodes, help, version, unknown };
+enum class Opt { np, timeout, env, tag_output, sim_nodes, hosts, hostfile, rsh, help, version, unknown };
 
 struct OptSpec {
   const char* short_name;  // "-n" or nullptr
@@ -30,6 +30,9 @@ const OptSpec kSpecs[] = {
     {"-x", nullptr, Opt::env, true, "NAME=VALUE"},
     {nullptr, "--tag-output", Opt::tag_output, false, nullptr},
     {nullptr, "--sim-nodes", Opt::sim_nodes, true, "a number of simulated nodes"},
+    {"-H", "--host", Opt::hosts, true, "host[:slots],..."},
+    {nullptr, "--hostfile", Opt::hostfile, true, "a file of hosts"},
+    {nullptr, "--rsh", Opt::rsh, true, "a remote shell command"},
     {"-h", "--help", Opt::help, false, nullptr},
     {nullptr, "--version", Opt::version, false, nullptr},
 };
@@ -180,6 +183,20 @@ ParseResult parse_options(const std::vector<std::string>& args, Options* out) {
         out->sim_nodes = static_cast<int>(k);
         break;
       }
+      case Opt::hosts: {
+        std::string err;
+        if (!out->hosts.empty()) return fail("-H given twice: list every host in one -H");
+        if (!parse_host_list(value, &out->hosts, &err)) return fail(err);
+        break;
+      }
+      case Opt::hostfile:
+        if (value.empty()) return fail("--hostfile needs a file name");
+        out->hostfile = value;
+        break;
+      case Opt::rsh:
+        if (split_rsh(value).empty()) return fail("--rsh needs a command (e.g. ssh)");
+        out->rsh = value;
+        break;
       case Opt::help:
         return done(ParseAction::help);
       case Opt::version:
@@ -191,6 +208,14 @@ ParseResult parse_options(const std::vector<std::string>& args, Options* out) {
   if (out->sim_nodes > 0)
     for (const auto& kv : out->env)
       if (kv.first == "GSHMEM_HOSTID") return fail("-x GSHMEM_HOSTID conflicts with --sim-nodes, which sets it per PE");
+  const bool remote = !out->hosts.empty() || !out->hostfile.empty();
+  if (!out->hosts.empty() && !out->hostfile.empty()) return fail("-H and --hostfile cannot be used together");
+  if (remote && out->sim_nodes > 0)
+    return fail("--sim-nodes simulates nodes on this host: it cannot be used with -H or --hostfile");
+  if (!remote && !out->rsh.empty()) return fail("--rsh needs -H or --hostfile (the hosts to start PEs on)");
+  if (!out->hosts.empty() && out->np > total_slots(out->hosts))
+    return fail("-n " + std::to_string(out->np) + " needs more slots than -H gives (" +
+                std::to_string(total_slots(out->hosts)) + ")");
   if (out->sim_nodes > 0 && out->np > 0 && out->sim_nodes > out->np)
     return fail("--sim-nodes " + std::to_string(out->sim_nodes) + " needs at least as many PEs (-n " +
                 std::to_string(out->np) + ")");
@@ -209,9 +234,10 @@ std::string sim_node_hostid(const std::string& host, int rank, int np, int k) {
 void print_usage(FILE* out) {
   fprintf(out,
           "usage: gshmrun [-n N] [--timeout SECONDS] [-x NAME=VALUE]... [--tag-output] [--sim-nodes K]\n"
-          "               [--] program [args...]\n"
+          "               [-H HOST[:SLOTS],... | --hostfile FILE] [--rsh CMD] [--] program [args...]\n"
           "\n"
-          "Starts N processes (PEs) of a gshmem program on this node and supervises them.\n"
+          "Starts N processes (PEs) of a gshmem program on this node (or on the hosts of -H /\n"
+          "--hostfile) and supervises them.\n"
           "\n"
           "Options (they end at '--' or at the first argument that is not an option):\n"
           "  -n, --np N           number of PEs (1..%d); default: the number of GPUs visible\n"
@@ -227,6 +253,13 @@ void print_usage(FILE* out) {
           "                       heap of each other and talk through the proxy and the network\n"
           "                       transport (UCX); GPUs are still shared out by the host's rank\n"
           "                       (1..N; for tests of the inter-node path)\n"
+          "  -H, --host H[:S],... start the PEs on these hosts instead, S (default 1) on each, in\n"
+          "                       order (PE 0 on the first); -n defaults to the sum of the slots\n"
+          "  --hostfile FILE      the hosts from FILE: one per line, \"host\", \"host:S\" or\n"
+          "                       \"host slots=S\"; '#' starts a comment\n"
+          "  --rsh CMD            the remote shell that starts a PE: CMD HOST COMMAND-LINE, as ssh\n"
+          "                       does, passing its stdin on (not ssh -n) (default: $GSHMRUN_RSH,\n"
+          "                       else ssh; split at spaces)\n"
           "  -h, --help           show this help and exit\n"
           "  --version            show the version and exit\n"
           "\n"
@@ -239,6 +272,16 @@ void print_usage(FILE* out) {
           "  GSHMEM_HOSTID               with --sim-nodes only: \"<host>-sim<k>\" for PE i in\n"
           "                              group k = i * K / N (replaces an inherited value)\n"
           "Stdin goes to PE 0 unless it is a terminal; the other PEs read /dev/null.\n"
+          "\n"
+          "With -H / --hostfile every PE starts through CMD (this host too, if listed). Its\n"
+          "command line sets GSHMEM_RANK, GSHMEM_SIZE, GSHMEM_LOCAL_RANK/_SIZE (per host),\n"
+          "the -x variables and every GSHMEM_* variable of gshmrun's environment, and cd's to\n"
+          "the current directory; GSHMEM_UNIQUEID (it holds the job secret) and\n"
+          "GSHMEM_BOOTSTRAP_SECRET go on the command's stdin, never on a command line. PE 0\n"
+          "listens on GSHMEM_BOOTSTRAP_ADDR if set, else on the first host's address as this\n"
+          "host resolves it, port GSHMEM_BOOTSTRAP_PORT or a random one in 16384..32767. The\n"
+          "PEs read /dev/null. When the job stops, each remote PE's group gets SIGTERM, then\n"
+          "SIGKILL after the grace, however the remote shell ends (docs/launch.md).\n"
           "\n"
           "Supervision: each PE runs in its own process group. When a PE exits non-zero or is\n"
           "killed, gshmrun names it, sends SIGTERM to the other PEs, SIGKILL after a grace\n"
@@ -253,7 +296,8 @@ void print_usage(FILE* out) {
           "\n"
           "gshmrun reads:\n"
           "  GSHMRUN_KILL_GRACE   seconds between SIGTERM and SIGKILL when stopping PEs\n"
-          "                       (default %g)\n",
+          "                       (default %g)\n"
+          "  GSHMRUN_RSH          the remote shell when --rsh is not given (default ssh)\n",
           kMaxPes, kDefaultKillGraceS);
 }
 

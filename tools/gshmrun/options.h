@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "remote.h"
+
 namespace gshmrun {
 
 constexpr int kMaxPes = 4096;             // upper bound accepted for -n
@@ -23,6 +25,9 @@ struct Options {
   int sim_nodes = 0;                                     // --sim-nodes K; 0 = not given (one node)
   std::vector<std::pair<std::string, std::string>> env;  // -x NAME=VALUE, in order
   std::vector<std::string> command;                      // program and its arguments (non-empty on success)
+  std::vector<HostSlots> hosts;                          // -H; empty = this node only (or --hostfile)
+  std::string hostfile;                                  // --hostfile PATH (read by main)
+  std::string rsh;                                       // --rsh CMD; empty = GSHMRUN_RSH, else "ssh"
 };
 
 enum class ParseAction { run, help, version, error };

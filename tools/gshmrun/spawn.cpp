@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
@@ -70,15 +71,56 @@ bool has_prefix_name(const char* entry, const std::string& name) {
 }  // namespace
 
 bool make_uniqueid_text(uint16_t port, std::string* text, std::string* err) {
+  HostAddr lo;
+  lo.family = AF_INET;
+  const uint32_t loopback = htonl(INADDR_LOOPBACK);  // network byte order, as in sin_addr
+  memcpy(lo.bytes, &loopback, sizeof(loopback));
+  return make_uniqueid_text_at(lo, port, text, err);
+}
+
+bool HostAddr::loopback() const {
+  static const unsigned char v6_loopback[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+  return family == AF_INET ? bytes[0] == 127 : memcmp(bytes, v6_loopback, 16) == 0;
+}
+
+bool resolve_host(const std::string& host, HostAddr* out, std::string* err) {
+  struct addrinfo hints;
+  memset(&hints, 0, sizeof(hints));
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  struct addrinfo* res = nullptr;
+  const int rc = getaddrinfo(host.c_str(), nullptr, &hints, &res);
+  if (rc != 0 || !res) {
+    *err = std::string("cannot resolve '") + host + "': " + (rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
+    return false;
+  }
+  const struct addrinfo* pick = nullptr;
+  for (const struct addrinfo* a = res; a && !pick; a = a->ai_next)
+    if (a->ai_family == AF_INET) pick = a;
+  for (const struct addrinfo* a = res; a && !pick; a = a->ai_next)
+    if (a->ai_family == AF_INET6) pick = a;
+  if (pick) {
+    out->family = pick->ai_family;
+    if (pick->ai_family == AF_INET)
+      memcpy(out->bytes, &reinterpret_cast<const struct sockaddr_in*>(pick->ai_addr)->sin_addr, 4);
+    else
+      memcpy(out->bytes, &reinterpret_cast<const struct sockaddr_in6*>(pick->ai_addr)->sin6_addr, 16);
+  } else {
+    *err = "'" + host + "' has no IPv4 or IPv6 address";
+  }
+  freeaddrinfo(res);
+  return pick != nullptr;
+}
+
+bool make_uniqueid_text_at(const HostAddr& addr, uint16_t port, std::string* text, std::string* err) {
   gshmem::bootstrap::UniqueIdData d;
   memset(&d, 0, sizeof(d));
   d.magic = gshmem::bootstrap::kUniqueIdMagic;
   d.version = 1;
   if (!random_u64(&d.secret, err) || !random_u64(&d.job_key, err)) return false;
-  d.family = AF_INET;
+  d.family = static_cast<decltype(d.family)>(addr.family);
   d.port = port;
-  const uint32_t loopback = htonl(INADDR_LOOPBACK);  // network byte order, as in sin_addr
-  memcpy(d.addr, &loopback, sizeof(loopback));
+  memcpy(d.addr, addr.bytes, addr.family == AF_INET ? 4 : 16);
   gshmemx_uniqueid_t id;
   memset(&id, 0, sizeof(id));
   memcpy(id.internal, &d, sizeof(d));
@@ -87,6 +129,13 @@ bool make_uniqueid_text(uint16_t port, std::string* text, std::string* err) {
     *err = "cannot encode the unique id";
     return false;
   }
+  return true;
+}
+
+bool random_port(uint16_t* port, std::string* err) {
+  uint64_t r = 0;
+  if (!random_u64(&r, err)) return false;
+  *port = static_cast<uint16_t>(16384 + r % 16384);
   return true;
 }
 

@@ -25,6 +25,20 @@ bool open_listener(int backlog, Listener* out, std::string* err);
 // fresh random secret and job key from getrandom.
 bool make_uniqueid_text(uint16_t port, std::string* text, std::string* err);
 
+// An address as the unique id holds it: family AF_INET or AF_INET6, bytes in
+// network order.
+struct HostAddr {
+  int family = 0;
+  unsigned char bytes[16] = {};
+  bool loopback() const;
+};
+// `host` (a name or a numeric address) as this host resolves it, IPv4 first.
+bool resolve_host(const std::string& host, HostAddr* out, std::string* err);
+// The same as make_uniqueid_text, for addr:port.
+bool make_uniqueid_text_at(const HostAddr& addr, uint16_t port, std::string* text, std::string* err);
+// A random port in 16384..32767 (below Linux's ephemeral range, as the bootstrap derives them).
+bool random_port(uint16_t* port, std::string* err);
+
 // Finds the program as execvp would (PATH search when the name has no '/'),
 // using `path_env` (the PATH the PEs will see; nullptr = the default path).
 // Returns 0 and sets *resolved, or an errno value (ENOENT, EACCES, ...).

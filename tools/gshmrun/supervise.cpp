@@ -85,9 +85,11 @@ Supervisor::Supervisor(const SupervisorConfig& cfg, int signal_fd) : cfg_(cfg), 
 }
 
 Supervisor::~Supervisor() {
-  for (Pe& pe : pes_)
+  for (Pe& pe : pes_) {
     for (int& fd : pe.fd)
       if (fd >= 0) close(fd);
+    if (pe.in_fd >= 0) close(pe.in_fd);
+  }
 }
 
 int64_t Supervisor::now_ms() {
@@ -100,10 +102,12 @@ int Supervisor::running_count() const {
   return static_cast<int>(std::count_if(pes_.begin(), pes_.end(), [](const Pe& p) { return p.running; }));
 }
 
-void Supervisor::add_pe(int rank, pid_t pid, int out_fd, int err_fd) {
+void Supervisor::add_pe(int rank, pid_t pid, int out_fd, int err_fd, const std::string& host, int in_fd) {
   Pe pe;
   pe.rank = rank;
   pe.pid = pid;
+  pe.host = host;
+  pe.in_fd = in_fd;
   pe.fd[0] = out_fd;
   pe.fd[1] = err_fd;
   if (out_fd >= 0) pe.tag[0].reset(new LineTagger(rank, STDOUT_FILENO));
@@ -124,9 +128,20 @@ void Supervisor::signal_all(int sig) {
   }
 }
 
+// The remote side of each remote PE stops it when its stdin closes (remote.h): the only signal
+// that reaches a PE on another host whatever the remote shell does with ours.
+void Supervisor::close_remote_stdins() {
+  for (Pe& pe : pes_)
+    if (pe.in_fd >= 0) {
+      close(pe.in_fd);
+      pe.in_fd = -1;
+    }
+}
+
 void Supervisor::begin_stop(int code) {
   record_exit_code(code);
   stopping_ = true;
+  close_remote_stdins();
   if (running_count() == 0) return;
   signal_all(SIGTERM);
   if (kill_deadline_ < 0 && give_up_deadline_ < 0)
@@ -137,6 +152,7 @@ void Supervisor::abort_start(int code) { begin_stop(code); }
 
 void Supervisor::kill_now() {
   stopping_ = true;
+  close_remote_stdins();
   kill_deadline_ = -1;
   signal_all(SIGKILL);
   if (give_up_deadline_ < 0) give_up_deadline_ = now_ms() + cfg_.give_up_ms;
@@ -144,6 +160,10 @@ void Supervisor::kill_now() {
 
 void Supervisor::on_pe_exit(Pe& pe, int status) {
   pe.running = false;
+  if (pe.in_fd >= 0) {
+    close(pe.in_fd);
+    pe.in_fd = -1;
+  }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return;  // early clean exits are fine
   if (stopping_) return;                                      // a consequence of stopping the job, not news
   char how[160];
@@ -161,11 +181,15 @@ void Supervisor::on_pe_exit(Pe& pe, int status) {
     return;  // stopped/continued are not reported without WUNTRACED
   }
   const int others = running_count();
+  char who[320];
+  if (pe.host.empty())
+    snprintf(who, sizeof(who), "PE %d (pid %d)", pe.rank, static_cast<int>(pe.pid));
+  else  // the status is the remote shell's: the PE's own exit status through ssh (255: ssh failed)
+    snprintf(who, sizeof(who), "PE %d on %s (remote shell pid %d)", pe.rank, pe.host.c_str(), static_cast<int>(pe.pid));
   if (others > 0)
-    fprintf(stderr, "gshmrun: PE %d (pid %d) %s; stopping the other %d PE%s\n", pe.rank, static_cast<int>(pe.pid), how,
-            others, plural(others));
+    fprintf(stderr, "gshmrun: %s %s; stopping the other %d PE%s\n", who, how, others, plural(others));
   else
-    fprintf(stderr, "gshmrun: PE %d (pid %d) %s\n", pe.rank, static_cast<int>(pe.pid), how);
+    fprintf(stderr, "gshmrun: %s %s\n", who, how);
   begin_stop(code);
 }
 
@@ -207,6 +231,7 @@ void Supervisor::on_signal(int sig) {
       record_exit_code(128 + sig);
       stopping_ = true;
       signal_all(sig);
+      close_remote_stdins();
       if (kill_deadline_ < 0 && give_up_deadline_ < 0)
         kill_deadline_ = now + static_cast<int64_t>(cfg_.kill_grace_s * 1000.0);
       break;

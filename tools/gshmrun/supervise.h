@@ -36,7 +36,10 @@ class Supervisor {
 
   // Registers a started PE; out_fd/err_fd are the read ends of its output
   // pipes under --tag-output (else -1). Takes ownership of the fds.
-  void add_pe(int rank, pid_t pid, int out_fd, int err_fd);
+  // A remote PE (-H) names its `host` (for messages) and gives the write end of
+  // its remote shell's stdin (`in_fd`): closing it makes the remote side stop
+  // the PE (remote.h), so it is closed as soon as the job is being stopped.
+  void add_pe(int rank, pid_t pid, int out_fd, int err_fd, const std::string& host = std::string(), int in_fd = -1);
   // Starting the job failed (message already printed): stop the PEs started so
   // far and exit with `code`.
   void abort_start(int code);
@@ -50,12 +53,15 @@ class Supervisor {
     bool running = true;
     int fd[2] = {-1, -1};  // stdout, stderr pipes (read ends)
     std::unique_ptr<LineTagger> tag[2];
+    std::string host;  // remote PEs only
+    int in_fd = -1;    // remote PEs: write end of the remote shell's stdin
   };
 
   static int64_t now_ms();
   int running_count() const;
   void record_exit_code(int code);
   void signal_all(int sig);
+  void close_remote_stdins();
   void begin_stop(int code);
   void kill_now();
   void reap_children();

@@ -328,7 +328,30 @@ Status connect_bootstrap(Runtime& r, unsigned flags, const gshmemx_init_attr_t* 
     return GSHMEM_ERROR_INVALID_VALUE;
   }
   bootstrap::EnvInfo env;
-  GSHMEM_TRY(bootstrap::detect_from_env(&env));
+  const Status st = bootstrap::detect_from_env(&env, nullptr, /*defer_missing_address=*/true);
+  if (st != GSHMEM_SUCCESS && env.address_missing) {
+    // Across nodes, and the launcher does not say where rank 0 runs (Open MPI): a program that
+    // initialised MPI gets the id through MPI_COMM_WORLD, as with GSHMEMX_INIT_WITH_MPI_COMM;
+    // others get the message that says which address to pass.
+    if (!mpi::world_ready()) {
+      GSHMEM_LOG_ERROR("%s", env.address_error.c_str());
+      return st;
+    }
+    GSHMEM_LOG_INFO(
+        "bootstrap: %s job across nodes without GSHMEM_BOOTSTRAP_ADDR: the rendezvous goes through "
+        "MPI_COMM_WORLD",
+        env.launcher.c_str());
+    gshmemx_init_attr_t from_mpi;
+    GSHMEM_TRY(mpi::uniqueid_attr_from_world(&from_mpi));
+    if (from_mpi.rank != env.rank || from_mpi.nranks != env.size) {
+      GSHMEM_LOG_ERROR("gshmem_init: MPI_COMM_WORLD says rank %d of %d, the %s variables rank %d of %d", from_mpi.rank,
+                       from_mpi.nranks, env.launcher.c_str(), env.rank, env.size);
+      return GSHMEM_ERROR_MISMATCH;
+    }
+    env.id = from_mpi.uniqueid;
+  } else {
+    GSHMEM_TRY(st);
+  }
   r.my_pe = env.rank;
   r.n_pes = env.size;
   log::set_identity(r.my_pe, r.n_pes);

@@ -191,4 +191,23 @@ Status uniqueid_attr_from_comm(unsigned flags, const gshmemx_init_attr_t* attr, 
   return GSHMEM_SUCCESS;
 }
 
+bool world_ready() {
+  void* h = nullptr;
+  if (!find_mpi(&h) || !dlsym(h, "ompi_mpi_byte") || !dlsym(h, "ompi_mpi_comm_world")) return false;
+  OmpiApi api;
+  bind(h, "MPI_Initialized", &api.Initialized);
+  bind(h, "MPI_Finalized", &api.Finalized);
+  int initialized = 0, finalized = 0;
+  return api.Initialized && api.Finalized && api.Initialized(&initialized) == 0 && api.Finalized(&finalized) == 0 &&
+         initialized && !finalized;
+}
+
+Status uniqueid_attr_from_world(gshmemx_init_attr_t* out) {
+  void* h = nullptr;
+  Comm world = find_mpi(&h) ? dlsym(h, "ompi_mpi_comm_world") : nullptr;  // MPI_COMM_WORLD is its address
+  gshmemx_init_attr_t attr = GSHMEMX_INIT_ATTR_INITIALIZER;
+  attr.mpi_comm = &world;
+  return uniqueid_attr_from_comm(GSHMEMX_INIT_WITH_MPI_COMM, &attr, out);
+}
+
 }  // namespace gshmem::mpi

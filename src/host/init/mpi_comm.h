@@ -19,4 +19,10 @@ namespace gshmem::mpi {
 // GSHMEM_ERROR_BOOTSTRAP (an MPI call failed, or rank 0 could not make the id).
 Status uniqueid_attr_from_comm(unsigned flags, const gshmemx_init_attr_t* attr, gshmemx_init_attr_t* out);
 
+// Whether the program loaded Open MPI and has initialised (and not finalised) it: then
+// MPI_COMM_WORLD can carry the bootstrap id. Quiet: false is not an error.
+bool world_ready();
+// uniqueid_attr_from_comm over MPI_COMM_WORLD (call only when world_ready()).
+Status uniqueid_attr_from_world(gshmemx_init_attr_t* out);
+
 }  // namespace gshmem::mpi
