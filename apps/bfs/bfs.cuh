@@ -9,7 +9,11 @@
 //      of them is a valid parent); it resets the entry to -1 for use two levels on;
 //   2. expands the vertices it just settled: for every neighbour w, remote atomic_set of
 //      cand[(L + 1) % 2][w] = v on w's owner. Several PEs may set the same entry in one level;
-//      the AMO makes each set whole, and whichever lands last is a valid parent.
+//      the AMO makes each set whole, and whichever lands last is a valid parent. A PE sends at
+//      most one candidate per vertex per search (a local bitmap `sent`, tested and set with one
+//      atomicOr): once it sent one in level L, w is settled in level L + 1 at the latest, so any
+//      later candidate would be dropped anyway. This is what keeps the remote traffic at most P
+//      AMOs per vertex instead of one per edge.
 // Then barrier_all_on_stream: every PE's AMOs of level L are complete (quiet) and everyone has
 // finished reading and resetting cand[L % 2] before any PE's kernel L + 1 writes into it (a
 // kernel reads one array and writes the other, so within a kernel nothing races). A sum of the
@@ -87,6 +91,7 @@ struct Level {
   Part p;
   Tree t;
   int32_t* cand[2] = {nullptr, nullptr};  // symmetric, chunk each
+  uint32_t* sent = nullptr;               // local, a bit per vertex of the graph: a candidate went out
   unsigned long long* settled = nullptr;  // local counter: vertices settled in this kernel
   int level = 0;
 };
@@ -111,6 +116,8 @@ static __global__ void __launch_bounds__(kThreads) k_level(Level x) {
     const unsigned found = __ballot_sync(0xffffffffu, mine);
     if ((threadIdx.x & 31) == 0 && found) atomicAdd(x.settled, static_cast<unsigned long long>(__popc(found)));
     expand_warp(x.p, mine, lv, [&](uint32_t u, uint32_t w) {
+      const uint32_t bit = 1u << (w & 31);
+      if (atomicOr(&x.sent[w >> 5], bit) & bit) return;  // w has a candidate from this PE already
       const int q = static_cast<int>(w / x.p.chunk);
       gshmem::atomic_set(out + (w - q * x.p.chunk), static_cast<int32_t>(u), q);
     });

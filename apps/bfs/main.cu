@@ -110,8 +110,9 @@ int main(int argc, char** argv) {
     return 1;
   }
   lv.settled = reinterpret_cast<unsigned long long*>(count);
-  // The offload form's bitmaps (local): over all vertices, npes x chunk bits.
+  // The bitmaps (local): over all vertices, npes x chunk bits.
   const int64_t words = npes * p.chunk / 32, my_words = p.chunk / 32;
+  APP_CUDA(cudaMalloc(&lv.sent, words * sizeof(uint32_t)));
   bfs::Bitmaps bm;
   bm.p = p;
   bm.t = t;
@@ -141,6 +142,7 @@ int main(int argc, char** argv) {
   auto search_gshmem = [&](uint32_t root) {
     clear(p, t, st);
     for (int32_t* c : lv.cand) APP_CUDA(cudaMemsetAsync(c, 0xFF, p.chunk * sizeof(int32_t), st));
+    APP_CUDA(cudaMemsetAsync(lv.sent, 0, words * sizeof(uint32_t), st));
     if (root >= p.lo && root < p.lo + p.nl) {  // the root is its own candidate parent
       const int32_t r = static_cast<int32_t>(root);
       APP_CUDA(cudaMemcpyAsync(lv.cand[0] + (root - p.lo), &r, sizeof(r), cudaMemcpyHostToDevice, st));
@@ -284,7 +286,7 @@ int main(int argc, char** argv) {
   for (void* b : {static_cast<void*>(t.level), static_cast<void*>(t.parent), static_cast<void*>(front),
                   static_cast<void*>(visited), static_cast<void*>(touched), static_cast<void*>(recv),
                   static_cast<void*>(next), static_cast<void*>(nsettled), static_cast<void*>(ref),
-                  static_cast<void*>(changed), static_cast<void*>(check_out)})
+                  static_cast<void*>(changed), static_cast<void*>(check_out), static_cast<void*>(lv.sent)})
     APP_CUDA(cudaFree(b));
   gshmem_free(count);
   for (int32_t* c : lv.cand) gshmem_free(c);
