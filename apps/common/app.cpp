@@ -119,8 +119,12 @@ std::string Flags::str(const char* name, const char* def, const char* help) {
 bool Flags::flag(const char* name, const char* help) {
   help_ += "  --" + std::string(name) + "  " + help + "\n";
   const std::string key = std::string("--") + name;
-  for (size_t i = 0; i < args_.size(); ++i)
-    if (!used_[i] && args_[i] == key) return used_[i] = true;
+  for (size_t i = 0; i < args_.size(); ++i) {
+    if (!used_[i] && args_[i] == key) {
+      used_[i] = true;
+      return true;
+    }
+  }
   return false;
 }
 
