@@ -77,7 +77,7 @@ perf_bench(host/host_rma.cpp BENCHES host_put_bw host_get_bw host_put_latency ho
            NEEDS gshmem_putmem_nbi gshmem_getmem gshmem_ptr gshmem_quiet)
 perf_bench(host/malloc.cpp BENCHES malloc PES 2 NEEDS gshmem_malloc gshmem_free)
 
-# ---- applications
+# ---- applications (the programs and their headers: the top-level apps/; these files call into them)
 perf_bench(apps/jacobi.cu BENCHES jacobi PES 2 3 NEEDS gshmemx_putmem_signal_block gshmem_signal_wait_until)
 # The halo exchange of a stencil two ways users write it, each judged against NVSHMEM's build of
 # the same source: the host-driven loop (put_on_stream x2 + barrier_all_on_stream a step) and the
