@@ -14,6 +14,10 @@ function(gt_add_sim_test name target npes nodes)
   set_tests_properties(${name} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT ${gt_proxy_timeout})
   gt_gpu_test_properties(${name} "${GT_GPU_ENV};GT_SHARE_GPUS=1")
 endfunction()
+# The environment of a family's -sim2 / -sim2x2 tests (below; reduce.cmake).
+function(gt_sim_quick t)
+  set_property(TEST ${t}-sim2 ${t}-sim2x2 APPEND PROPERTY ENVIRONMENT "GT_SIM_NODES=2;GT_SIM_QUICK=1")
+endfunction()
 
 gt_add_sim_test(proxy-sim2 test_proxy 2 2)
 gt_add_sim_test(proxy-sim2x2 test_proxy 4 2)
@@ -34,10 +38,11 @@ endforeach()
 # GT_SIM_NODES tells the team test the layout (gshmrun puts PE i on node i * K / N);
 # GT_SIM_QUICK=1 trims the forms, roots and sizes the tests sweep (every proxy operation costs
 # tens of microseconds), so that each stays within about a minute.
-foreach(t coll_bcast coll_collect coll_alltoall coll_ll reduce reducescatter team team_sync)
+# (reduce and reducescatter: reduce.cmake, included after this file.)
+foreach(t coll_bcast coll_collect coll_alltoall coll_ll team team_sync)
   if(TARGET test_${t})
     gt_add_sim_test(${t}-sim2 test_${t} 2 2)
     gt_add_sim_test(${t}-sim2x2 test_${t} 4 2)
-    set_property(TEST ${t}-sim2 ${t}-sim2x2 APPEND PROPERTY ENVIRONMENT "GT_SIM_NODES=2;GT_SIM_QUICK=1")
+    gt_sim_quick(${t})
   endif()
 endforeach()
