@@ -3,13 +3,13 @@
 #include <cuda_runtime.h>
 
 #include <cstring>
-#include <set>
 
 #include "bootstrap/bootstrap.h"
 #include "gshmem/detail/host_entry_coll.h"
 #include "gshmem/device/impl/reduce_layout.cuh"
 #include "host/core/config.h"
 #include "host/mem/heap.h"
+#include "node_run.h"
 #include "team.h"
 
 namespace gshmem::team {
@@ -30,24 +30,6 @@ bool node_progression(const Runtime& r, int* start, int* stride) {
   for (size_t i = 1; i < l.size(); ++i)
     if (l[i] - l[i - 1] != *stride) return false;
   return !l.empty();
-}
-
-// Members per node of the team start + i*stride (i < size) when its members are grouped by node
-// in equal runs of consecutive team PEs, else 1 (gshmemi_team::node_run). From node_first, which
-// every PE holds alike, so every member computes the same value without an exchange.
-int node_run_of(const Runtime& r, int start, int stride, int size) {
-  if (r.node_first.empty() || size <= 0) return size > 0 ? size : 1;  // one node
-  auto node = [&](int i) { return r.node_first[start + i * stride]; };
-  int run = 1;
-  while (run < size && node(run) == node(0)) ++run;
-  if (size % run != 0) return 1;
-  std::set<int> seen;  // each node in one run only
-  for (int n = 0; n < size / run; ++n) {
-    if (!seen.insert(node(n * run)).second) return 1;
-    for (int i = 1; i < run; ++i)
-      if (node(n * run + i) != node(n * run)) return 1;
-  }
-  return run;
 }
 
 }  // namespace
@@ -103,7 +85,7 @@ Status install(const char* call, int slot, int start, int stride, int size, int 
   const std::vector<char*>& bases = r.heap->peer_bases();
   for (int i = 0; i < size; ++i)
     if (i != my_index && bases[start + i * stride] == nullptr) t.flags |= GSHMEMI_TEAM_SPANS_NODES;
-  t.node_run = static_cast<uint32_t>(node_run_of(r, start, stride, size));
+  t.node_run = static_cast<uint32_t>(node_run_of(r.node_first, start, stride, size));
   GSHMEM_CUDA_TRY(call, cudaMemsetAsync(base, 0, slot_bytes, stream));
   r.teams[slot] = t;
   r.team_configs[slot] = config;
