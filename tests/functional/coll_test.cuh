@@ -76,6 +76,15 @@ constexpr Form kAllForms[] = {Form::thread_c,  Form::warp_c, Form::block_c,   Fo
                               Form::block_cpp, Form::warp20, Form::block1000, Form::host,       Form::stream};
 // The forms through the C names only (typed sweeps).
 constexpr Form kCForms[] = {Form::thread_c, Form::warp_c, Form::block_c, Form::host, Form::stream};
+// The sweeps' forms: kAllForms / kCForms, or fewer with GT_SIM_QUICK=1 (common.h).
+inline std::vector<Form> all_forms() {
+  if (sim_quick()) return {Form::thread_c, Form::warp_cpp, Form::block_c, Form::block1000, Form::host, Form::stream};
+  return std::vector<Form>(std::begin(kAllForms), std::end(kAllForms));
+}
+inline std::vector<Form> c_forms() {
+  if (sim_quick()) return {Form::warp_c, Form::stream};
+  return std::vector<Form>(std::begin(kCForms), std::end(kCForms));
+}
 
 inline const char* form_name(Form f) {
   switch (f) {

@@ -131,6 +131,13 @@ inline int env_int(const char* name, int dflt) {
   return (end && *end == '\0') ? static_cast<int>(v) : dflt;
 }
 
+// GT_SIM_QUICK=1 (the tests across simulated nodes, tests/functional/proxy.cmake): sweeps
+// trimmed to fewer forms, roots and sizes, each proxy operation costing tens of microseconds.
+inline bool sim_quick() {
+  static const bool q = env_int("GT_SIM_QUICK", 0) != 0;
+  return q;
+}
+
 // Sizes as GSHMEM_SYMMETRIC_SIZE takes them: bytes with optional K/M/G/T (powers of 1024).
 inline uint64_t parse_size(const char* s, uint64_t dflt) {
   if (!s || !*s) return dflt;

@@ -2,7 +2,8 @@
 # Device calls across (simulated) nodes, through the proxy (docs/internode.md): test_proxy on
 # one node (its checks over NVLink), on 2 simulated nodes of 1 PE, on 2 nodes of 2 PEs (PEs
 # share the GPUs; teams mix NVLink and proxy peers) and with GSHMEM_DISABLE_P2P=1; and API
-# families' tests on 2 simulated nodes ("<test>-sim2").
+# families' tests on 2 simulated nodes ("<test>-sim2"; collectives, reductions and teams also
+# "<test>-sim2x2": 2 nodes of 2 PEs, the hierarchical steps).
 gt_add_functional_test(proxy)
 
 math(EXPR gt_proxy_timeout "${GSHMEM_TEST_TIMEOUT} + 30")
@@ -12,6 +13,10 @@ function(gt_add_sim_test name target npes nodes)
                    $<TARGET_FILE:${target}>)
   set_tests_properties(${name} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT ${gt_proxy_timeout})
   gt_gpu_test_properties(${name} "${GT_GPU_ENV};GT_SHARE_GPUS=1")
+endfunction()
+# The environment of a family's -sim2 / -sim2x2 tests (below; reduce.cmake).
+function(gt_sim_quick t)
+  set_property(TEST ${t}-sim2 ${t}-sim2x2 APPEND PROPERTY ENVIRONMENT "GT_SIM_NODES=2;GT_SIM_QUICK=1")
 endfunction()
 
 gt_add_sim_test(proxy-sim2 test_proxy 2 2)
@@ -42,3 +47,18 @@ function(gt_add_netns_test name target npes nodes)
 endfunction()
 gt_add_netns_test(proxy-netns2 test_proxy 2 2)
 gt_add_netns_test(proxy-netns2x2 test_proxy 4 2)
+
+# Collectives, reductions and teams across 2 simulated nodes (docs/internode.md section 7): 2
+# nodes of 1 PE (every step through the proxy) and 2 nodes of 2 PEs (NVLink inside a node, the
+# proxy between the leaders; the test teams include teams of one node, of both and split teams).
+# GT_SIM_NODES tells the team test the layout (gshmrun puts PE i on node i * K / N);
+# GT_SIM_QUICK=1 trims the forms, roots and sizes the tests sweep (every proxy operation costs
+# tens of microseconds), so that each stays within about a minute.
+# (reduce and reducescatter: reduce.cmake, included after this file.)
+foreach(t coll_bcast coll_collect coll_alltoall coll_ll team team_sync)
+  if(TARGET test_${t})
+    gt_add_sim_test(${t}-sim2 test_${t} 2 2)
+    gt_add_sim_test(${t}-sim2x2 test_${t} 4 2)
+    gt_sim_quick(${t})
+  endif()
+endforeach()

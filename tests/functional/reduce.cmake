@@ -30,3 +30,10 @@ foreach(n 2 4)
   set_tests_properties(reduce_errors-${n} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 600)
   gt_gpu_test_properties(reduce_errors-${n} "${GT_GPU_ENV}")
 endforeach()
+
+# Across 2 simulated nodes (proxy.cmake, which is included before this file, says how).
+foreach(t reduce reducescatter)
+  gt_add_sim_test(${t}-sim2 test_${t} 2 2)
+  gt_add_sim_test(${t}-sim2x2 test_${t} 4 2)
+  gt_sim_quick(${t})
+endforeach()

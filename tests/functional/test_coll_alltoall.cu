@@ -175,7 +175,7 @@ void a2a_case(Bufs& b, const TestTeam& t, Form f, size_t n, ptrdiff_t dst, ptrdi
 void mem_tests(Bufs& b, const std::vector<TestTeam>& teams) {
   for (const TestTeam& t : teams) {
     for (size_t n : {0, 1, 7, 16, 29, 32, 33, 1000, 65539})  // up to 32: the LL path
-      for (Form f : kAllForms) a2a_case<ty_bytes>(b, t, f, n, 1, 1, false, false);
+      for (Form f : all_forms()) a2a_case<ty_bytes>(b, t, f, n, 1, 1, false, false);
     for (Form f :
          {Form::thread_c, Form::warp_cpp, Form::block_c, Form::block1000, Form::host, Form::stream, Form::mixed})
       a2a_case<ty_bytes>(b, t, f, 262147, 1, 1, false, false);
@@ -193,7 +193,7 @@ void typed_tests(Bufs& b, const std::vector<TestTeam>& teams) {
   for_each_coll_type([&](auto ty) {
     using Ty = decltype(ty);
     for (const TestTeam& t : {teams[0], teams[2]})
-      for (Form f : kCForms) {
+      for (Form f : c_forms()) {
         if (!typed_form<Ty>(f)) continue;
         a2a_case<Ty>(b, t, f, 37, 1, 1, false, true);
         a2a_case<Ty>(b, t, f, 1001, 1, 1, false, true);

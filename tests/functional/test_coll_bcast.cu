@@ -129,8 +129,8 @@ void mem_tests(Bufs& b, const std::vector<TestTeam>& teams) {
   const size_t small[] = {0, 1, 7, 16, 29, 32, 33, 1000, 65539};  // up to 32: the LL path
   for (const TestTeam& t : teams)
     for (size_t n : small)
-      for (Form f : kAllForms)
-        for (int root = 0; root < npes; ++root) mem_case(b, t, f, n, root, 0, false);
+      for (Form f : all_forms())
+        for (int root = 0; root < npes; root += sim_quick() ? npes - 1 : 1) mem_case(b, t, f, n, root, 0, false);
   // Misaligned source (byte copies at the edges, narrower vector units).
   for (const TestTeam& t : teams)
     for (size_t soff : {1, 3, 8})
@@ -177,7 +177,7 @@ void typed_tests(Bufs& b, const std::vector<TestTeam>& teams) {
   for_each_coll_type([&](auto ty) {
     using Ty = decltype(ty);
     for (const TestTeam& t : {teams[0], teams[2]})
-      for (Form f : kCForms) {
+      for (Form f : c_forms()) {
         if (!typed_form<Ty>(f)) continue;
         for (size_t n : {1, 37, 4099}) typed_case<Ty>(b, t, f, n, last_pe(t));
       }

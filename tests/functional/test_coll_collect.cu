@@ -171,8 +171,8 @@ void gather_case(Bufs& b, const TestTeam& t, Form f, int pattern, size_t base, b
 void mem_tests(Bufs& b, const std::vector<TestTeam>& teams) {
   for (const TestTeam& t : teams) {
     for (size_t n : {0, 1, 7, 16, 29, 32, 33, 1000, 65539})  // up to 32: the LL path (fcollect)
-      for (Form f : kAllForms) gather_case<ty_bytes>(b, t, f, -1, n, false);
-    for (Form f : kAllForms) {
+      for (Form f : all_forms()) gather_case<ty_bytes>(b, t, f, -1, n, false);
+    for (Form f : all_forms()) {
       gather_case<ty_bytes>(b, t, f, 0, 5, false);
       gather_case<ty_bytes>(b, t, f, 1, 1000, false);
     }
@@ -189,7 +189,7 @@ void typed_tests(Bufs& b, const std::vector<TestTeam>& teams) {
   for_each_coll_type([&](auto ty) {
     using Ty = decltype(ty);
     for (const TestTeam& t : {teams[0], teams[2]})
-      for (Form f : kCForms) {
+      for (Form f : c_forms()) {
         if (!typed_form<Ty>(f)) continue;
         gather_case<Ty>(b, t, f, -1, 37, true);
         gather_case<Ty>(b, t, f, 0, 3, true);

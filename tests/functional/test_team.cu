@@ -140,11 +140,23 @@ std::vector<int> range(int start, int stride, int size) {
   return v;
 }
 
+// The world PEs of this PE's node: one node, or with GT_SIM_NODES=K (gshmrun --sim-nodes K,
+// tests/functional/proxy.cmake) PE i on node i * K / N, as gshmrun groups them.
+std::vector<int> node_pes() {
+  const int npes = gshmem_n_pes(), me = gshmem_my_pe();
+  const int k = env_int("GT_SIM_NODES", 1);
+  std::vector<int> v;
+  for (int i = 0; i < npes; ++i)
+    if (static_cast<long long>(i) * k / npes == static_cast<long long>(me) * k / npes) v.push_back(i);
+  return v;
+}
+
 std::vector<Model> predefined() {
   const int npes = gshmem_n_pes();
+  const std::vector<int> node = node_pes();  // contiguous under gshmrun
   return {{"WORLD", GSHMEM_TEAM_WORLD, range(0, 1, npes)},
-          {"SHARED", GSHMEM_TEAM_SHARED, range(0, 1, npes)},  // one node (gshmrun)
-          {"NODE", GSHMEMX_TEAM_NODE, range(0, 1, npes)}};
+          {"SHARED", GSHMEM_TEAM_SHARED, node},  // the node's PEs, all load/store reachable
+          {"NODE", GSHMEMX_TEAM_NODE, node}};
 }
 
 void predefined_tests() {

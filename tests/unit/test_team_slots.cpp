@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The team slot region's layout (src/host/team/slot_plan.h): O(n_pes) control in all, the old
 // equal slots up to kSmallTeam PEs, and best-fit choice of a slot for a new team.
+#include "host/team/node_run.h"
 #include "host/team/slot_plan.h"
 
 #include <gtest/gtest.h>
@@ -105,3 +106,23 @@ TEST(TeamSlots, ChooseFailsWhenNoFreeSlotHoldsTheTeam) {
 }
 
 }  // namespace
+
+// gshmemi_team::node_run: equal runs of consecutive members per node, else 1 (flat).
+TEST(TeamSlots, NodeRunGroupsEqualRunsOfConsecutiveMembers) {
+  using gshmem::team::node_run_of;
+  const std::vector<int> one;                         // one node
+  const std::vector<int> two_by_two = {0, 0, 2, 2};   // gshmrun -n 4 --sim-nodes 2
+  const std::vector<int> uneven = {0, 0, 0, 3};       // nodes of 3 and 1 PEs
+  const std::vector<int> interleaved = {0, 1, 0, 1};  // PEs of a node not consecutive
+  const std::vector<int> each = {0, 1, 2, 3};         // GSHMEM_DISABLE_P2P: a node a PE
+  EXPECT_EQ(4, node_run_of(one, 0, 1, 4));
+  EXPECT_EQ(2, node_run_of(two_by_two, 0, 1, 4));  // world: 2 nodes of 2
+  EXPECT_EQ(1, node_run_of(two_by_two, 1, 1, 3));  // tail 1..3: runs of 1 and 2
+  EXPECT_EQ(1, node_run_of(two_by_two, 0, 2, 2));  // evens: one PE a node
+  EXPECT_EQ(2, node_run_of(two_by_two, 2, 1, 2));  // one node's PEs: the whole team
+  EXPECT_EQ(1, node_run_of(uneven, 0, 1, 4));
+  EXPECT_EQ(1, node_run_of(interleaved, 0, 1, 4));  // node 0 would be two runs
+  EXPECT_EQ(2, node_run_of(interleaved, 0, 2, 2));  // PEs 0, 2: one node
+  EXPECT_EQ(1, node_run_of(each, 0, 1, 4));
+  EXPECT_EQ(1, node_run_of(two_by_two, 0, 1, 0));
+}

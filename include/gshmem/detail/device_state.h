@@ -21,7 +21,7 @@
 
 #include "gshmem/detail/export.h"
 
-#define GSHMEMI_DEVICE_STATE_VERSION 8u
+#define GSHMEMI_DEVICE_STATE_VERSION 9u
 
 /* One team as the device sees it. Team PE i is world PE start + i * stride.
  * Every member holds the same symmetric offsets for the symmetric fields, so
@@ -42,12 +42,16 @@ typedef struct gshmemi_team {
   uint32_t reduce_slots;      /* flag rows of the reductions (impl/reduce_layout.cuh); 0: none */
   uint64_t reduce_push_bytes; /* bytes of each push buffer of the reductions ([parity][sender]); 0: none */
   uint32_t flags;             /* GSHMEMI_TEAM_* */
-  uint32_t reserved;
+  /* Members per node when the members are grouped by node in equal runs of consecutive team
+   * PEs (team PEs n*node_run .. n*node_run+node_run-1 on node n); 1 otherwise, and for a team
+   * of one node its size. The collectives of a team that spans nodes take their node steps
+   * from it (device/impl/coll_span.cuh); the same on every member (from the node of every
+   * world PE, src/host/team/setup.cpp). */
+  uint32_t node_run;
 } gshmemi_team;
 
-/* Some member of the team is reached through the proxy (another node): its collectives are
- * refused with a message until the hierarchical ones of docs/internode.md section 7 exist;
- * syncs and barriers work. */
+/* Some member of the team is reached through the proxy (another node): its collectives take
+ * the spanning path (device/impl/coll_span.cuh, reduce_span.cuh; docs/internode.md section 7). */
 #define GSHMEMI_TEAM_SPANS_NODES 1u
 
 /* The proxy channel of this PE (docs/internode.md section 3): how device calls reach PEs whose

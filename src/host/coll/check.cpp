@@ -78,14 +78,6 @@ const char* op_name(int op) {
 }
 
 Status check_arguments(const char* call, const gshmemi_team& t, const Request& q) {
-  if (t.flags & GSHMEMI_TEAM_SPANS_NODES) {
-    GSHMEM_LOG_ERROR(
-        "%s: the team (%d PEs) has members on other nodes, reached through the proxy; collectives across nodes "
-        "are not implemented yet. Use a node's team (GSHMEM_TEAM_SHARED, GSHMEMX_TEAM_NODE) or put/get calls; "
-        "no data moved",
-        call, t.size);
-    return GSHMEM_ERROR_UNSUPPORTED;
-  }
   const uint64_t n = static_cast<uint64_t>(t.size);
   uint64_t nbytes = 0, dest_bytes = 0, src_bytes = 0;
   bool ok = mul(q.nelems, q.elem_bytes, &nbytes);

@@ -41,6 +41,11 @@ struct Args {
   DoneWord done;  // host forms: stored by the last CTA (host/launch/done_word.h)
 };
 
+// A team with members on other nodes: its collectives by one CTA through the device API's
+// spanning path (device/impl/coll_span.cuh), the same flags as a device call of the others.
+// Only CTA 0 works (run() launches one); every CTA ends with grid_done.
+__device__ __forceinline__ bool spanning(const gshmemi_team& t) { return (t.flags & GSHMEMI_TEAM_SPANS_NODES) != 0; }
+
 // Names in device-side messages (wait timeouts) must live in device memory. A
 // single-CTA grid may start early (launch.h), so each kernel first waits for the work
 // ahead of it on the stream. The host forms' kernels end with their done word.
@@ -49,6 +54,13 @@ __global__ void __launch_bounds__(kThreads) k_broadcast(Args a) {
   const gshmemi_team t = detail::team_entry(a.team);
   const char* call = "gshmem broadcast (host/stream)";
   const uint64_t nbytes = a.nelems * a.elem_bytes;
+  if (spanning(t)) {
+    if (blockIdx.x == 0)
+      detail::span_broadcast<block_scope>(call, a.team, static_cast<char*>(a.dest), static_cast<const char*>(a.source),
+                                          nbytes, a.root);
+    grid_done(a.done);
+    return;
+  }
   const detail::bcast_plan p = detail::plan_broadcast(nbytes, t.size);
   if (p.relay) {
     detail::bcast_relay_op op(call, a.dest, a.source, nbytes, a.root, p);
@@ -62,6 +74,13 @@ __global__ void __launch_bounds__(kThreads) k_broadcast(Args a) {
 __global__ void __launch_bounds__(kThreads) k_fcollect(Args a) {
   wait_for_stream_predecessors();
   const gshmemi_team t = detail::team_entry(a.team);
+  if (spanning(t)) {
+    if (blockIdx.x == 0)
+      detail::span_fcollect<block_scope>("gshmem fcollect (host/stream)", a.team, static_cast<char*>(a.dest),
+                                         static_cast<const char*>(a.source), a.nelems * a.elem_bytes);
+    grid_done(a.done);
+    return;
+  }
   detail::fcollect_op op("gshmem fcollect (host/stream)", a.dest, a.source, a.nelems * a.elem_bytes, t);
   run_grid(t, op, a.parts);
   grid_done(a.done);
@@ -69,6 +88,13 @@ __global__ void __launch_bounds__(kThreads) k_fcollect(Args a) {
 __global__ void __launch_bounds__(kThreads) k_collect(Args a) {
   wait_for_stream_predecessors();
   const gshmemi_team t = detail::team_entry(a.team);
+  if (spanning(t)) {
+    if (blockIdx.x == 0)
+      detail::span_collect<block_scope>("gshmem collect (host/stream)", a.team, static_cast<char*>(a.dest),
+                                        static_cast<const char*>(a.source), a.nelems * a.elem_bytes);
+    grid_done(a.done);
+    return;
+  }
   detail::collect_op op("gshmem collect (host/stream)", a.dest, a.source, a.nelems * a.elem_bytes);
   run_grid(t, op, a.parts);
   grid_done(a.done);
@@ -76,6 +102,13 @@ __global__ void __launch_bounds__(kThreads) k_collect(Args a) {
 __global__ void __launch_bounds__(kThreads) k_alltoall(Args a) {
   wait_for_stream_predecessors();
   const gshmemi_team t = detail::team_entry(a.team);
+  if (spanning(t)) {
+    if (blockIdx.x == 0)
+      detail::span_alltoall<block_scope>("gshmem alltoall (host/stream)", a.team, static_cast<char*>(a.dest),
+                                         static_cast<const char*>(a.source), a.nelems * a.elem_bytes);
+    grid_done(a.done);
+    return;
+  }
   detail::alltoall_op op("gshmem alltoall (host/stream)", a.dest, a.source, a.nelems * a.elem_bytes, t);
   run_grid(t, op, a.parts);
   grid_done(a.done);
@@ -83,6 +116,13 @@ __global__ void __launch_bounds__(kThreads) k_alltoall(Args a) {
 __global__ void __launch_bounds__(kThreads) k_alltoalls(Args a) {
   wait_for_stream_predecessors();
   const gshmemi_team t = detail::team_entry(a.team);
+  if (spanning(t)) {
+    if (blockIdx.x == 0)
+      detail::span_alltoalls<block_scope>("gshmem alltoalls (host/stream)", a.team, static_cast<char*>(a.dest),
+                                          static_cast<const char*>(a.source), a.dst, a.sst, a.nelems, a.elem_bytes);
+    grid_done(a.done);
+    return;
+  }
   detail::alltoalls_op op("gshmem alltoalls (host/stream)", a.dest, a.source, a.dst, a.sst, a.nelems, a.elem_bytes,
                           t.size);
   run_grid(t, op, a.parts);
@@ -167,7 +207,11 @@ Status run(const char* call, gshmem_team_t team, const Request& q, int mode, cud
   if (config::get().debug_checks) st = check_agreement(call, team, *t, q, st, stream);
   if (st != GSHMEM_SUCCESS) return st;
 
-  const Shape sh = shape_for(q, *t);
+  Shape sh = shape_for(q, *t);
+  if (t->flags & GSHMEMI_TEAM_SPANS_NODES) {  // one CTA: the spanning path (device/impl/coll_span.cuh)
+    sh.parts = sh.ctas = 1;
+    sh.threads = kSmallThreads;
+  }
   int ctas = 1;
   GSHMEM_TRY(grid_for(call, sh.kernel, sh.ctas, sh.threads, 0, &ctas));
   const DoneWord done = blocking ? next_done_word() : DoneWord{};

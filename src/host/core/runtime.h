@@ -48,6 +48,8 @@ struct Runtime {
   int n_nodes = 1;             // nodes of the job (distinct host ids)
   int max_node_size = 1;       // PEs of the job's most populated node (sizes the node teams' slots)
   std::vector<int> gpu_pes;    // world PEs on this PE's GPU (itself included), in PE order
+  // [n_pes]: the lowest world PE of each PE's node (team node_run); empty with one node.
+  std::vector<int> node_first;
   // This PE's rank and PE count on its physical host. Equal to local_rank / local_size unless
   // GSHMEM_HOSTID or GSHMEM_DISABLE_P2P split the host into simulated nodes: the GPU choice and
   // the CPUs a PE may spin on follow the host, the heap mapping follows the node.

@@ -37,9 +37,14 @@ __global__ void agree_kernel(int team, uint64_t w0, uint64_t w1, uint64_t w2, ui
   const detail::reduce_region r = detail::reduce_region_of(t);
   const uint64_t mine[kWords] = {w0, w1, w2, w3};
   for (int j = threadIdx.x; j < t.size; j += blockDim.x) {
-    uint64_t* dst =
-        detail::peer_address(r.host_check + static_cast<uint64_t>(t.my_pe) * kWords, detail::team_world_pe(t, j));
-    for (int w = 0; w < kWords; ++w) detail::st_volatile(dst + w, mine[w]);
+    uint64_t* sym = r.host_check + static_cast<uint64_t>(t.my_pe) * kWords;
+    const int pe = detail::team_world_pe(t, j);
+    uint64_t* dst = detail::peer_address(sym, pe);
+    for (int w = 0; w < kWords; ++w)
+      if (dst != nullptr)
+        detail::st_volatile(dst + w, mine[w]);
+      else  // a member on another node: through the proxy, applied before the sync's signal
+        detail::proxy::p(sym + w, mine[w], 8, pe);
   }
   detail::fence_acq_rel_sys();
   detail::sync_members<block_scope>(t, "gshmem reduction argument check (GSHMEM_DEBUG_CHECKS)");

@@ -110,16 +110,10 @@ Status run(const Call& c, cudaStream_t stream, bool wait) {
   }
   const detail::reduce_region reg = detail::reduce_region_of(t);
   const detail::reduce_plan plan = detail::reduce_plan_of(c.n, static_cast<uint32_t>(c.esize), c.scatter, reg);
-  const Launch l{c.team,
-                 c.dest,
-                 c.source,
-                 c.n,
-                 c.scatter,
-                 ctas_for(plan.slots),
-                 threads_for(plan),
-                 stream,
-                 stream_captured(stream),
-                 wait ? next_done_word() : DoneWord{}};
+  const Launch l{c.team, c.dest, c.source, c.n, c.scatter,
+                 // A team across nodes: one CTA, the spanning path (reduce_kernel.cuh).
+                 (t.flags & GSHMEMI_TEAM_SPANS_NODES) ? 1 : ctas_for(plan.slots), threads_for(plan), stream,
+                 stream_captured(stream), wait ? next_done_word() : DoneWord{}};
   const cudaError_t e = dispatch(c.op, c.kind, static_cast<int>(c.esize), l);
   if (e != cudaSuccess) {
     GSHMEM_LOG_ERROR("%s: launching the reduction kernel (%d CTAs of %d threads) failed: %s (%s)", c.call, l.ctas,
@@ -147,14 +141,6 @@ Status check(const Call& c) {
     return GSHMEM_ERROR_INTERNAL;
   }
   const gshmemi_team& t = r.teams[c.team];
-  if (t.flags & GSHMEMI_TEAM_SPANS_NODES) {
-    GSHMEM_LOG_ERROR(
-        "%s: team %d (%d PEs) has members on other nodes, reached through the proxy; reductions across nodes "
-        "are not implemented yet. Reduce within a node's team (GSHMEM_TEAM_SHARED, GSHMEMX_TEAM_NODE); nothing "
-        "was changed",
-        c.call, c.team, t.size);
-    return GSHMEM_ERROR_UNSUPPORTED;
-  }
   if (c.n == 0) return GSHMEM_SUCCESS;
   const size_t parts = c.scatter ? static_cast<size_t>(t.size) : 1;
   if (c.n > SIZE_MAX / c.esize / parts) {

@@ -23,9 +23,16 @@ template <class Op, class T>
 __global__ void __launch_bounds__(detail::kReduceThreads)
     reduce_kernel(int team, T* dest, const T* source, uint64_t n, int scatter, DoneWord done) {
   wait_for_stream_predecessors();
-  detail::reduce_run<Op, T, block_scope>("gshmem reduction (host or on-stream form)", detail::team_entry(team), dest,
-                                         source, n, scatter != 0, static_cast<int>(blockIdx.x),
-                                         static_cast<int>(gridDim.x));
+  const gshmemi_team t = detail::team_entry(team);
+  if (t.flags & GSHMEMI_TEAM_SPANS_NODES) {  // members on other nodes: CTA 0 (the only one) alone
+    if (blockIdx.x == 0)
+      detail::reduce_spanning<Op, T, block_scope>("gshmem reduction (host or on-stream form)", team, dest, source, n,
+                                                  scatter != 0);
+    grid_done(done);
+    return;
+  }
+  detail::reduce_run<Op, T, block_scope>("gshmem reduction (host or on-stream form)", t, dest, source, n, scatter != 0,
+                                         static_cast<int>(blockIdx.x), static_cast<int>(gridDim.x));
   grid_done(done);
 }
 

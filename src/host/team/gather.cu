@@ -32,11 +32,18 @@ __global__ void k_allgather_words(gshmem_team_t team, Words mine, uint64_t* out)
   __syncthreads();
   const gshmemi_team t = detail::team_entry(team);
   uint64_t* words = detail::team_check(t);
-  detail::fcollect_op op("gshmem team exchange", words, src, sizeof(src), t);
-  detail::run_collective<block_scope>(t, op);
+  const bool spans = (t.flags & GSHMEMI_TEAM_SPANS_NODES) != 0;
+  if (spans) {  // members on other nodes (a sub-team's split; the world's goes by the bootstrap)
+    detail::span_fcollect<block_scope>("gshmem team exchange", team, reinterpret_cast<char*>(words),
+                                       reinterpret_cast<const char*>(src), sizeof(src));
+  } else {
+    detail::fcollect_op op("gshmem team exchange", words, src, sizeof(src), t);
+    detail::run_collective<block_scope>(t, op);
+  }
   const int n = t.size * GSHMEMI_TEAM_CHECK_WORDS;
-  for (int i = threadIdx.x; i < n; i += blockDim.x) out[i] = words[i];
-  if (detail::ll_plan(t, sizeof(src)).count == nullptr) detail::sync_members<block_scope>(t, "gshmem team exchange");
+  for (int i = threadIdx.x; i < n; i += blockDim.x) out[i] = detail::ld_volatile(words + i);
+  if (spans || detail::ll_plan(t, sizeof(src)).count == nullptr)
+    detail::sync_members<block_scope>(t, "gshmem team exchange");
 }
 
 // Loaded by gshmem_init, not at their first launch (host/launch/preload.h).
@@ -51,17 +58,10 @@ Status allgather_words(const char* call, gshmem_team_t team, const uint64_t* min
     GSHMEM_LOG_ERROR("%s: internal: team %d is not valid here", call, team);
     return GSHMEM_ERROR_INTERNAL;
   }
-  if (t->flags & GSHMEMI_TEAM_SPANS_NODES) {
-    // Members on other nodes: the device fcollect cannot reach them (collectives across nodes
-    // are not built yet). The world team's exchange goes through the bootstrap instead, which
-    // reaches every PE; a sub-team's cannot (the bootstrap's collectives take every PE).
-    if (t->start != 0 || t->stride != 1 || t->size != rt().n_pes) {
-      GSHMEM_LOG_ERROR(
-          "%s: the parent team (%d PEs) has members on other nodes and is not the world team; splitting it is not "
-          "implemented yet (split GSHMEM_TEAM_WORLD, or a node's team)",
-          call, t->size);
-      return GSHMEM_ERROR_UNSUPPORTED;
-    }
+  if ((t->flags & GSHMEMI_TEAM_SPANS_NODES) && t->start == 0 && t->stride == 1 && t->size == rt().n_pes) {
+    // The world team across nodes: through the bootstrap, which reaches every PE without the
+    // proxy. A sub-team across nodes takes the kernel below (the device fcollect's spanning path,
+    // device/impl/coll_span.cuh): the bootstrap's collectives take every PE.
     all->assign(static_cast<size_t>(t->size) * GSHMEMI_TEAM_CHECK_WORDS, 0);
     return rt().boot->allgather(mine, all->data(), GSHMEMI_TEAM_CHECK_WORDS * sizeof(uint64_t));
   }

@@ -4,10 +4,12 @@
 
 #include <cstring>
 
+#include "bootstrap/bootstrap.h"
 #include "gshmem/detail/host_entry_coll.h"
 #include "gshmem/device/impl/reduce_layout.cuh"
 #include "host/core/config.h"
 #include "host/mem/heap.h"
+#include "node_run.h"
 #include "team.h"
 
 namespace gshmem::team {
@@ -83,6 +85,7 @@ Status install(const char* call, int slot, int start, int stride, int size, int 
   const std::vector<char*>& bases = r.heap->peer_bases();
   for (int i = 0; i < size; ++i)
     if (i != my_index && bases[start + i * stride] == nullptr) t.flags |= GSHMEMI_TEAM_SPANS_NODES;
+  t.node_run = static_cast<uint32_t>(node_run_of(r.node_first, start, stride, size));
   GSHMEM_CUDA_TRY(call, cudaMemsetAsync(base, 0, slot_bytes, stream));
   r.teams[slot] = t;
   r.team_configs[slot] = config;
@@ -125,6 +128,14 @@ Status setup(Runtime& r, char* region) {
   GSHMEM_CUDA_TRY(call,
                   cudaMemcpy(r.d_teams, r.teams.data(), sizeof(gshmemi_team) * max_teams, cudaMemcpyHostToDevice));
 
+  // The node of every world PE (its lowest PE), for the teams' node_run: one all-gather, only in
+  // jobs of several nodes (n_nodes is the same on every PE).
+  r.node_first.clear();
+  if (r.n_nodes > 1) {
+    const int mine = r.local_pes.empty() ? r.my_pe : r.local_pes[0];
+    r.node_first.assign(r.n_pes, 0);
+    GSHMEM_TRY(r.boot->allgather(&mine, r.node_first.data(), sizeof(int)));
+  }
   const gshmem_team_config_t none{};
   GSHMEM_TRY(install(call, GSHMEM_TEAM_WORLD, 0, 1, r.n_pes, r.my_pe, none, nullptr));
   int start = r.my_pe, stride = 1;
@@ -161,6 +172,7 @@ void teardown(Runtime& r) {
   r.team_slot_capacity.clear();
   r.teams.clear();
   r.team_configs.clear();
+  r.node_first.clear();
 }
 
 }  // namespace gshmem::team

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "coll_common.cuh"
+#include "coll_span.cuh"
 #include "rma.cuh"
 
 namespace gshmem {
@@ -97,30 +98,6 @@ struct alltoall_op {
   }
 };
 
-// Element of `Bytes` bytes for strided copies (alignment of the C types using it).
-template <int Bytes>
-struct elem_of;
-template <>
-struct elem_of<1> {
-  using type = uint8_t;
-};
-template <>
-struct elem_of<2> {
-  using type = uint16_t;
-};
-template <>
-struct elem_of<4> {
-  using type = uint32_t;
-};
-template <>
-struct elem_of<8> {
-  using type = uint64_t;
-};
-template <>
-struct elem_of<16> {
-  using type = bits128;
-};
-
 struct alltoalls_op {
   static constexpr bool kLL = false, kSplit = true;
   char* dest;
@@ -192,15 +169,13 @@ template <class Scope>
 __device__ inline int alltoallmem(const char* call, gshmem_team_t team, void* dest, const void* source, size_t nbytes) {
   gshmemi_team t;
   if (!team_for_call<Scope>(call, team, &t)) return -1;
-  require_one_node<Scope>(call, t);
+  if (spans_nodes<Scope>(call, t)) {
+    if constexpr (kProxyPath)
+      return span_alltoall<Scope>(call, team, static_cast<char*>(dest), static_cast<const char*>(source), nbytes);
+  }
   check_coll<Scope>(call, dest, nbytes * t.size, source, nbytes * t.size, false);
   alltoall_op op(call, dest, source, nbytes, t);
   return run_collective<Scope>(t, op);
-}
-
-// Bytes spanned by n elements of e bytes, `stride` elements apart.
-__device__ __forceinline__ uint64_t strided_bytes(uint64_t n, ptrdiff_t stride, int e) {
-  return n ? ((n - 1) * static_cast<uint64_t>(stride) + 1) * static_cast<uint64_t>(e) : 0;
 }
 
 template <class Scope>
@@ -208,7 +183,11 @@ __device__ inline int alltoallsmem(const char* call, gshmem_team_t team, void* d
                                    ptrdiff_t sst, size_t nelems, int esz) {
   gshmemi_team t;
   if (!team_for_call<Scope>(call, team, &t)) return -1;
-  require_one_node<Scope>(call, t);
+  if (spans_nodes<Scope>(call, t)) {
+    if constexpr (kProxyPath)
+      return span_alltoalls<Scope>(call, team, static_cast<char*>(dest), static_cast<const char*>(source), dst, sst,
+                                   nelems, esz);
+  }
 #if defined(GSHMEM_DEBUG_CHECKS)
   if (dst < 1 || sst < 1)
     fail_coll<Scope>(call, coll_bad::stride, nullptr, static_cast<unsigned long long>(dst < 1 ? dst : sst), nullptr,

@@ -21,6 +21,7 @@
 #pragma once
 
 #include "coll_common.cuh"
+#include "coll_span.cuh"
 
 namespace gshmem {
 namespace detail {
@@ -163,7 +164,11 @@ __device__ inline int broadcastmem(const char* call, gshmem_team_t team, void* d
                                    int root) {
   gshmemi_team t;
   if (!team_for_call<Scope>(call, team, &t)) return -1;
-  require_one_node<Scope>(call, t);
+  if (spans_nodes<Scope>(call, t)) {
+    if constexpr (kProxyPath)
+      return span_broadcast<Scope>(call, team, static_cast<char*>(dest), static_cast<const char*>(source), nbytes,
+                                   root);
+  }
 #if defined(GSHMEM_DEBUG_CHECKS)
   if (root < 0 || root >= t.size) fail_coll<Scope>(call, coll_bad::root, nullptr, root, nullptr, t.size);
 #endif

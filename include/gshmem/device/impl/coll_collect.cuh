@@ -12,6 +12,7 @@
 #pragma once
 
 #include "coll_common.cuh"
+#include "coll_span.cuh"
 
 namespace gshmem {
 namespace detail {
@@ -110,7 +111,10 @@ template <class Scope>
 __device__ inline int fcollectmem(const char* call, gshmem_team_t team, void* dest, const void* source, size_t nbytes) {
   gshmemi_team t;
   if (!team_for_call<Scope>(call, team, &t)) return -1;
-  require_one_node<Scope>(call, t);
+  if (spans_nodes<Scope>(call, t)) {
+    if constexpr (kProxyPath)
+      return span_fcollect<Scope>(call, team, static_cast<char*>(dest), static_cast<const char*>(source), nbytes);
+  }
   check_coll<Scope>(call, dest, nbytes * t.size, source, nbytes, false);
   fcollect_op op(call, dest, source, nbytes, t);
   return run_collective<Scope>(t, op);
@@ -120,7 +124,10 @@ template <class Scope>
 __device__ inline int collectmem(const char* call, gshmem_team_t team, void* dest, const void* source, size_t nbytes) {
   gshmemi_team t;
   if (!team_for_call<Scope>(call, team, &t)) return -1;
-  require_one_node<Scope>(call, t);
+  if (spans_nodes<Scope>(call, t)) {
+    if constexpr (kProxyPath)
+      return span_collect<Scope>(call, team, static_cast<char*>(dest), static_cast<const char*>(source), nbytes);
+  }
   collect_op op(call, dest, source, nbytes);
   return run_collective<Scope>(t, op);
 }

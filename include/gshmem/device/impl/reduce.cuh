@@ -8,6 +8,7 @@
 //   reduce_push.cuh    small arrays: one signalled round through the push buffers
 //   reduce_pull.cuh    large arrays: reduce-scatter from the sources, all-gather to the dests
 //   reduce_check.cuh   GSHMEM_DEBUG_CHECKS argument checks
+//   reduce_span.cuh    teams with members on other nodes (through the proxy)
 //
 // Everything is written once, over (Op, T, Scope); the C names and the templates below
 // call reduce_call, the library's kernel (host and on-stream forms) calls reduce_run with
@@ -26,6 +27,7 @@
 #include "reduce_proto.cuh"
 #include "reduce_pull.cuh"
 #include "reduce_push.cuh"
+#include "reduce_span.cuh"
 #include "state.cuh"
 
 namespace gshmem {
@@ -84,7 +86,13 @@ __device__ __forceinline__ int reduce_call(const char* call, gshmem_team_t team,
   GSHMEMI_REDUCE_CHECK_ARGS(Scope, call, team, dest, source, nreduce, sizeof(T), scatter);
   gshmemi_team t;
   if (!team_entry(team, &t)) return -1;  // not a team of this PE (debug builds reported it above)
-  require_one_node<Scope>(call, t);
+  if (spans_nodes<Scope>(call, t)) {
+    if constexpr (kProxyPath) {
+      reduce_spanning<Op, C, Scope>(call, team, reinterpret_cast<C*>(dest), reinterpret_cast<const C*>(source), nreduce,
+                                    scatter);
+      return 0;
+    }
+  }
   if (nreduce == 0) return 0;
   if (t.size == 1) {  // the result is the source (reducescatter: its only chunk)
     if (static_cast<const void*>(dest) != static_cast<const void*>(source))

@@ -121,25 +121,31 @@ __device__ __forceinline__ bool team_for_call(const char* call, gshmem_team_t te
   return valid;
 }
 
-// Collectives of a team with members on other nodes are not built yet (docs/internode.md
-// section 7; syncs and barriers work): rank 0 of the scope says so, every thread traps.
+// A collective of a team with members on other nodes in a build without the proxy
+// (GSHMEMI_PROXY_PATH=0): rank 0 of the scope says so, every thread traps.
 template <class Scope>
 [[noreturn]] static __device__ __noinline__ void fail_spans_nodes(const char* call, int size) {
   const bool reporter = Scope::rank() == 0;
   if (reporter)
     report_printf(
-        "gshmem ERROR [PE %lld]: %s: the team (%lld PEs) has members on other nodes, reached through the proxy; "
-        "collectives across nodes are not implemented yet (block %lld thread %lld). Use a team of one node "
-        "(GSHMEM_TEAM_SHARED, GSHMEMX_TEAM_NODE) or put/get/signal calls across nodes\n",
+        "gshmem ERROR [PE %lld]: %s: the team (%lld PEs) has members on other nodes, which this code reaches only "
+        "through the proxy, and it was compiled without the proxy path (GSHMEMI_PROXY_PATH=0) (block %lld thread "
+        "%lld). Build without GSHMEMI_PROXY_PATH=0, or use a team of one node (GSHMEM_TEAM_SHARED, "
+        "GSHMEMX_TEAM_NODE)\n",
         state().my_pe, call, size, static_cast<int>(blockIdx.x), static_cast<int>(threadIdx.x));
   trap_after_report(reporter);
 }
 
-// The entry of a collective: one test of a flag of the team's entry, out of the way of the
-// load/store path (docs/internode.md section 2).
+// Whether the team's collectives take the spanning path: one test of the entry's flags. With
+// GSHMEMI_PROXY_PATH=0 (no proxy compiled in) such a team cannot be served: the call traps, and
+// the callers compile their spanning calls out (`if constexpr (kProxyPath)`).
 template <class Scope>
-__device__ __forceinline__ void require_one_node(const char* call, const gshmemi_team& t) {
-  if (__builtin_expect((t.flags & GSHMEMI_TEAM_SPANS_NODES) != 0, 0)) fail_spans_nodes<Scope>(call, t.size);
+__device__ __forceinline__ bool spans_nodes(const char* call, const gshmemi_team& t) {
+  if (__builtin_expect((t.flags & GSHMEMI_TEAM_SPANS_NODES) != 0, 0)) {
+    if constexpr (!kProxyPath) fail_spans_nodes<Scope>(call, t.size);
+    return true;
+  }
+  return false;
 }
 
 }  // namespace detail
