@@ -1,7 +1,20 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Faults without a supervisor's help (docs/reliability.md):
+#   stuck_pe-N      a PE stops (SIGSTOP) while the others sit in a device barrier, a wait_until,
+#                   an fcollect and a host wait: each names it within the heartbeat bound
+#                   (GSHMEM_HEARTBEAT_TIMEOUT=2 here; GSHMEM_WAIT_TIMEOUT left at its default)
 #   abort_release   gshmemx_abort from a host thread releases a spinning kernel within 100 ms;
 #                   host calls then fail; finalize and a new init work
+# The stuck_pe driver runs gshmrun itself (the jobs must fail, and say why).
+add_executable(stuck_pe stuck_pe.cu)
+target_link_libraries(stuck_pe PRIVATE gshmem::gshmem)
+set_target_properties(stuck_pe PROPERTIES CUDA_SEPARABLE_COMPILATION OFF)
+foreach(n 2 3 4)
+  add_test(NAME stuck_pe-${n}
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/stuck_pe.sh $<TARGET_FILE:gshmrun> $<TARGET_FILE:stuck_pe> ${n})
+  set_tests_properties(stuck_pe-${n} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 300)
+  set_property(TEST stuck_pe-${n} APPEND PROPERTY RESOURCE_LOCK gshmem_gpus)
+endforeach()
 
 add_executable(test_abort_release test_abort_release.cu)
 target_link_libraries(test_abort_release PRIVATE gshmem::gshmem)
