@@ -5,7 +5,9 @@
 #                   (GSHMEM_HEARTBEAT_TIMEOUT=2 here; GSHMEM_WAIT_TIMEOUT left at its default)
 #   abort_release   gshmemx_abort from a host thread releases a spinning kernel within 100 ms;
 #                   host calls then fail; finalize and a new init work
-# The stuck_pe driver runs gshmrun itself (the jobs must fail, and say why).
+#   proxy_kill-sim2 a PE on another (simulated) node is SIGKILLed while the other waits in a
+#                   device barrier or a proxied get: the survivor names it within 5 s
+# The drivers run gshmrun themselves (the jobs must fail, and say why).
 add_executable(stuck_pe stuck_pe.cu)
 target_link_libraries(stuck_pe PRIVATE gshmem::gshmem)
 set_target_properties(stuck_pe PROPERTIES CUDA_SEPARABLE_COMPILATION OFF)
@@ -24,3 +26,11 @@ foreach(n 1 2)
   gshmem_add_gpu_test(abort_release test_abort_release ${n})
   gt_gpu_test_properties(abort_release-${n} "${GT_GPU_ENV}")
 endforeach()
+
+add_executable(proxy_kill proxy_kill.cu)
+target_link_libraries(proxy_kill PRIVATE gshmem::gshmem)
+set_target_properties(proxy_kill PROPERTIES CUDA_SEPARABLE_COMPILATION OFF)
+add_test(NAME proxy_kill-sim2
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/proxy_kill.sh $<TARGET_FILE:gshmrun> $<TARGET_FILE:proxy_kill>)
+set_tests_properties(proxy_kill-sim2 PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 200)
+set_property(TEST proxy_kill-sim2 APPEND PROPERTY RESOURCE_LOCK gshmem_gpus)
