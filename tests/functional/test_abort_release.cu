@@ -2,7 +2,8 @@
 // gshmemx_abort releases the device (issue 56, item 2): every PE launches a kernel whose block 0
 // spins in gshmem_int_wait_until and block 1 in gshmem_signal_wait_until on variables nobody
 // updates, and on PE 0 of a job of 2 PEs or more block 2 in a device gshmem_team_sync of the world
-// team, which the other PEs never enter. After 300 ms
+// team and block 3 (all its 32 threads) in gshmemx_barrier_all_block, which the other PEs never
+// enter (its threads that exit in their waits release the others from the block's barrier). After 300 ms
 // (the kernel must still run then) a host thread calls gshmemx_abort(7); the kernel must end
 // within 100 ms of that call, its waits returned unmet, without an error. Then host calls fail
 // (gshmem_malloc returns NULL, gshmem_team_sync returns GSHMEM_ERROR_ABORTED, and
@@ -22,6 +23,10 @@ using Clock = std::chrono::steady_clock;
 // Each waiting block's thread 0 records that it began to wait (out[b] = 1) and, if its wait ever
 // returned, out[3 + b] = 1.
 __global__ void k_spin(int* flag, uint64_t* sig, int* out, int with_sync) {
+  if (blockIdx.x == 3) {
+    gshmemx_barrier_all_block();
+    return;
+  }
   if (threadIdx.x != 0) return;
   out[blockIdx.x] = 1;
   __threadfence_system();
@@ -48,8 +53,8 @@ int main() {
   CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   gshmem_barrier_all();
 
-  const int blocks = npes > 1 && me == 0 ? 3 : 2;
-  k_spin<<<blocks, 32, 0, s>>>(flag, sig, out, blocks == 3);
+  const int blocks = npes > 1 && me == 0 ? 4 : 2;
+  k_spin<<<blocks, 32, 0, s>>>(flag, sig, out, blocks == 4);
   CUDA_CHECK(cudaGetLastError());
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   GT_CHECK_EQ(static_cast<int>(cudaErrorNotReady), static_cast<int>(cudaStreamQuery(s)));  // still spinning
@@ -73,7 +78,7 @@ int main() {
   GT_CHECK(ms < 100.0);
   int h[6] = {0, 0, 0, 0, 0, 0};
   CUDA_CHECK(cudaMemcpy(h, out, sizeof(h), cudaMemcpyDeviceToHost));
-  for (int b = 0; b < blocks; ++b) {
+  for (int b = 0; b < blocks && b < 3; ++b) {
     GT_CHECK_EQ(1, h[b]);      // it waited
     GT_CHECK_EQ(0, h[3 + b]);  // and ended there
   }

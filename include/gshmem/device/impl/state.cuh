@@ -42,10 +42,12 @@ __device__ __forceinline__ uint64_t abort_word() {
 }
 // Its reason alone (the high half, never 0 once set). The pointer is read from the constant bank
 // through a volatile load where the check runs: hoisted out of a wait's loop, it took two
-// registers for the whole loop (tests/registers).
+// registers for the whole loop (tests/registers). The word itself by a volatile load (relaxed,
+// system scope, as ld.relaxed.sys): the waits of up to 4 variables poll by acquire loads only
+// and contain no ld.relaxed (tests/codegen).
 __device__ __forceinline__ uint32_t abort_reason() {
   const uint64_t* w = *static_cast<const uint64_t* const volatile*>(&state().abort_word);
-  return ld_relaxed_sys(reinterpret_cast<const uint32_t*>(w) + 1);
+  return ld_volatile(reinterpret_cast<const uint32_t*>(w) + 1);
 }
 // gshmemx_abort ended the job on this PE (for the library's own kernels, which may return).
 __device__ __forceinline__ bool released() { return abort_reason() == GSHMEMI_ABORT_USER; }
