@@ -121,8 +121,8 @@ class Bootstrap {
   // Liveness without a TCP close (GSHMEM_HEARTBEAT_TIMEOUT): from start_failure_monitor on,
   // every PE sends its neighbours a heartbeat each second (at most), from the monitor's thread,
   // and a neighbour from which no byte came for timeout_s seconds is reported like a dead one
-  // (stopped, wedged or cut off). 0: off. Call before start_failure_monitor. The tree topology
-  // has them (tree_monitor.cpp); the star does not (a stopped PE is found by timeouts there).
+  // (stopped, wedged or cut off). 0: off. Call before start_failure_monitor. Both topologies
+  // (tree_monitor.cpp: every tree link; monitor.cpp: PE 0 and each member).
   virtual void set_heartbeat(int timeout_s) { (void)timeout_s; }
   // After init succeeded: watch the connections in a background thread. When a
   // peer dies (disconnects without saying goodbye) on_failure(dead_rank, how)

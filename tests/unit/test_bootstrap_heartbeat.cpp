@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Heartbeats of the tree bootstrap (src/bootstrap/tcp/heartbeat.h, GSHMEM_HEARTBEAT_TIMEOUT):
+// Heartbeats of the TCP bootstrap, tree and star (src/bootstrap/tcp/heartbeat.h,
+// GSHMEM_HEARTBEAT_TIMEOUT):
 // a stopped PE (SIGSTOP: its sockets stay open, no TCP close ever comes) is named by every
 // survivor within the bound, wherever it sits in the tree; and no PE is declared silent while it
 // is merely busy: its main thread asleep for three bounds, neighbours waiting for it inside a
@@ -19,6 +20,12 @@ namespace {
 using namespace bootstrap_test;
 
 const int kTree = setenv("GSHMEM_BOOTSTRAP_TOPOLOGY", "tree", 1);  // inherited by every forked rank
+
+// The star for one test (rank 0 reads the variable at connect; the ranks inherit it at fork).
+struct Star {
+  Star() { setenv("GSHMEM_BOOTSTRAP_TOPOLOGY", "star", 1); }
+  ~Star() { setenv("GSHMEM_BOOTSTRAP_TOPOLOGY", "tree", 1); }
+};
 
 struct Seen {
   std::atomic<int> calls{0}, dead{-1};
@@ -92,12 +99,20 @@ void stopped_pe_test(int n, int victim) {
 TEST(BootstrapHeartbeat, StoppedInteriorPeNamedByEverySurvivor) { stopped_pe_test(13, 1); }
 TEST(BootstrapHeartbeat, StoppedLeafNamedByEverySurvivor) { stopped_pe_test(13, 12); }
 TEST(BootstrapHeartbeat, StoppedRootNamedByEverySurvivor) { stopped_pe_test(4, 0); }
+TEST(BootstrapHeartbeat, StarStoppedMemberNamedByEverySurvivor) {
+  Star star;
+  stopped_pe_test(4, 2);
+}
+TEST(BootstrapHeartbeat, StarStoppedRootNamedByEverySurvivor) {
+  Star star;
+  stopped_pe_test(3, 0);
+}
 
 // Bound 1 s. PE 3's main thread sleeps 3.5 s while the others wait for it in a barrier; then PE
 // 0 sleeps 3 s while its children send it 4 MiB each (an allgather: more than the socket
 // buffers hold, so their sends block and their heartbeats to it cannot go). Nobody is declared
 // silent, every byte arrives, finalize says goodbye.
-TEST(BootstrapHeartbeat, BusyPesAreNotDeclaredSilent) {
+void busy_test() {
   const int n = 4;
   const size_t kBytes = 4u << 20;
   gshmemx_uniqueid_t id = loopback_id();
@@ -124,6 +139,12 @@ TEST(BootstrapHeartbeat, BusyPesAreNotDeclaredSilent) {
       },
       &cs);
   for (const Child& c : cs) EXPECT_FALSE(contains(c.output, "sent nothing")) << c.describe();
+}
+
+TEST(BootstrapHeartbeat, BusyPesAreNotDeclaredSilent) { busy_test(); }
+TEST(BootstrapHeartbeat, StarBusyPesAreNotDeclaredSilent) {
+  Star star;
+  busy_test();
 }
 
 }  // namespace

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Heartbeats on the tree bootstrap's links (GSHMEM_HEARTBEAT_TIMEOUT; bootstrap.h set_heartbeat):
+// Heartbeats on the bootstrap's links, tree and star (GSHMEM_HEARTBEAT_TIMEOUT; bootstrap.h
+// set_heartbeat):
 // liveness that does not wait for a TCP close, so that a stopped (SIGSTOP) or wedged PE, whose
 // sockets stay open, is found too.
 //
 // Sending: the failure monitor's thread sends every neighbour a bare `heartbeat` header once per
 // period (1 s, or a quarter of the bound if that is shorter), whatever the PE's other threads
 // do: inside a GPU kernel, in user code or in a bootstrap collective. A link's sends are
-// serialised by its own mutex (tree.h, send_mu_), which a collective holds for a whole message,
+// serialised by its own mutex (send_mu_ in tree.h, tcp_bootstrap.h), which a collective holds for a whole message,
 // so a heartbeat never lands inside one; when the collective holds it, its bytes flow instead.
 // A host thread sends them, never the GPU: a long kernel is no silence.
 //

@@ -46,7 +46,7 @@ enum class Op : uint32_t {
   late = 10,       // child -> parent: a collective timed out below; seq = call, arg = count, payload =
                    // the PEs waited for (int32 each)
   challenge = 11,  // server -> client after a Hello: payload = server nonce, server proof (auth.h)
-  heartbeat = 12,  // tree neighbour -> neighbour, each second from the monitor's thread (heartbeat.h);
+  heartbeat = 12,  // neighbour -> neighbour, each second from the monitor's thread (heartbeat.h);
                    // nothing follows; whoever reads a header skips it
 };
 
