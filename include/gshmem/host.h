@@ -51,6 +51,16 @@ GSHMEM_API void gshmem_finalize(void);
 GSHMEM_API void gshmem_global_exit(int status);
 /* 1 if initialised and not finalised. */
 GSHMEM_API int gshmemx_initialized(void);
+/* Not collective, callable from any thread (e.g. a watchdog): ends the job on this PE without
+ * ending the process. Every thread spinning in a device wait of gshmem on this PE ends within
+ * milliseconds: it exits (the code after the wait does not run), so its kernel ends without an
+ * error; a wait for the proxy (a PE on another node) traps instead, which loses the CUDA
+ * context. Host calls then fail with GSHMEM_ERROR_ABORTED. Call gshmem_finalize next; a new
+ * gshmem_init in the same process then starts afresh. The other PEs are not told: they end
+ * their waits on this PE by their own gshmemx_abort, by the heartbeat bound
+ * (GSHMEM_HEARTBEAT_TIMEOUT) once this PE is gone, or by GSHMEM_WAIT_TIMEOUT. Returns 0, or
+ * GSHMEM_ERROR_NOT_INITIALIZED. */
+GSHMEM_API int gshmemx_abort(int code);
 
 /* Made by one process (usually rank 0), sent to all by the user. */
 GSHMEM_API int gshmemx_get_uniqueid(gshmemx_uniqueid_t* id);

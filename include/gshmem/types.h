@@ -35,7 +35,8 @@ typedef enum gshmemx_status {
   GSHMEM_ERROR_MISMATCH = 10,       /* collective arguments differ between PEs */
   GSHMEM_ERROR_LAUNCH = 11,         /* a collective launch cannot be co-resident */
   GSHMEM_ERROR_AUTH = 12,           /* a bootstrap peer presented a wrong job secret */
-  GSHMEM_ERROR_INTERNAL = 13
+  GSHMEM_ERROR_INTERNAL = 13,
+  GSHMEM_ERROR_ABORTED = 14 /* gshmemx_abort was called on this PE: finalize, then init again */
 } gshmemx_status_t;
 
 /* Comparison operators for wait_until / test. */

@@ -118,6 +118,12 @@ class Bootstrap {
   // microseconds (0, the default: it sleeps at once). Spinning saves a wake-up
   // per message but takes a CPU: worth it only when the node has CPUs to spare.
   virtual void set_wait_spin_us(int us) { (void)us; }
+  // Liveness without a TCP close (GSHMEM_HEARTBEAT_TIMEOUT): from start_failure_monitor on,
+  // every PE sends its neighbours a heartbeat each second (at most), from the monitor's thread,
+  // and a neighbour from which no byte came for timeout_s seconds is reported like a dead one
+  // (stopped, wedged or cut off). 0: off. Call before start_failure_monitor. Both topologies
+  // (tree_monitor.cpp: every tree link; monitor.cpp: PE 0 and each member).
+  virtual void set_heartbeat(int timeout_s) { (void)timeout_s; }
   // After init succeeded: watch the connections in a background thread. When a
   // peer dies (disconnects without saying goodbye) on_failure(dead_rank, how)
   // is called once, on that thread, on every surviving rank (rank 0 relays it;

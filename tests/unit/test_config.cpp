@@ -174,7 +174,8 @@ TEST_F(ConfigEnv, Defaults) {
   EXPECT_EQ(v.bootstrap_ifname, "");
   EXPECT_EQ(v.bootstrap_port, 0);
   EXPECT_TRUE(v.peer_failure_abort);
-  EXPECT_EQ(v.wait_timeout, 0);
+  EXPECT_EQ(v.wait_timeout, 600);  // a finite default: no silent hang (docs/reliability.md)
+  EXPECT_EQ(v.heartbeat_timeout, 10);
 }
 
 TEST_F(ConfigEnv, ValidOverrides) {
@@ -196,7 +197,7 @@ TEST_F(ConfigEnv, ValidOverrides) {
   EXPECT_EQ(v.bootstrap_timeout, 30);
   EXPECT_EQ(v.bootstrap_ifname, "eth0");
   EXPECT_FALSE(v.peer_failure_abort);
-  EXPECT_EQ(v.wait_timeout, 0);  // untouched variables keep their defaults
+  EXPECT_EQ(v.wait_timeout, 600);  // untouched variables keep their defaults
 }
 
 TEST_F(ConfigEnv, MalformedValueIsAnErrorNamingVariableAndFormat) {

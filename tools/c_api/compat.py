@@ -22,7 +22,7 @@ _DECL_NAME = re.compile(r"\b(gshmemx?_[A-Za-z0-9_]+)\s*\(")
 _HOST_H_NAME = re.compile(r"^\s*GSHMEM_API\b[^(;]*?\b(gshmemx?_[A-Za-z0-9_]+)\s*\(", re.M)
 
 # host.h names that have no NVSHMEM or OpenSHMEM counterpart and stay unmapped.
-_NOT_IN_DIALECTS = {"gshmemx_initialized", "gshmemx_status_string", "gshmemx_take_error"}
+_NOT_IN_DIALECTS = {"gshmemx_abort", "gshmemx_initialized", "gshmemx_status_string", "gshmemx_take_error"}
 
 # Dialect names whose gshmem name is spelled differently: (dialect name, gshmem name). Emitted
 # only when the gshmem name exists and the dialect name is not already mapped one-to-one.

@@ -97,12 +97,22 @@ typedef struct gshmemi_device_state {
    * empties, instead of from global memory (device/impl/team.cuh, team_entry). */
   gshmemi_team world;
   gshmemi_proxy_channel proxy;
+  /* The abort word: one word of mapped pinned host memory, 0 while the job runs. The host sets
+   * it once (gshmemx_abort, or a peer's failure found by the bootstrap or the proxy); every
+   * library spin loop reads it where it reads the clock for GSHMEM_WAIT_TIMEOUT (never on the
+   * fast path) and returns (gshmemx_abort) or reports and traps (a peer failed). */
+  const uint64_t* abort_word;
 } gshmemi_device_state;
+
+/* The abort word's value: the reason in the high 32 bits, its argument in the low 32. */
+#define GSHMEMI_ABORT_USER 1u /* gshmemx_abort(code): the low bits hold the code */
+#define GSHMEMI_ABORT_PEER 2u /* a peer failed (died, stopped, unreachable): the low bits hold its PE */
+#define GSHMEMI_ABORT_VALUE(kind, arg) (((uint64_t)(kind) << 32) | (uint64_t)(uint32_t)(arg))
 
 #ifdef __cplusplus
 static_assert(sizeof(gshmemi_team) == 72, "team layout changed: bump GSHMEMI_DEVICE_STATE_VERSION");
 static_assert(sizeof(gshmemi_proxy_channel) == 64, "proxy channel layout changed: bump GSHMEMI_DEVICE_STATE_VERSION");
-static_assert(sizeof(gshmemi_device_state) == 232, "device state layout changed: bump GSHMEMI_DEVICE_STATE_VERSION");
+static_assert(sizeof(gshmemi_device_state) == 240, "device state layout changed: bump GSHMEMI_DEVICE_STATE_VERSION");
 #endif
 
 /* Uploads *state into one translation unit's __constant__ copy; returns a cudaError_t value. */

@@ -16,10 +16,10 @@ import pathlib as _pathlib
 
 from . import dtypes
 from ._lib import capi, library_path
-from .errors import (AllocationError, AllocationMismatchError, AuthError, BootstrapError, CudaError, GshmemError,
-                     GshmemTimeoutError, InternalError, InvalidValueError, LaunchError, LibraryNotFoundError,
-                     MismatchError, NoGpuError, NotInitializedError, NotSymmetricError, OutOfMemoryError,
-                     PeerFailureError, PeerNotAccessibleError, SystemCallError, UnsupportedError)
+from .errors import (AbortedError, AllocationError, AllocationMismatchError, AuthError, BootstrapError, CudaError,
+                     GshmemError, GshmemTimeoutError, InternalError, InvalidValueError, LaunchError,
+                     LibraryNotFoundError, MismatchError, NoGpuError, NotInitializedError, NotSymmetricError,
+                     OutOfMemoryError, PeerFailureError, PeerNotAccessibleError, SystemCallError, UnsupportedError)
 from .memory import SymmetricBuffer, calloc, free, malloc
 from .rma import barrier, barrier_all, fence, get, put, quiet, signal_fetch, signal_op, signal_wait, sync_all
 from .runtime import (UniqueId, finalize, get_unique_id, init, is_initialized, my_pe, n_pes, pe_accessible, session,
@@ -63,6 +63,6 @@ __all__ = [
     "sync_all", "dtypes", "capi", "get_include", "get_library_dir", "cmake_prefix_path", "GshmemError",
     "InvalidValueError", "NotInitializedError", "OutOfMemoryError", "CudaError", "NoGpuError", "BootstrapError",
     "PeerFailureError", "GshmemTimeoutError", "UnsupportedError", "SystemCallError", "MismatchError",
-    "AllocationMismatchError", "LaunchError", "AuthError", "InternalError", "AllocationError",
+    "AllocationMismatchError", "LaunchError", "AuthError", "InternalError", "AbortedError", "AllocationError",
     "LibraryNotFoundError", "NotSymmetricError", "PeerNotAccessibleError",
 ]

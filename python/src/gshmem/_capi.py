@@ -31,6 +31,7 @@ GSHMEM_ERROR_MISMATCH = 10
 GSHMEM_ERROR_LAUNCH = 11
 GSHMEM_ERROR_AUTH = 12
 GSHMEM_ERROR_INTERNAL = 13
+GSHMEM_ERROR_ABORTED = 14
 GSHMEM_CMP_EQ = 0
 GSHMEM_CMP_NE = 1
 GSHMEM_CMP_GT = 2
@@ -2001,6 +2002,7 @@ PROTOTYPES = {
     "gshmem_finalize": (None, ()),
     "gshmem_global_exit": (None, (c_int,)),
     "gshmemx_initialized": (c_int, ()),
+    "gshmemx_abort": (c_int, (c_int,)),
     "gshmemx_get_uniqueid": (c_int, (c_void_p,)),
     "gshmemx_set_attr_uniqueid_args": (c_int, (c_int, c_int, c_void_p, c_void_p)),
     "gshmemx_status_string": (c_char_p, (c_int,)),

@@ -77,6 +77,10 @@ class InternalError(GshmemError):
     pass
 
 
+class AbortedError(GshmemError):
+    """gshmemx_abort was called on this PE: finalize, then init again."""
+
+
 class AllocationError(GshmemError):
     """An allocation returned NULL for a reason other than the heap or a mismatch."""
 
@@ -108,6 +112,7 @@ BY_STATUS = {
     _capi.GSHMEM_ERROR_LAUNCH: LaunchError,
     _capi.GSHMEM_ERROR_AUTH: AuthError,
     _capi.GSHMEM_ERROR_INTERNAL: InternalError,
+    _capi.GSHMEM_ERROR_ABORTED: AbortedError,
 }
 
 _STATUS_NAMES = {v: k for k, v in vars(_capi).items()

@@ -47,6 +47,52 @@ std::string TcpBootstrap::timeout_message(const char* what, const std::vector<in
   return m;
 }
 
+Io TcpBootstrap::send_msg(size_t i, const Header& h, const void* payload, size_t len, const Deadline& dl, int* err,
+                          bool stop_on_input, size_t* sent) {
+  uint8_t hb[kHeaderBytes];
+  encode_header(h, hb);
+  const iovec v[2] = {{hb, sizeof(hb)}, {const_cast<void*>(payload), len}};
+  std::lock_guard<std::mutex> send_lock(send_mu_[i]);
+  size_t done = 0;
+  for (;;) {
+    iovec rest[2];
+    int n = 0;
+    size_t skip = done;
+    for (const iovec& p : v) {
+      if (skip >= p.iov_len) {
+        skip -= p.iov_len;
+        continue;
+      }
+      rest[n++] = {static_cast<char*>(p.iov_base) + skip, p.iov_len - skip};
+      skip = 0;
+    }
+    size_t k = 0;
+    const Io io = send_parts(fds_[i], rest, n, dl, err, stop_on_input, &k);
+    done += k;
+    if (io == Io::input && !dl.expired()) {
+      // The peer's heartbeats are no reason to stop; anything else is (an abort).
+      const Head head = skip_heartbeats(fds_[i]);
+      if (head == Head::empty) continue;
+      if (head == Head::partial) {  // a header on its way: which one, in a moment
+        usleep(1000);
+        continue;
+      }
+    }
+    if (sent) *sent = done;
+    return io;
+  }
+}
+
+Io TcpBootstrap::recv_header(int fd, const Deadline& dl, Header* h, int* err, int spin_us) {
+  uint8_t hb[kHeaderBytes];
+  for (;;) {
+    const Io io = recv_all(fd, hb, sizeof(hb), dl, err, spin_us);
+    if (io != Io::ok) return io;
+    *h = decode_header(hb);
+    if (h->op != static_cast<uint32_t>(Op::heartbeat)) return Io::ok;
+  }
+}
+
 bool TcpBootstrap::forked() const { return getpid() != owner_pid_; }
 
 Status TcpBootstrap::forked_check(const char* what) const { return refuse_in_forked_child(what, owner_pid_, rank_); }
@@ -59,7 +105,7 @@ void TcpBootstrap::send_abort_to_all(Status st, int arg, const std::string& msg)
   for (int r = 1; r < size_; ++r) {
     if (broken_[r] || fds_[r] < 0) continue;
     int err = 0;
-    if (send_message(fds_[r], h, msg.data(), msg.size(), dl, &err) != Io::ok) broken_[r] = 1;
+    if (send_msg(static_cast<size_t>(r), h, msg.data(), msg.size(), dl, &err) != Io::ok) broken_[r] = 1;
   }
 }
 
@@ -81,7 +127,7 @@ void TcpBootstrap::tell_root(Status st, uint32_t seq, bool at_boundary) {
     // half-close tells it nearly as well.
     int err = 0;
     Header h{static_cast<uint32_t>(Op::abort), seq, failed_msg_.size(), rank_, st};
-    told = send_message(fds_[0], h, failed_msg_.data(), failed_msg_.size(), Deadline(0.5), &err) == Io::ok;
+    told = send_msg(0, h, failed_msg_.data(), failed_msg_.size(), Deadline(0.5), &err) == Io::ok;
   }
   if (!told) shutdown(fds_[0], SHUT_WR);
 }
@@ -149,8 +195,14 @@ Status TcpBootstrap::root_gather(const Call& call, uint32_t seq, const std::func
       int r = who[i];
       State& s = st[r];
       if (s.done) {
-        // Its request is complete; what follows is an abort about its own
-        // failure (then perhaps EOF) or a disconnect.
+        // Its request is complete; what follows is a heartbeat, an abort about its
+        // own failure (then perhaps EOF) or a disconnect.
+        const Head head = skip_heartbeats(fds_[r]);
+        if (head == Head::empty) continue;
+        if (head == Head::partial) {
+          usleep(1000);  // the rest of the header is on its way
+          continue;
+        }
         uint8_t hb[kHeaderBytes];
         if (recv_counted(fds_[r], hb, sizeof(hb), MSG_PEEK | MSG_DONTWAIT) == static_cast<ssize_t>(sizeof(hb))) {
           Header h = decode_header(hb);
@@ -180,6 +232,10 @@ Status TcpBootstrap::root_gather(const Call& call, uint32_t seq, const std::func
           s.hdr_got += static_cast<size_t>(k);
           if (s.hdr_got < kHeaderBytes) continue;
           Header h = decode_header(s.hdr);
+          if (h.op == static_cast<uint32_t>(Op::heartbeat)) {  // skipped: the next header
+            s.hdr_got = 0;
+            continue;
+          }
           if (h.op == static_cast<uint32_t>(Op::abort)) return take_member_abort(r, h, dl);
           if (h.op != static_cast<uint32_t>(call.op) || h.seq != seq || h.len != call.len || h.arg != call.arg) {
             return fail(GSHMEM_ERROR_MISMATCH, -1,
@@ -215,7 +271,7 @@ Status TcpBootstrap::root_reply(const Call& call, uint32_t seq, const std::funct
     Span sp = reply(r);
     Header h{static_cast<uint32_t>(call.op), seq, sp.len, call.arg, 0};
     int err = 0;
-    Io io = send_message(fds_[r], h, sp.out, sp.len, dl, &err);
+    Io io = send_msg(static_cast<size_t>(r), h, sp.out, sp.len, dl, &err);
     if (io == Io::ok) continue;
     broken_[r] = 1;  // its stream may hold half a message: no abort to it
     if (io == Io::closed) return fail(GSHMEM_ERROR_PEER_FAILURE, r, disconnect_message(r, what, err));
@@ -231,8 +287,6 @@ Status TcpBootstrap::member_exchange(const Call& call, uint32_t seq, Span my_req
                                      const Deadline& dl) {
   const char* what = op_name(static_cast<uint32_t>(call.op));
   const int fd = fds_[0];
-  uint8_t hb[kHeaderBytes];
-  encode_header({static_cast<uint32_t>(call.op), seq, call.len, call.arg, 0}, hb);
   int err = 0;
   // A failure of our own (not one rank 0 told us about, not rank 0 gone):
   // enter the failed state and tell rank 0 (at_boundary: our outgoing stream
@@ -244,20 +298,21 @@ Status TcpBootstrap::member_exchange(const Call& call, uint32_t seq, Span my_req
   };
   // Stop sending as soon as rank 0 says something: before our request is
   // complete that can only be an abort (rank 0 stops reading us then).
-  Io io = send_pair(fd, hb, sizeof(hb), my_request.out, my_request.len, dl, &err, /*stop_on_input=*/true);
+  Io io = send_msg(0, Header{static_cast<uint32_t>(call.op), seq, call.len, call.arg, 0}, my_request.out,
+                   my_request.len, dl, &err, /*stop_on_input=*/true);
   const bool sent = io == Io::ok;
   if (io == Io::closed) return fail(GSHMEM_ERROR_PEER_FAILURE, 0, disconnect_message(0, what, err));
   if (io == Io::timeout) return own_failure(GSHMEM_ERROR_TIMEOUT, timeout_message(what, {0}), false);
   if (io == Io::error)
     return own_failure(GSHMEM_ERROR_SYSTEM,
                        std::string("bootstrap: ") + what + ": sending to PE 0 failed: " + errno_string(err), false);
-  io = recv_all(fd, hb, sizeof(hb), dl, &err, spin_us_.load(std::memory_order_relaxed));
+  Header h;
+  io = recv_header(fd, dl, &h, &err, spin_us_.load(std::memory_order_relaxed));
   if (io == Io::closed) return fail(GSHMEM_ERROR_PEER_FAILURE, 0, disconnect_message(0, what, err));
   if (io == Io::timeout) return own_failure(GSHMEM_ERROR_TIMEOUT, timeout_message(what, {0}), sent);
   if (io != Io::ok)
     return own_failure(GSHMEM_ERROR_SYSTEM,
                        std::string("bootstrap: ") + what + ": receiving from PE 0 failed: " + errno_string(err), sent);
-  Header h = decode_header(hb);
   if (h.op == static_cast<uint32_t>(Op::abort)) return take_abort(h, dl);
   if (!sent || h.op != static_cast<uint32_t>(call.op) || h.seq != seq || h.len != my_reply.len || h.arg != call.arg) {
     return own_failure(GSHMEM_ERROR_MISMATCH,

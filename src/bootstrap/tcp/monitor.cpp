@@ -19,6 +19,11 @@
 //   - the header of a collective a peer already entered (rank 0): left for that
 //     collective; the socket is then only watched for hang-up (POLLRDHUP) until
 //     the next collective completes, so the monitor does not spin.
+//   - heartbeats (heartbeat.h; rank 0 and each member send them to each other):
+//     read and dropped. A connection that brought no byte for
+//     GSHMEM_HEARTBEAT_TIMEOUT is failed like a dead one (rank 0 relays it). The
+//     monitor never waits for io_mutex_ (try_lock), so that its heartbeats go on
+//     while a collective runs; what it found then waits for the collective's end.
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -40,7 +45,8 @@ TcpBootstrap::TcpBootstrap(int rank, int size, uint64_t job_key, const JobToken&
       owner_pid_(getpid()),
       root_endpoint_(std::move(root_endpoint)),
       fds_(std::move(fds)),
-      broken_(fds_.size(), 0) {
+      broken_(fds_.size(), 0),
+      send_mu_(new std::mutex[fds_.size()]) {
   job_token_ = token;
   for (int fd : fds_) track_for_fork(fd);
 }
@@ -101,19 +107,37 @@ Status TcpBootstrap::start_failure_monitor(std::function<void(int, const std::st
 
 void TcpBootstrap::stop_monitor() { monitor_.stop(); }
 
+void TcpBootstrap::send_heartbeats(const std::vector<int>& idx) {
+  for (int i : idx) {
+    std::unique_lock<std::mutex> send_lock(send_mu_[i], std::try_to_lock);
+    if (!send_lock.owns_lock()) continue;  // a message is being sent: its bytes are the sign of life
+    if (fds_[i] < 0 || broken_[i]) continue;
+    int err = 0;
+    const Io io = send_heartbeat(fds_[i], &err);
+    if (io == Io::timeout || io == Io::error) broken_[i] = 1;  // half a header in the stream
+  }
+}
+
 void TcpBootstrap::monitor_main(std::function<void(int, const std::string&)> cb) {
   // Watched sockets and the rank at the other end. fds_ does not change while
   // the monitor runs (sockets are only closed after it stopped).
-  std::vector<int> fd_of, rank_of;
+  std::vector<int> fd_of, rank_of, idx_of;
   if (rank_ == 0) {
-    for (int r = 1; r < size_; ++r) fd_of.push_back(fds_[r]), rank_of.push_back(r);
+    for (int r = 1; r < size_; ++r) fd_of.push_back(fds_[r]), rank_of.push_back(r), idx_of.push_back(r);
   } else {
     fd_of.push_back(fds_[0]);
     rank_of.push_back(0);
+    idx_of.push_back(0);
   }
   const size_t n = fd_of.size();
   std::vector<char> pending(n, 0);
   std::vector<pollfd> pf(n + 1);
+  HeartbeatClock beat;
+  beat.start(heartbeat_s_, fd_of);
+  // A collective held io_mutex_ when the monitor last wanted it: it reads the connections
+  // itself, so the monitor watches them for hang-ups only until it ended (or a second passed).
+  bool busy = false;
+  HeartbeatClock::Clock::time_point busy_since;
   uint64_t gen = generation_.load();
   for (;;) {
     if (monitor_.stopping()) return;
@@ -121,20 +145,31 @@ void TcpBootstrap::monitor_main(std::function<void(int, const std::string&)> cb)
     if (g != gen) {  // a collective ran: what was pending has been consumed
       gen = g;
       std::fill(pending.begin(), pending.end(), 0);
+      busy = false;
     }
+    if (busy && HeartbeatClock::Clock::now() - busy_since > std::chrono::seconds(1)) busy = false;
     pf[0] = {monitor_.wake_fd(), POLLIN, 0};
     for (size_t i = 0; i < n; ++i)
-      pf[i + 1] = {fd_of[i], static_cast<short>(pending[i] ? POLLRDHUP : (POLLIN | POLLRDHUP)), 0};
-    int k = poll(pf.data(), pf.size(), 500);
+      pf[i + 1] = {fd_of[i], static_cast<short>(pending[i] || busy ? POLLRDHUP : (POLLIN | POLLRDHUP)), 0};
+    int k = poll(pf.data(), pf.size(), beat.poll_ms());
     if (monitor_.stopping()) return;
     if (k < 0 && errno != EINTR) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    if (k <= 0) continue;
-    if (pf[0].revents) monitor_.drain_wakes();
+    if (k > 0 && pf[0].revents) monitor_.drain_wakes();
+    const auto now = HeartbeatClock::Clock::now();
+    if (beat.send_due(now)) send_heartbeats(idx_of);
+    const int silent = beat.silent_link(now);
     bool any = false;
-    for (size_t i = 1; i < pf.size(); ++i) any = any || pf[i].revents != 0;
-    if (!any) continue;
+    for (size_t i = 1; k > 0 && i < pf.size(); ++i) any = any || pf[i].revents != 0;
+    if (!any && silent < 0) continue;
 
-    std::unique_lock<std::mutex> lock(io_mutex_);  // waits for a running collective
+    // Never waits for io_mutex_: a collective may hold it for long, and the heartbeats above
+    // must go on meanwhile.
+    std::unique_lock<std::mutex> lock(io_mutex_, std::try_to_lock);
+    if (!lock.owns_lock()) {
+      if (!busy) busy_since = now;
+      busy = true;
+      continue;
+    }
     if (monitor_.stopping() || closed_ || failed_ != GSHMEM_SUCCESS) return;
     if (generation_.load() != gen) continue;  // a collective ran meanwhile: look again
 
@@ -145,6 +180,7 @@ void TcpBootstrap::monitor_main(std::function<void(int, const std::string&)> cb)
       pollfd q{fd_of[i], POLLIN | POLLRDHUP, 0};
       if (poll(&q, 1, 0) <= 0 || !q.revents) continue;
       const bool hangup = (q.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+      if (!pending[i] && skip_heartbeats(fd_of[i]) == Head::empty && !hangup) continue;  // heartbeats read
       uint8_t hb[kHeaderBytes];
       ssize_t got = recv(fd_of[i], hb, sizeof(hb), MSG_PEEK | MSG_DONTWAIT);
       int e = got < 0 ? errno : 0;
@@ -179,8 +215,17 @@ void TcpBootstrap::monitor_main(std::function<void(int, const std::string&)> cb)
       }
       if (hangup)
         dead = rank_of[i];  // sent something, then vanished
-      else
+      else if (h.op != static_cast<uint32_t>(Op::heartbeat))
         pending[i] = 1;  // the start of a collective: leave it to that collective
+    }
+    if (dead < 0 && silent >= 0 && beat.silent_link(HeartbeatClock::Clock::now()) == silent) {
+      // Rank 0 relays it to the others (fail); a member's only neighbour is rank 0.
+      dead = rank_of[silent];
+      fail(GSHMEM_ERROR_PEER_FAILURE, dead,
+           "bootstrap: PE " + std::to_string(dead) + " sent nothing to PE " + std::to_string(rank_) + " for " +
+               std::to_string(beat.silent_s(static_cast<size_t>(silent), now)) + " s (GSHMEM_HEARTBEAT_TIMEOUT=" +
+               std::to_string(heartbeat_s_) + "): it is stopped (SIGSTOP, a debugger), wedged, or cut off");
+      how = failed_msg_;
     }
     if (dead >= 0) {
       if (how.empty()) {

@@ -86,6 +86,8 @@ const char* op_name(uint32_t op) {
       return "timeout report";
     case Op::challenge:
       return "challenge";
+    case Op::heartbeat:
+      return "heartbeat";
   }
   return "unknown";
 }
@@ -107,6 +109,7 @@ std::string describe_op(uint32_t op, uint64_t len, int32_t arg) {
     case Op::notice:
     case Op::late:
     case Op::challenge:
+    case Op::heartbeat:
       return std::string("a protocol message (") + op_name(op) + ")";
   }
   return "an unknown message (type " + std::to_string(op) + ")";

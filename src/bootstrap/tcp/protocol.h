@@ -46,6 +46,8 @@ enum class Op : uint32_t {
   late = 10,       // child -> parent: a collective timed out below; seq = call, arg = count, payload =
                    // the PEs waited for (int32 each)
   challenge = 11,  // server -> client after a Hello: payload = server nonce, server proof (auth.h)
+  heartbeat = 12,  // neighbour -> neighbour, each second from the monitor's thread (heartbeat.h);
+                   // nothing follows; whoever reads a header skips it
 };
 
 // Topology rank 0 chose, sent in the `seq` field of every ack (0 before the tree existed).

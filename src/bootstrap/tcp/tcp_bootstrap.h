@@ -22,12 +22,14 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "bootstrap/bootstrap.h"
+#include "bootstrap/tcp/heartbeat.h"
 #include "bootstrap/tcp/monitor_thread.h"
 #include "bootstrap/tcp/protocol.h"
 #include "bootstrap/tcp/socket.h"
@@ -49,6 +51,7 @@ class TcpBootstrap final : public Bootstrap {
   Status barrier() override;
   Status broadcast(void* buf, size_t bytes, int root) override;
   void set_wait_spin_us(int us) override { spin_us_.store(us < 0 ? 0 : us, std::memory_order_relaxed); }
+  void set_heartbeat(int timeout_s) override { heartbeat_s_ = timeout_s < 0 ? 0 : timeout_s; }
   Status start_failure_monitor(std::function<void(int, const std::string&)> on_failure) override;
   Status finalize() override;
 
@@ -93,9 +96,18 @@ class TcpBootstrap final : public Bootstrap {
   bool forked() const;
   std::string disconnect_message(int peer, const char* what, int err) const;
   std::string timeout_message(const char* what, const std::vector<int>& waiting) const;
+  // A whole message to fds_[i] under send_mu_[i]. stop_on_input: stops with Io::input when the
+  // send has to wait and the peer has said something other than heartbeats (which are read and
+  // skipped meanwhile); *sent: bytes that went.
+  Io send_msg(size_t i, const Header& h, const void* payload, size_t len, const Deadline& dl, int* err,
+              bool stop_on_input = false, size_t* sent = nullptr);
+  // The next header on fd that is not a heartbeat (recv_all's outcomes).
+  Io recv_header(int fd, const Deadline& dl, Header* h, int* err, int spin_us = 0);
 
   // monitor.cpp
   void monitor_main(std::function<void(int, const std::string&)> cb);
+  // Heartbeats (heartbeat.h) to every watched connection whose send_mu_ is free.
+  void send_heartbeats(const std::vector<int>& idx);
   void stop_monitor();
   void close_connections(bool linger);
 
@@ -110,6 +122,11 @@ class TcpBootstrap final : public Bootstrap {
   uint32_t seq_ = 0;                 // collective calls made
 
   std::mutex io_mutex_;
+  // One per connection (index as fds_): held for a whole message or a heartbeat, so that the
+  // monitor's heartbeats go out while a collective runs and never inside its messages. Taken
+  // after io_mutex_ when both are.
+  std::unique_ptr<std::mutex[]> send_mu_;
+  int heartbeat_s_ = 0;             // GSHMEM_HEARTBEAT_TIMEOUT; 0: none
   Status failed_ = GSHMEM_SUCCESS;  // sticky failure (under io_mutex_)
   std::string failed_msg_;
   bool closed_ = false;  // finalize() done or connections closed

@@ -33,6 +33,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -40,6 +41,7 @@
 
 #include "bootstrap/bootstrap.h"
 #include "bootstrap/tcp/auth.h"
+#include "bootstrap/tcp/heartbeat.h"
 #include "bootstrap/tcp/monitor_thread.h"
 #include "bootstrap/tcp/protocol.h"
 #include "bootstrap/tcp/socket.h"
@@ -81,6 +83,7 @@ class TreeBootstrap final : public Bootstrap {
   Status barrier() override;
   Status broadcast(void* buf, size_t bytes, int root) override;
   void set_wait_spin_us(int us) override { spin_us_.store(us < 0 ? 0 : us, std::memory_order_relaxed); }
+  void set_heartbeat(int timeout_s) override { heartbeat_s_ = timeout_s < 0 ? 0 : timeout_s; }
   Status start_failure_monitor(std::function<void(int, const std::string&)> on_failure) override;
   Status finalize() override;
 
@@ -133,6 +136,8 @@ class TreeBootstrap final : public Bootstrap {
   // the call: a notice (taken: failed state, forwarded), else a protocol error.
   Status take_unexpected(size_t i, const Header& h, const char* what, const Deadline& dl);
   Status take_notice(size_t i, const Header& h, const Deadline& dl);
+  // The next header on links_[i] that is not a heartbeat (recv_all's outcomes).
+  Io recv_header(size_t i, const Deadline& dl, Header* h, int* err, int spin_us = 0);
   // Enter the failed state with `msg` (logged) and tell every neighbour but links_[skip] (and
   // those that are broken) with a notice from `origin` about `about`.
   Status fail(Status st, const std::string& msg, int about, size_t skip = SIZE_MAX, int origin = -1,
@@ -142,12 +147,16 @@ class TreeBootstrap final : public Bootstrap {
   Status own_failure(Status st, uint32_t seq, const std::string& msg);
   Status disconnected(size_t i, const char* what, int err);
   std::string timeout_message(const char* what, const std::vector<int>& waiting, int waited_s, bool from_parent) const;
-  // Send with a header; stops with Io::input when the send blocks and the peer has something
-  // to say (a notice) meanwhile.
+  // Send with a header, holding the link's send_mu_; stops with Io::input when the send blocks
+  // and the peer has something to say (a notice) meanwhile; its heartbeats are read and skipped.
   Io send_msg(size_t i, const Header& h, const Span* parts, int nparts, const Deadline& dl, int* err);
 
   // tree_monitor.cpp
   void monitor_main(std::function<void(int, const std::string&)> cb);
+  // Heartbeats to every link whose send_mu_ is free (heartbeat.h).
+  void send_heartbeats();
+  // With io_mutex_ held: links_[i] has been silent past the bound; fail naming its PE.
+  void declare_silent(size_t i, long long silent_s);
   void stop_monitor();
   void close_connections(bool linger);
 
@@ -164,6 +173,11 @@ class TreeBootstrap final : public Bootstrap {
   uint32_t seq_ = 0;
 
   std::mutex io_mutex_;
+  // One per link: held for a whole message (send_msg, fail's notices) or a heartbeat, so that
+  // the monitor's heartbeats go out while a collective runs and never inside its messages.
+  // Taken after io_mutex_ when both are.
+  std::unique_ptr<std::mutex[]> send_mu_;
+  int heartbeat_s_ = 0;  // GSHMEM_HEARTBEAT_TIMEOUT; 0: none
   Status failed_ = GSHMEM_SUCCESS;
   std::string failed_msg_;
   bool closed_ = false;

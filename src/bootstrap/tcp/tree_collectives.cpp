@@ -84,10 +84,35 @@ Io TreeBootstrap::send_msg(size_t i, const Header& h, const Span* parts, int npa
   encode_header(h, hb);
   iovec v[3] = {{hb, sizeof(hb)}, {nullptr, 0}, {nullptr, 0}};
   for (int k = 0; k < nparts && k < 2; ++k) v[k + 1] = {parts[k].p, parts[k].len};
-  size_t sent = 0;
-  Io io = send_parts(links_[i].fd, v, 3, dl, err, /*input_when_blocked=*/true, &sent);
-  if (io != Io::ok && sent > 0) links_[i].broken = true;  // half a message is on its way
-  return io;
+  std::lock_guard<std::mutex> send_lock(send_mu_[i]);
+  size_t done = 0;  // bytes of the message sent so far
+  for (;;) {
+    iovec rest[3];
+    int n = 0;
+    size_t skip = done;
+    for (const iovec& p : v) {
+      if (skip >= p.iov_len) {
+        skip -= p.iov_len;
+        continue;
+      }
+      rest[n++] = {static_cast<char*>(p.iov_base) + skip, p.iov_len - skip};
+      skip = 0;
+    }
+    size_t sent = 0;
+    const Io io = send_parts(links_[i].fd, rest, n, dl, err, /*input_when_blocked=*/true, &sent);
+    done += sent;
+    if (io == Io::input && !dl.expired()) {
+      // The neighbour's heartbeats are no reason to stop; a notice is.
+      const Head head = skip_heartbeats(links_[i].fd);
+      if (head == Head::empty) continue;
+      if (head == Head::partial) {  // a header on its way: which one, in a moment
+        usleep(1000);
+        continue;
+      }
+    }
+    if (io != Io::ok && done > 0) links_[i].broken = true;  // half a message is on its way
+    return io;
+  }
 }
 
 Status TreeBootstrap::fail(Status st, const std::string& msg, int about, size_t skip, int origin,
@@ -112,6 +137,7 @@ Status TreeBootstrap::fail(Status st, const std::string& msg, int about, size_t 
     encode_header(h, hb);
     iovec v[2] = {{hb, sizeof(hb)}, {body.p, body.len}};
     size_t sent = 0;
+    std::lock_guard<std::mutex> send_lock(send_mu_[j]);
     if (send_parts(l.fd, v, 2, dl, &err, false, &sent) != Io::ok) l.broken = true;
   }
   return st;
@@ -131,6 +157,16 @@ Status TreeBootstrap::disconnected(size_t i, const char* what, int err) {
   if (err) m += " [" + errno_string(err) + "]";
   links_[i].broken = true;
   return fail(GSHMEM_ERROR_PEER_FAILURE, m, links_[i].rank, i);
+}
+
+Io TreeBootstrap::recv_header(size_t i, const Deadline& dl, Header* h, int* err, int spin_us) {
+  uint8_t hb[kHeaderBytes];
+  for (;;) {
+    const Io io = recv_all(links_[i].fd, hb, sizeof(hb), dl, err, spin_us);
+    if (io != Io::ok) return io;
+    *h = decode_header(hb);
+    if (h->op != static_cast<uint32_t>(Op::heartbeat)) return Io::ok;
+  }
 }
 
 Status TreeBootstrap::take_notice(size_t i, const Header& h, const Deadline& dl) {
@@ -186,16 +222,16 @@ Status TreeBootstrap::gather_children(const Plan& plan, uint32_t seq, const Dead
       const size_t li = first_child_ + i;
       const int fd = links_[li].fd;
       State& c = s[i];
-      if (c.done) {  // all that may follow in this call is a notice, or the end of the connection
-        uint8_t hb[kHeaderBytes];
-        ssize_t k = recv_counted(fd, hb, sizeof(hb), MSG_PEEK | MSG_DONTWAIT);
-        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) continue;
-        if (k > 0 && static_cast<size_t>(k) < sizeof(hb)) {
+      if (c.done) {  // all that may follow in this call is a heartbeat, a notice, or the end
+        const Head head = skip_heartbeats(fd);
+        if (head == Head::empty) continue;
+        if (head == Head::partial) {
           if (pf[i].revents & (POLLHUP | POLLERR)) return disconnected(li, what, 0);
           usleep(1000);  // the rest of the header is on its way
           continue;
         }
-        if (k <= 0) return disconnected(li, what, k < 0 ? errno : 0);
+        if (head == Head::closed) return disconnected(li, what, 0);
+        uint8_t hb[kHeaderBytes];
         recv_counted(fd, hb, sizeof(hb), MSG_DONTWAIT);
         return take_unexpected(li, decode_header(hb), what, dl);
       }
@@ -217,6 +253,10 @@ Status TreeBootstrap::gather_children(const Plan& plan, uint32_t seq, const Dead
           c.hdr_got += static_cast<size_t>(k);
           if (c.hdr_got < kHeaderBytes) continue;
           const Header h = decode_header(c.hdr);
+          if (h.op == static_cast<uint32_t>(Op::heartbeat)) {  // skipped: the next header
+            c.hdr_got = 0;
+            continue;
+          }
           if (h.op == static_cast<uint32_t>(Op::notice)) return take_notice(li, h, dl);
           if (h.op == static_cast<uint32_t>(Op::late) && h.seq == seq && h.arg >= 0 && h.arg <= size_) {
             c.is_late = true;
@@ -266,9 +306,9 @@ Status TreeBootstrap::send_up(const Plan& plan, uint32_t seq, const Deadline& dl
   const Io io = send_msg(0, Header{static_cast<uint32_t>(call.op), seq, call.len, call.arg, 0}, &up, 1, dl, &err);
   if (io == Io::ok) return GSHMEM_SUCCESS;
   if (io == Io::input) {  // the parent speaks before our message is complete: a notice
-    uint8_t hb[kHeaderBytes];
-    const Io r = recv_all(links_[0].fd, hb, sizeof(hb), dl.sooner(2.0), &err);
-    if (r == Io::ok) return take_unexpected(0, decode_header(hb), what, dl);
+    Header h;
+    const Io r = recv_header(0, dl.sooner(2.0), &h, &err);
+    if (r == Io::ok) return take_unexpected(0, h, what, dl);
     return disconnected(0, what, err);
   }
   if (io == Io::closed) return disconnected(0, what, err);
@@ -285,7 +325,6 @@ Status TreeBootstrap::receive_down(const Plan& plan, uint32_t seq, const Deadlin
   const Call& call = plan.call;
   const char* what = op_name(static_cast<uint32_t>(call.op));
   const int fd = links_[0].fd, parent = links_[0].rank;
-  uint8_t hb[kHeaderBytes];
   int err = 0;
   auto failed_io = [&](Io io) {
     if (io == Io::closed) return disconnected(0, what, err);
@@ -299,9 +338,9 @@ Status TreeBootstrap::receive_down(const Plan& plan, uint32_t seq, const Deadlin
                        std::string("bootstrap: ") + what + ": receiving from PE " + std::to_string(parent) +
                            " failed: " + errno_string(err));
   };
-  Io io = recv_all(fd, hb, sizeof(hb), dl, &err, spin_us_.load(std::memory_order_relaxed));
+  Header h;
+  Io io = recv_header(0, dl, &h, &err, spin_us_.load(std::memory_order_relaxed));
   if (io != Io::ok) return failed_io(io);
-  const Header h = decode_header(hb);
   if (h.op == static_cast<uint32_t>(Op::notice)) return take_notice(0, h, dl);
   Span parts[2];
   plan.down(node_.lo, node_.hi, parts);
@@ -333,9 +372,9 @@ Status TreeBootstrap::send_down(const Plan& plan, uint32_t seq) {
                            parts, 2, dl, &err);
     if (io == Io::ok) continue;
     if (io == Io::input) {  // the child speaks while it should be reading: a notice
-      uint8_t hb[kHeaderBytes];
-      const Io r = recv_all(links_[i].fd, hb, sizeof(hb), dl.sooner(2.0), &err);
-      if (r == Io::ok) return take_unexpected(i, decode_header(hb), what, dl);
+      Header h;
+      const Io r = recv_header(i, dl.sooner(2.0), &h, &err);
+      if (r == Io::ok) return take_unexpected(i, h, what, dl);
       return disconnected(i, what, err);
     }
     if (io == Io::closed) return disconnected(i, what, err);
@@ -440,7 +479,10 @@ Status TreeBootstrap::broadcast(void* buf, size_t bytes, int root) {
 
 Status TreeBootstrap::finalize() {
   GSHMEM_TRY(forked_check("finalize"));
-  stop_monitor();  // before the goodbye: from here on a closing peer is expected
+  // Before the goodbye: from here on a closing peer is expected. The heartbeats stop with it: a
+  // PE that is not here within GSHMEM_HEARTBEAT_TIMEOUT would find this one silent
+  // (gshmem_finalize holds a barrier first, which brings every PE here within moments).
+  stop_monitor();
   std::lock_guard<std::mutex> lock(io_mutex_);
   if (closed_) return GSHMEM_SUCCESS;
   if (failed_ != GSHMEM_SUCCESS) {

@@ -8,6 +8,11 @@
 //     dead, late or mismatched PE), or its origin when it names none.
 //   - the header of a collective a child already entered: left for that collective; the socket
 //     is only watched for hang-up until the next collective completed.
+//   - heartbeats (heartbeat.h): read and dropped. The monitor sends its own every period, and a
+//     link that brought no byte for GSHMEM_HEARTBEAT_TIMEOUT is reported like a dead one (failed
+//     state, a notice naming its PE to every neighbour, the callback), "stopped, wedged, or cut
+//     off". It never waits for io_mutex_ (try_lock): while a collective holds it, the monitor
+//     keeps sending heartbeats and watches for hang-ups only; what it found waits for the end.
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -43,6 +48,7 @@ TreeBootstrap::TreeBootstrap(int rank, int size, uint64_t job_key, const JobToke
     l.hi = c.hi;
     links_.push_back(l);
   }
+  send_mu_.reset(new std::mutex[links_.size()]);
 }
 
 TreeBootstrap::~TreeBootstrap() {
@@ -97,10 +103,44 @@ Status TreeBootstrap::start_failure_monitor(std::function<void(int, const std::s
 
 void TreeBootstrap::stop_monitor() { monitor_.stop(); }
 
+void TreeBootstrap::send_heartbeats() {
+  for (size_t i = 0; i < links_.size(); ++i) {
+    std::unique_lock<std::mutex> send_lock(send_mu_[i], std::try_to_lock);
+    if (!send_lock.owns_lock()) continue;  // a message is being sent: its bytes are the sign of life
+    Link& l = links_[i];
+    if (l.fd < 0 || l.broken) continue;
+    int err = 0;
+    const Io io = send_heartbeat(l.fd, &err);
+    // Half a header in the stream: nothing more may follow on it (fail() shuts it down). A closed
+    // link is the failure path's business (the poll sees the end of its stream).
+    if (io == Io::timeout || io == Io::error) l.broken = true;
+  }
+}
+
+void TreeBootstrap::declare_silent(size_t i, long long silent_s) {
+  const int r = links_[i].rank;
+  fail(GSHMEM_ERROR_PEER_FAILURE,
+       "bootstrap: PE " + std::to_string(r) + " sent nothing to PE " + std::to_string(rank_) + " for " +
+           std::to_string(silent_s) + " s (GSHMEM_HEARTBEAT_TIMEOUT=" + std::to_string(heartbeat_s_) +
+           "): it is stopped (SIGSTOP, a debugger), wedged, or cut off",
+       r);
+  // The notice went to it too (it learns why once it runs again); nothing more will.
+  links_[i].broken = true;
+  shutdown(links_[i].fd, SHUT_WR);
+}
+
 void TreeBootstrap::monitor_main(std::function<void(int, const std::string&)> cb) {
   const size_t n = links_.size();  // links_ does not change while the monitor runs
   std::vector<char> pending(n, 0);
   std::vector<pollfd> pf(n + 1);
+  std::vector<int> fds(n);
+  for (size_t i = 0; i < n; ++i) fds[i] = links_[i].fd;
+  HeartbeatClock beat;
+  beat.start(heartbeat_s_, fds);
+  // A collective held io_mutex_ when the monitor last wanted it: it reads the links itself, so
+  // the monitor watches them for hang-ups only until it ended (or a second passed).
+  bool busy = false;
+  HeartbeatClock::Clock::time_point busy_since;
   uint64_t gen = generation_.load();
   for (;;) {
     if (monitor_.stopping()) return;
@@ -108,20 +148,31 @@ void TreeBootstrap::monitor_main(std::function<void(int, const std::string&)> cb
     if (g != gen) {  // a collective ran: what was pending has been consumed
       gen = g;
       std::fill(pending.begin(), pending.end(), 0);
+      busy = false;
     }
+    if (busy && HeartbeatClock::Clock::now() - busy_since > std::chrono::seconds(1)) busy = false;
     pf[0] = {monitor_.wake_fd(), POLLIN, 0};
     for (size_t i = 0; i < n; ++i)
-      pf[i + 1] = {links_[i].fd, static_cast<short>(pending[i] ? POLLRDHUP : (POLLIN | POLLRDHUP)), 0};
-    int k = poll(pf.data(), pf.size(), 500);
+      pf[i + 1] = {links_[i].fd, static_cast<short>(pending[i] || busy ? POLLRDHUP : (POLLIN | POLLRDHUP)), 0};
+    int k = poll(pf.data(), pf.size(), beat.poll_ms());
     if (monitor_.stopping()) return;
     if (k < 0 && errno != EINTR) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    if (k <= 0) continue;
-    if (pf[0].revents) monitor_.drain_wakes();
+    if (k > 0 && pf[0].revents) monitor_.drain_wakes();
+    const auto now = HeartbeatClock::Clock::now();
+    if (beat.send_due(now)) send_heartbeats();
+    const int silent = beat.silent_link(now);
     bool any = false;
-    for (size_t i = 1; i < pf.size(); ++i) any = any || pf[i].revents != 0;
-    if (!any) continue;
+    for (size_t i = 1; k > 0 && i < pf.size(); ++i) any = any || pf[i].revents != 0;
+    if (!any && silent < 0) continue;
 
-    std::unique_lock<std::mutex> lock(io_mutex_);  // waits for a running collective
+    // Never waits for io_mutex_: a collective may hold it for long, and the heartbeats above
+    // must go on meanwhile.
+    std::unique_lock<std::mutex> lock(io_mutex_, std::try_to_lock);
+    if (!lock.owns_lock()) {
+      if (!busy) busy_since = now;
+      busy = true;
+      continue;
+    }
     if (monitor_.stopping() || closed_ || failed_ != GSHMEM_SUCCESS) return;
     if (generation_.load() != gen) continue;  // a collective ran meanwhile: look again
 
@@ -138,6 +189,10 @@ void TreeBootstrap::monitor_main(std::function<void(int, const std::string&)> cb
       pollfd q{fd, POLLIN | POLLRDHUP, 0};
       if (poll(&q, 1, 0) <= 0 || !q.revents) continue;
       const bool hangup = (q.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+      if (!pending[i]) {
+        const Head head = skip_heartbeats(fd);  // consumed here while no collective runs
+        if (head == Head::empty && !hangup) continue;
+      }
       uint8_t hb[kHeaderBytes];
       ssize_t got = recv(fd, hb, sizeof(hb), MSG_PEEK | MSG_DONTWAIT);
       const int e = got < 0 ? errno : 0;
@@ -169,9 +224,14 @@ void TreeBootstrap::monitor_main(std::function<void(int, const std::string&)> cb
         vanished(i);
         dead = links_[i].rank;
         reported = true;
-      } else {
+      } else if (h.op != static_cast<uint32_t>(Op::heartbeat)) {
         pending[i] = 1;  // the start of a collective: leave it to that collective
       }
+    }
+    if (dead < 0 && silent >= 0 && beat.silent_link(HeartbeatClock::Clock::now()) == silent) {
+      declare_silent(static_cast<size_t>(silent), beat.silent_s(static_cast<size_t>(silent), now));
+      dead = links_[silent].rank;
+      reported = true;
     }
     if (dead >= 0) {
       if (!reported) {

@@ -135,7 +135,8 @@ __device__ inline size_t all_met(const T* ivars, size_t n, size_t* indices, cons
 }
 
 // Spins `pass` (warp-uniform result) until done(result); each spin may end in the timeout
-// report, for element `blamed(result)` (lane 0 reports and traps).
+// report, for element `blamed(result)` (lane 0 reports and traps), or, after gshmemx_abort,
+// return unmet.
 template <class T, class V, class Pass, class Done, class Blamed>
 __device__ inline size_t spin(const char* call, const T* ivars, size_t n, cmp c, V vals, size_t r, Pass pass, Done done,
                               Blamed blamed) {
@@ -143,6 +144,7 @@ __device__ inline size_t spin(const char* call, const T* ivars, size_t n, cmp c,
   detail::wait_deadline d;
   do {
     if (__any_sync(kFull, d.expired())) {
+      if (detail::released()) return r;  // gshmemx_abort: the call returns unmet
       const size_t i = blamed(r);
       if (lane() == 0) detail::report_timeout(call, ivars + i, i, n, detail::ld_volatile(ivars + i), vals[i], c);
       __syncwarp();  // lane 0's trap ends the kernel

@@ -236,7 +236,7 @@ extern "C" {
 GSHMEM_API int gshmemi_host_coll(const char* call, int op, gshmem_team_t team, void* dest, const void* source,
                                  size_t nelems, size_t elem_bytes, ptrdiff_t dst, ptrdiff_t sst, int root, int mode,
                                  cudaStream_t stream) {
-  if (gshmem::require_init(call) != GSHMEM_SUCCESS) return GSHMEM_ERROR_NOT_INITIALIZED;
+  if (const int st = gshmem::require_init(call)) return st;  // not initialised, or aborted
   const gshmem::coll::Request q{op, dest, source, nelems, elem_bytes, dst, sst, root};
   return gshmem::coll::run(call, team, q, mode, stream);
 }

@@ -50,6 +50,11 @@
   GSHMEM_CONFIG_ENTRY(peer_failure_abort, "GSHMEM_PEER_FAILURE_ABORT", Bool, "1",                              \
                       "After init, when another PE dies, print who died and end this PE instead "              \
                       "of letting it hang in a wait.")                                                         \
+  GSHMEM_CONFIG_ENTRY(heartbeat_timeout, "GSHMEM_HEARTBEAT_TIMEOUT", Int, "10",                                \
+                      "Seconds without a byte from a bootstrap neighbour (PEs send a heartbeat every "         \
+                      "second, from a host thread) after which that PE is declared stopped and the "           \
+                      "job fails naming it, as when a PE dies. 0: no heartbeats (a stopped PE is "             \
+                      "then found only by timeouts; set it when pausing PEs in a debugger).")                  \
   GSHMEM_CONFIG_ENTRY(max_teams, "GSHMEM_MAX_TEAMS", Int, "64",                                                \
                       "Most teams that may exist at once on a PE (predefined teams included).")                \
   GSHMEM_CONFIG_ENTRY(team_scratch_size, "GSHMEM_TEAM_SCRATCH_SIZE", Size, "1M",                               \
@@ -62,9 +67,9 @@
                       "tag: no fence, no flag. 16 .. 4K, rounded down to a power of two; a large "             \
                       "team may get less. 1K speeds up warp, block and on-stream calls of "                    \
                       "257 bytes - 1 KiB but slows down one thread's. Same on every PE.")                      \
-  GSHMEM_CONFIG_ENTRY(wait_timeout, "GSHMEM_WAIT_TIMEOUT", Int, "0",                                           \
-                      "Seconds a device-side barrier may spin before it reports which PE it is "               \
-                      "waiting for and traps (0: wait forever).")                                              \
+  GSHMEM_CONFIG_ENTRY(wait_timeout, "GSHMEM_WAIT_TIMEOUT", Int, "600",                                         \
+                      "Seconds a device-side wait, barrier or collective may spin before it reports "          \
+                      "the call and the PE it is waiting for and traps (0: wait forever).")                    \
   GSHMEM_CONFIG_ENTRY(hostid, "GSHMEM_HOSTID", String, "",                                                     \
                       "Replaces hostname + boot id when PEs are grouped into nodes: PEs with "                 \
                       "different values are on different nodes (their heaps are not mapped; they "             \
@@ -121,6 +126,7 @@
 //   below the predefined teams + 1 are raised to that.
 //   GSHMEM_LL_MAX_BYTES, GSHMEM_REDUCE_CTAS, GSHMEM_COLL_CTAS: the ranges their help gives (the
 //   LL area's and the kernels' flag rows' limits).
+//   GSHMEM_HEARTBEAT_TIMEOUT: 0 (off) up to an hour; a PE silent that long is gone for any job.
 //   GSHMEM_PROXY_RING_ENTRIES: 64 entries keep a few warps' calls in flight; 2^20 (64 MiB of
 //   pinned memory) is far beyond any useful depth. The proxy setup also requires a power of two.
 #define GSHMEM_CONFIG_RANGES(GSHMEM_CONFIG_RANGE)                                              \
@@ -134,6 +140,7 @@
   GSHMEM_CONFIG_RANGE(team_scratch_size, "GSHMEM_TEAM_SCRATCH_SIZE", 4ull << 10, 1ull << 30)   \
   GSHMEM_CONFIG_RANGE(ll_max_bytes, "GSHMEM_LL_MAX_BYTES", 16ull, 4ull << 10)                  \
   GSHMEM_CONFIG_RANGE(wait_timeout, "GSHMEM_WAIT_TIMEOUT", 0, 2000000)                         \
+  GSHMEM_CONFIG_RANGE(heartbeat_timeout, "GSHMEM_HEARTBEAT_TIMEOUT", 0, 3600)                  \
   GSHMEM_CONFIG_RANGE(proxy_ring_entries, "GSHMEM_PROXY_RING_ENTRIES", 64, 1048576)            \
   GSHMEM_CONFIG_RANGE(reduce_ctas, "GSHMEM_REDUCE_CTAS", 1, 128)                               \
   GSHMEM_CONFIG_RANGE(coll_ctas, "GSHMEM_COLL_CTAS", 1, 64)

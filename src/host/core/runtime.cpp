@@ -4,6 +4,7 @@
 #include <cstring>
 #include <thread>
 
+#include "host/core/abort.h"
 #include "host/core/config.h"
 
 namespace gshmem {
@@ -34,6 +35,12 @@ void use_pe_device(const char* call) {
 
 Status require_init(const char* call) {
   if (rt().initialized) {
+    if (const Status st = abort_word::status()) {
+      char why[96];
+      GSHMEM_LOG_ERROR("%s: refused: %s; call gshmem_finalize (then gshmem_init to start again)", call,
+                       abort_word::reason(why, sizeof(why)));
+      return st;
+    }
     use_pe_device(call);
     return GSHMEM_SUCCESS;
   }

@@ -63,8 +63,9 @@ struct Runtime {
   std::unique_ptr<hproxy::Proxy> proxy;
   std::mutex alloc_mutex;
 
-  gshmemi_device_state dstate{};  // what every registered TU's __constant__ copy holds
-  char** d_peer_base = nullptr;   // device array [n_pes]
+  gshmemi_device_state dstate{};   // what every registered TU's __constant__ copy holds
+  uint64_t* abort_host = nullptr;  // the abort word (host/core/abort.h): mapped pinned, one per init
+  char** d_peer_base = nullptr;    // device array [n_pes]
   // Teams (src/host/team/): host mirror of the device table (index = gshmem_team_t
   // = slot; size 0 marks a free slot), the device table itself, the symmetric
   // slot region (a slot per team: control words sized for the slot's capacity, then
@@ -129,7 +130,8 @@ bool cpus_to_spin(const Runtime& r);
 // drain would not wait for this PE's kernels. Left current after the call.
 void use_pe_device(const char* call);
 // Returns GSHMEM_ERROR_NOT_INITIALIZED with a log line naming `call` if gshmem
-// is not initialised; otherwise use_pe_device(call).
+// is not initialised, GSHMEM_ERROR_ABORTED (gshmemx_abort) or GSHMEM_ERROR_PEER_FAILURE (a peer
+// failed) with one while the abort word is set (host/core/abort.h); otherwise use_pe_device(call).
 Status require_init(const char* call);
 // For void API calls: the fatal path when not initialised.
 void require_init_or_die(const char* call);

@@ -37,6 +37,8 @@ const char* status_name(Status s) {
       return "GSHMEM_ERROR_AUTH";
     case GSHMEM_ERROR_INTERNAL:
       return "GSHMEM_ERROR_INTERNAL";
+    case GSHMEM_ERROR_ABORTED:
+      return "GSHMEM_ERROR_ABORTED";
   }
   return "GSHMEM_ERROR_UNKNOWN";
 }
@@ -71,6 +73,8 @@ const char* status_message(Status s) {
       return "a bootstrap peer presented the wrong job secret";
     case GSHMEM_ERROR_INTERNAL:
       return "internal error in gshmem (please report)";
+    case GSHMEM_ERROR_ABORTED:
+      return "gshmemx_abort was called on this PE: call gshmem_finalize, then gshmem_init to start again";
   }
   return "unknown status code";
 }

@@ -13,6 +13,7 @@
 
 #include "bootstrap/env.h"
 #include "bootstrap/init_exchange.h"
+#include "host/core/abort.h"
 #include "host/core/driver.h"
 #include "host/launch/done_word.h"
 #include "host/launch/preload.h"
@@ -74,15 +75,19 @@ Status check_shared_config(Runtime& r) {
   const config::Values& cfg = config::get();
   // GSHMEM_DISABLE_P2P: both ends of a pair must choose the same transport. Whether GSHMEM_HOSTID
   // is set (its values differ by design): node discovery makes a second all-gather when it is.
-  constexpr int kShared = 8;
+  // GSHMEM_HEARTBEAT_TIMEOUT: a PE sends at the period its own bound sets, and a neighbour with a
+  // shorter bound would find it silent.
+  constexpr int kShared = 9;
   static const char* const kNames[kShared] = {
       "GSHMEM_TEAM_SCRATCH_SIZE",  "GSHMEM_MAX_TEAMS",   "GSHMEM_LL_MAX_BYTES", "GSHMEM_SYMMETRIC_SIZE",
-      "GSHMEM_SYMMETRIC_SIZE_MAX", "GSHMEM_DISABLE_VMM", "GSHMEM_DISABLE_P2P",  "GSHMEM_HOSTID (set: 1, unset: 0)"};
+      "GSHMEM_SYMMETRIC_SIZE_MAX", "GSHMEM_DISABLE_VMM", "GSHMEM_DISABLE_P2P",  "GSHMEM_HOSTID (set: 1, unset: 0)",
+      "GSHMEM_HEARTBEAT_TIMEOUT"};
   const uint64_t mine[kShared] = {
       static_cast<uint64_t>(cfg.team_scratch_size),  static_cast<uint64_t>(cfg.max_teams),
       static_cast<uint64_t>(cfg.ll_max_bytes),       static_cast<uint64_t>(cfg.symmetric_size),
       static_cast<uint64_t>(cfg.symmetric_size_max), static_cast<uint64_t>(cfg.disable_vmm),
-      static_cast<uint64_t>(cfg.disable_p2p),        cfg.hostid.empty() ? 0u : 1u};
+      static_cast<uint64_t>(cfg.disable_p2p),        cfg.hostid.empty() ? 0u : 1u,
+      static_cast<uint64_t>(cfg.heartbeat_timeout)};
   return bootstrap::agree_on_values(*r.boot, "gshmem_init", mine, kNames, kShared);
 }
 
@@ -238,10 +243,18 @@ Status setup_internal_objects(Runtime& r) {
   if (!r.call_memory.pinned("gshmem_init", 256) || !r.call_memory.device("gshmem_init", 256))
     return GSHMEM_ERROR_OUT_OF_MEMORY;
   if (host_spin_us() > 0) r.call_memory.done_word();  // (a warning if not: calls then synchronise)
+  // The abort word (host/core/abort.h): the device reads it through a mapped pointer.
+  GSHMEM_CUDA_TRY("gshmem_init", cudaHostAlloc(reinterpret_cast<void**>(&r.abort_host), sizeof(uint64_t),
+                                               cudaHostAllocMapped | cudaHostAllocPortable));
+  __atomic_store_n(r.abort_host, uint64_t{0}, __ATOMIC_SEQ_CST);
+  uint64_t* d_abort = nullptr;
+  GSHMEM_CUDA_TRY("gshmem_init", cudaHostGetDevicePointer(reinterpret_cast<void**>(&d_abort), r.abort_host, 0));
+  abort_word::attach(r.abort_host);
   GSHMEM_CUDA_TRY("gshmem_init", cudaDeviceSynchronize());
 
   gshmemi_device_state& s = r.dstate;
   s = {};
+  s.abort_word = d_abort;
   s.version = GSHMEMI_DEVICE_STATE_VERSION;
   s.struct_size = sizeof(s);
   s.my_pe = r.my_pe;
@@ -260,15 +273,23 @@ Status setup_internal_objects(Runtime& r) {
 }
 
 void on_peer_failure(int dead_pe, const std::string& how) {
+  // First: this PE's device waits stop within milliseconds and name the PE (abort word).
+  const bool first = abort_word::raise(GSHMEMI_ABORT_PEER, dead_pe);
+  // The bootstrap's monitor and the proxy may both report a failure: the first one acts.
+  if (!first && abort_word::status() == GSHMEM_ERROR_PEER_FAILURE) return;
   if (config::get().peer_failure_abort) {
     GSHMEM_LOG_ERROR("PE %d failed (%s); ending this PE in 3 s", dead_pe, how.c_str());
-    // Give the launcher (gshmrun, torchrun, mpirun) time to see the dead PE
-    // first, so it reports that PE as the cause rather than this one.
-    std::this_thread::sleep_for(std::chrono::seconds(3));
-    fatal(
-        "PE %d failed (%s); ending this PE too so the job does not hang. "
-        "(GSHMEM_PEER_FAILURE_ABORT=0 keeps it running.)",
-        dead_pe, how.c_str());
+    // Give the launcher (gshmrun, torchrun, mpirun) time to see the dead PE first, so it
+    // reports that PE as the cause rather than this one. On a thread of its own: the caller
+    // (the proxy's thread) goes on meanwhile and prints what the released kernels report.
+    std::thread([dead_pe, how] {
+      std::this_thread::sleep_for(std::chrono::seconds(3));
+      fatal(
+          "PE %d failed (%s); ending this PE too so the job does not hang. "
+          "(GSHMEM_PEER_FAILURE_ABORT=0 keeps it running.)",
+          dead_pe, how.c_str());
+    }).detach();
+    return;
   }
   GSHMEM_LOG_ERROR("PE %d failed (%s); calls that need it will not complete", dead_pe, how.c_str());
 }
@@ -292,6 +313,10 @@ void teardown(Runtime& r) {
   r.heap.reset();
   *r.alloc = mem::Allocator();
   r.boot.reset();
+  // No thread sets the abort word any more (the proxy's and the monitor's have stopped).
+  abort_word::attach(nullptr);
+  if (r.abort_host) cudaFreeHost(r.abort_host);
+  r.abort_host = nullptr;
   r.local_pes.clear();
   r.gpu_pes.clear();
   r.n_nodes = r.max_node_size = 1;
@@ -400,6 +425,7 @@ Status init_steps(Runtime& r, unsigned flags, const gshmemx_init_attr_t* attr) {
     GSHMEM_TRY(mem::all_agree(*r.boot, st == GSHMEM_SUCCESS, &all_ok));
     if (!all_ok) return st != GSHMEM_SUCCESS ? st : GSHMEM_ERROR_PEER_FAILURE;
   }
+  r.boot->set_heartbeat(static_cast<int>(cfg.heartbeat_timeout));
   GSHMEM_TRY(r.boot->start_failure_monitor(on_peer_failure));
   return GSHMEM_SUCCESS;
 }
@@ -462,9 +488,11 @@ GSHMEM_API void gshmem_finalize(void) {
     return;
   }
   use_pe_device("gshmem_finalize");
+  // After an abort the proxy's operations may never complete (a peer failed): not waited for.
+  const bool aborted = abort_word::value() != 0;
   // Host operations through the proxy are complete; from now on a peer closing its endpoints
   // is expected (PEs leave the barrier below at different times), not a failure.
-  hproxy::quiet();
+  if (!aborted) hproxy::quiet();
   if (r.proxy) r.proxy->set_finalizing();
   // Every PE's GPU work is finished before any PE unmaps memory others may read.
   cudaError_t e = cudaDeviceSynchronize();

@@ -280,7 +280,7 @@ uint64_t registered_offset(void* sym, size_t size) {
 }
 
 int unregister_buffer(void* sym, size_t size) {
-  if (require_init(kUnregister) != GSHMEM_SUCCESS) return GSHMEM_ERROR_NOT_INITIALIZED;
+  if (const Status st = require_init(kUnregister)) return st;  // not initialised, or aborted
   Runtime& r = rt();
   std::lock_guard<std::mutex> lock(r.alloc_mutex);
   if (!r.heap->can_register()) {  // the same on every PE: no exchange needed

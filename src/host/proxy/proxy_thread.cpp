@@ -9,6 +9,7 @@
 #include <string>
 #include <thread>
 
+#include "host/core/abort.h"
 #include "host/core/config.h"
 #include "host/core/log.h"
 #include "host/proxy/channel.h"
@@ -94,7 +95,11 @@ bool Proxy::report_device_failure() {
   const unsigned long long limit = static_cast<unsigned long long>(config::get().wait_timeout);
   const std::string to = op ? " to PE " + std::to_string(target) : std::string();
   const uint64_t fault = channel_->fault();
-  if (why == GSHMEMI_PROXY_DIAG_FAILED)
+  if (abort_word::value() != 0) {  // the abort word ended the wait (device/impl/proxy.cuh, poll)
+    char reason[96];
+    GSHMEM_LOG_ERROR("PE %d: a device %s%s stopped waiting: %s (the abort word); the kernel trapped", my_pe_, name,
+                     to.c_str(), abort_word::reason(reason, sizeof(reason)));
+  } else if (why == GSHMEMI_PROXY_DIAG_FAILED)
     GSHMEM_LOG_ERROR("PE %d: a device %s%s failed: PE %lld failed (ticket %llu); the kernel trapped", my_pe_, name,
                      to.c_str(), static_cast<long long>(fault) - 1, (unsigned long long)channel_->diag_ticket());
   else

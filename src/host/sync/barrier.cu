@@ -140,7 +140,7 @@ GSHMEM_API void gshmemx_quiet_on_stream(cudaStream_t stream) {
 // returns an error at once, without synchronising (nothing can hang on it).
 GSHMEM_API int gshmemi_host_team_sync(const char* call, gshmem_team_t team, int with_quiet, int mode,
                                       cudaStream_t stream) {
-  if (gshmem::require_init(call) != GSHMEM_SUCCESS) return GSHMEM_ERROR_NOT_INITIALIZED;
+  if (const int st = gshmem::require_init(call)) return st;  // not initialised, or aborted
   if (!gshmem::team::require(call, team)) return GSHMEM_ERROR_INVALID_VALUE;
   const bool blocking = mode == GSHMEMI_COLL_BLOCKING;
   return gshmem::launch(call, team, with_quiet != 0, blocking ? gshmem::rt().stream : stream, blocking);

@@ -60,8 +60,10 @@ __device__ __forceinline__ void fail(unsigned why, uint64_t w0, uint64_t ticket)
   __trap();
 }
 
-// Polls until ready() holds; false when GSHMEM_WAIT_TIMEOUT expired first (the clock is read
-// every 1024th poll).
+// Polls until ready() holds; false when GSHMEM_WAIT_TIMEOUT expired or the abort word was set
+// first (both are read every 1024th poll): the caller's fail() traps, also after gshmemx_abort
+// (an exit there cost the barriers 3 registers: tests/registers), and this PE's proxy thread,
+// which reads the abort word too, says why.
 template <class Ready>
 __device__ __forceinline__ bool poll(Ready ready) {
   uint64_t start = 0;
@@ -71,7 +73,7 @@ __device__ __forceinline__ bool poll(Ready ready) {
       const uint64_t now = global_timer_ns(), limit = state().wait_timeout_ns;
       if (start == 0)
         start = now;
-      else if (limit != 0 && now - start > limit)
+      else if ((limit != 0 && now - start > limit) || abort_reason() != 0)
         return false;
     }
   }

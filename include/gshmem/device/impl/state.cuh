@@ -33,20 +33,71 @@ static tu_state_registrar tu_state_registrar_instance;
 
 __device__ __forceinline__ const gshmemi_device_state& state() { return gshmemi_tu_state; }
 
-// The bound on a wait (GSHMEM_WAIT_TIMEOUT; 0: none). Started on the slow path only: the
-// fast path of a wait never reads the clock. `expired()` is called once per poll and
-// reads the clock every 1024th.
+// The abort word (device_state.h): 0 while the job runs, else why it ends (GSHMEMI_ABORT_*).
+// Read with a relaxed load at system scope (the host writes it), only where a wait already reads
+// the clock, so no fast path pays for it.
+__device__ __forceinline__ uint64_t abort_word() {
+  const uint64_t* w = state().abort_word;
+  return w != nullptr ? ld_relaxed_sys(w) : 0;
+}
+// Its reason alone (the high half, never 0 once set). The pointer is read from the constant bank
+// through a volatile load where the check runs: hoisted out of a wait's loop, it took two
+// registers for the whole loop (tests/registers). The word itself by a volatile load (relaxed,
+// system scope, as ld.relaxed.sys): the waits of up to 4 variables poll by acquire loads only
+// and contain no ld.relaxed (tests/codegen).
+__device__ __forceinline__ uint32_t abort_reason() {
+  const uint64_t* w = *static_cast<const uint64_t* const volatile*>(&state().abort_word);
+  return ld_volatile(reinterpret_cast<const uint32_t*>(w) + 1);
+}
+// gshmemx_abort ended the job on this PE (for the library's own kernels, which may return).
+__device__ __forceinline__ bool released() { return abort_reason() == GSHMEMI_ABORT_USER; }
+
+// The bound on a wait (GSHMEM_WAIT_TIMEOUT; 0: none), and the abort word. Started on the slow
+// path only: the fast path of a wait never reads the clock. `expired()` is called once per poll;
+// every 1024th it reads the abort word and the clock (a poll takes ~1 us: the abort is seen
+// within milliseconds). True when either says stop: the caller then calls its report, which
+// does not return; a report first calls report_aborted when the abort word is set. The loop
+// keeps one 64-bit end time; the reports read timeout_ns, which the compiler may reload.
 struct wait_deadline {
   uint64_t timeout_ns;
-  uint64_t start;
+  uint64_t end;  // ~0: no bound
   uint32_t spins;
-  __device__ wait_deadline() : timeout_ns(state().wait_timeout_ns), start(0), spins(0) {
-    if (timeout_ns) start = global_timer_ns();
+  __device__ wait_deadline() : timeout_ns(state().wait_timeout_ns), end(~0ull), spins(0) {
+    if (timeout_ns) end = global_timer_ns() + timeout_ns;
   }
   __device__ __forceinline__ bool expired() {
-    return timeout_ns && (++spins & 1023u) == 0 && global_timer_ns() - start > timeout_ns;
+    return (++spins & 1023u) == 0 && (abort_reason() != 0 || global_timer_ns() > end);
   }
 };
+
+// Ends a wait that the abort word stopped; report functions call it first when the word is set.
+// gshmemx_abort: the thread exits (PTX `exit`) without a word - not a trap, so the kernel ends
+// without an error and the CUDA context survives for a new gshmem_init; the code after the wait
+// never runs with its condition unmet. A returning wait would have given the wait loops another
+// exit, which cost the barriers 4 registers (tests/registers). A peer's failure: one line naming
+// `call`, the failed PE and `peer`, the world PE the wait was for (-1: any), then a trap. Does not
+// return: a call that returned would keep the report's arguments live across it.
+[[noreturn]] static __device__ __noinline__ inline void report_aborted(const char* call, long long peer) {
+  const uint64_t w = abort_word();
+  const uint32_t kind = static_cast<uint32_t>(w >> 32);
+  const long long arg = static_cast<int32_t>(static_cast<uint32_t>(w));
+  const long long me = state().my_pe;
+  if (kind == GSHMEMI_ABORT_USER) {
+    asm volatile("exit;");
+    __builtin_unreachable();
+  }
+  if (peer >= 0)
+    report_printf(
+        "gshmem ERROR [PE %lld]: %s: PE %lld failed (died, stopped or unreachable; this PE's log says how); "
+        "stopped waiting for PE %lld (missing). Trapping.\n",
+        me, call, arg, peer);
+  else
+    report_printf(
+        "gshmem ERROR [PE %lld]: %s: PE %lld failed (died, stopped or unreachable; this PE's log says how); "
+        "stopped waiting. Trapping.\n",
+        me, call, arg);
+  __trap();
+}
 
 // Ends the kernel after an error report (debug checks, wait timeouts). Only the
 // reporting thread traps, after its report: a trap by another thread of the

@@ -43,6 +43,7 @@ namespace detail {
 
 [[noreturn]] static __device__ __noinline__ void report_wait_timeout(const char* what, int waiting_for,
                                                                      uint64_t seconds) {
+  if (abort_word() != 0) report_aborted(what, waiting_for);
   report_printf(
       "gshmem ERROR [PE %lld]: %s: still waiting for PE %lld after %llu s (GSHMEM_WAIT_TIMEOUT); "
       "that PE is stuck, dead, or did not enter the same collective. Trapping.\n",
@@ -51,7 +52,8 @@ namespace detail {
 }
 
 // Spins until ready() (which polls with acquire loads) holds; bounded when
-// GSHMEM_WAIT_TIMEOUT is set, naming `peer` (a world PE) if it expires.
+// GSHMEM_WAIT_TIMEOUT is set, naming `peer` (a world PE) if it expires or a peer failed; the
+// thread exits after gshmemx_abort (report_aborted).
 template <class Ready>
 __device__ __forceinline__ void wait_for(Ready ready, const char* what, int peer) {
   if (ready()) return;

@@ -55,6 +55,7 @@ __device__ inline const char* cmp_name(int c) {
 [[noreturn]] static __device__ __noinline__ inline void report_p2p_wait_timeout(
     const char* call, const void* addr, unsigned long long index, unsigned long long count, unsigned long long now,
     unsigned long long target, int c, bool is_signed, unsigned long long seconds) {
+  if (abort_word() != 0) report_aborted(call, -1);
   const int me = state().my_pe;
   if (count > 1 && is_signed)
     report_printf(
@@ -115,7 +116,7 @@ __device__ __forceinline__ void check_wait(const char* call, const void* ivars, 
 
 // ---- the loops ----
 // How the polls after a wait's first one ended: the value last read, and whether the deadline
-// (GSHMEM_WAIT_TIMEOUT) ended them rather than the comparison. It also brings back the wait's
+// (GSHMEM_WAIT_TIMEOUT) or the abort word ended them rather than the comparison. It also brings back the wait's
 // arguments, for the report: then none of them has to stay live across the call.
 template <class T>
 struct spun {

@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Faults without a supervisor's help (docs/reliability.md):
+#   stuck_pe-N      a PE stops (SIGSTOP) while the others sit in a device barrier, a wait_until,
+#                   an fcollect and a host wait: each names it within the heartbeat bound
+#                   (GSHMEM_HEARTBEAT_TIMEOUT=2 here; GSHMEM_WAIT_TIMEOUT left at its default)
+#   abort_release   gshmemx_abort from a host thread releases a spinning kernel within 100 ms;
+#                   host calls then fail; finalize and a new init work
+#   proxy_kill-sim2 a PE on another (simulated) node is SIGKILLed while the other waits in a
+#                   device barrier or a proxied get: the survivor names it within 5 s
+# The drivers run gshmrun themselves (the jobs must fail, and say why).
+add_executable(stuck_pe stuck_pe.cu)
+target_link_libraries(stuck_pe PRIVATE gshmem::gshmem)
+set_target_properties(stuck_pe PROPERTIES CUDA_SEPARABLE_COMPILATION OFF)
+foreach(n 2 3 4)
+  add_test(NAME stuck_pe-${n}
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/stuck_pe.sh $<TARGET_FILE:gshmrun> $<TARGET_FILE:stuck_pe> ${n})
+  set_tests_properties(stuck_pe-${n} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 300)
+  set_property(TEST stuck_pe-${n} APPEND PROPERTY RESOURCE_LOCK gshmem_gpus)
+endforeach()
+
+add_executable(test_abort_release test_abort_release.cu)
+target_link_libraries(test_abort_release PRIVATE gshmem::gshmem)
+target_compile_options(test_abort_release PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>)
+set_target_properties(test_abort_release PROPERTIES CUDA_SEPARABLE_COMPILATION OFF)
+foreach(n 1 2)
+  gshmem_add_gpu_test(abort_release test_abort_release ${n})
+  gt_gpu_test_properties(abort_release-${n} "${GT_GPU_ENV}")
+endforeach()
+
+add_executable(proxy_kill proxy_kill.cu)
+target_link_libraries(proxy_kill PRIVATE gshmem::gshmem)
+set_target_properties(proxy_kill PROPERTIES CUDA_SEPARABLE_COMPILATION OFF)
+add_test(NAME proxy_kill-sim2
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/proxy_kill.sh $<TARGET_FILE:gshmrun> $<TARGET_FILE:proxy_kill>)
+set_tests_properties(proxy_kill-sim2 PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 200)
+set_property(TEST proxy_kill-sim2 APPEND PROPERTY RESOURCE_LOCK gshmem_gpus)
