@@ -21,7 +21,7 @@
 
 #include "gshmem/detail/export.h"
 
-#define GSHMEMI_DEVICE_STATE_VERSION 9u
+#define GSHMEMI_DEVICE_STATE_VERSION 10u
 
 /* One team as the device sees it. Team PE i is world PE start + i * stride.
  * Every member holds the same symmetric offsets for the symmetric fields, so
