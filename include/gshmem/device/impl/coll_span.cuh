@@ -119,8 +119,8 @@ static __device__ __noinline__ inline void span_wait_epoch(const uint64_t* flag,
 // The proxy half of span_send_pe: blocking proxy puts of at most kSpanPiece bytes, the last with
 // a SET signal of `flag` (a signal alone when bytes is 0; flag NULL: none). kOne: bytes is at
 // most kSpanPiece (one put), the caller loops over the pieces: no loop state is live around the
-// put's poll loops (fcollect thread 86 -> 82, alltoall thread 76 -> 72). Broadcast and alltoalls
-// loop here (kOne false): their kernels measured fewer registers so (alltoalls warp 68, not 88).
+// put's poll loops (fcollect thread 86 -> 82, alltoall thread 76 -> 72). Broadcast and the
+// alltoalls' flag-only signals loop here (kOne false): their kernels measured fewer so.
 template <class Scope, bool kOne>
 static __device__ __noinline__ void span_put_proxy(int pe, char* dst, const char* src, uint64_t bytes, uint64_t* flag,
                                                    uint64_t value) {
@@ -350,9 +350,11 @@ static __device__ __noinline__ int span_alltoall(const char* call, gshmem_team_t
 
 // Strided: mapped members by strided stores; proxy members by one inline put per element (two
 // for 16-byte elements), unless both strides are 1 (then one put per member), then the signal.
+// Out of line, one function per element size: in line, the five sizes' proxy loops were one
+// function whose values stayed live around span_send_pe (alltoalls warp 96 -> 72 registers).
 template <class Scope, int Bytes>
-__device__ void span_alltoalls_to(const gshmemi_team& t, int j, char* dest, const char* source, ptrdiff_t dst,
-                                  ptrdiff_t sst, uint64_t n, uint64_t v) {
+static __device__ __noinline__ void span_alltoalls_to(const gshmemi_team& t, int j, char* dest, const char* source,
+                                                      ptrdiff_t dst, ptrdiff_t sst, uint64_t n, uint64_t v) {
   using E = typename elem_of<Bytes>::type;
   const int me = t.my_pe, pe = team_world_pe(t, j);
   E* to = reinterpret_cast<E*>(dest) + static_cast<ptrdiff_t>(me * n) * dst;
@@ -366,7 +368,7 @@ __device__ void span_alltoalls_to(const gshmemi_team& t, int j, char* dest, cons
     return;
   }
   if (dst == 1 && sst == 1) {
-    span_send<Scope>(t, j, reinterpret_cast<char*>(to), reinterpret_cast<const char*>(from), n * Bytes, 0, v);
+    span_send<Scope, true>(t, j, reinterpret_cast<char*>(to), reinterpret_cast<const char*>(from), n * Bytes, 0, v);
     return;
   }
   Scope::sync();
