@@ -534,6 +534,23 @@ extern "C" __global__ void call_sync_all_block() {
   else
     __syncthreads();
 }
+// A data-movement collective: its spanning path (teams across nodes) is a chain of calls out of
+// line (impl/coll_span.cuh), whose widest function sets the kernel's registers.
+extern "C" __global__ void call_fcollect_thread(double* dest, const double* source, size_t nelems) {
+  if constexpr (kWith)
+    gshmem::fcollect<gshmem::thread_scope>(GSHMEM_TEAM_WORLD, dest, source, nelems);
+  else
+    reg::thread_copy(dest, source, nelems * sizeof(double));
+}
+extern "C" __global__ void call_alltoalls_warp(double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst,
+                                               size_t nelems) {
+  if constexpr (kWith) {
+    gshmem::alltoalls<gshmem::warp_scope>(GSHMEM_TEAM_WORLD, dest, source, dst, sst, nelems);
+  } else {
+    for (size_t i = threadIdx.x % 32; i < nelems; i += 32) dest[i * dst] = source[i * sst];
+    __syncwarp();
+  }
+}
 extern "C" __global__ void call_reduce_block(float* dest, const float* source, size_t n) {
   if constexpr (kWith) {
     gshmemx_float_sum_reduce_block(GSHMEM_TEAM_WORLD, dest, source, n);

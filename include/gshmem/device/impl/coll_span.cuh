@@ -90,43 +90,94 @@ __device__ __forceinline__ void span_copy(char* d, const char* s, uint64_t n) {
   for (; i < n; i += Scope::size()) d[i] = s[i];
 }
 
+// Registers. ptxas assigns a function called out of line one set of registers for all its
+// callers, above the registers its callers keep live across the call; a kernel needs the most
+// any function of its call graph uses, and once it has them its own code spreads into them. So
+// the spanning path's call chain (entry, gather, send, proxy put) is kept off the helpers the
+// inline load/store path calls, and its deepest function holds few values across its calls
+// (ptxas 13, sm_90, a kernel calling fcollect at thread scope: 68 before the spanning path, 101
+// with it, 82 so; tests/registers).
+//
+// peer_address with its table load in line: its out-of-line load (peer_base_from_table) is
+// called by the inline path's copies too (fcollect thread 101 -> 86 with this alone).
+template <class T>
+__device__ __forceinline__ T* span_peer(T* sym, int pe) {
+  const gshmemi_device_state& s = state();
+  const unsigned k = static_cast<unsigned>(pe - s.flat_first);
+  const size_t off = static_cast<size_t>(reinterpret_cast<const char*>(sym) - s.heap_base);
+  if (k < static_cast<unsigned>(s.flat_count)) return reinterpret_cast<T*>(s.flat_base + k * s.flat_stride + off);
+  char* base = s.peer_base[pe];
+  return base ? reinterpret_cast<T*>(base + off) : nullptr;
+}
+
+// wait_epoch out of line: its poll loop off the gather's frame.
+static __device__ __noinline__ inline void span_wait_epoch(const uint64_t* flag, uint64_t target, const char* what,
+                                                           int peer) {
+  wait_epoch(flag, target, what, peer);
+}
+
+// The proxy half of span_send_pe: blocking proxy puts of at most kSpanPiece bytes, the last with
+// a SET signal of `flag` (a signal alone when bytes is 0; flag NULL: none). kOne: bytes is at
+// most kSpanPiece (one put), the caller loops over the pieces: no loop state is live around the
+// put's poll loops (fcollect thread 86 -> 82, alltoall thread 76 -> 72). Broadcast and the
+// alltoalls' flag-only signals loop here (kOne false): their kernels measured fewer so.
+template <class Scope, bool kOne>
+static __device__ __noinline__ void span_put_proxy(int pe, char* dst, const char* src, uint64_t bytes, uint64_t* flag,
+                                                   uint64_t value) {
+  if constexpr (kOne) {
+    if (bytes != 0)
+      proxy::put_body<Scope>(dst, src, bytes, pe, false, flag, value, GSHMEM_SIGNAL_SET);
+    else if (flag != nullptr) {
+      Scope::sync();
+      if (Scope::rank() == 0) proxy::signal(flag, value, GSHMEM_SIGNAL_SET, pe);
+    }
+  } else {
+#pragma unroll 1
+    for (uint64_t pos = 0; pos < bytes; pos += kSpanPiece) {
+      const uint64_t n = bytes - pos < kSpanPiece ? bytes - pos : kSpanPiece;
+      proxy::put_body<Scope>(dst + pos, src + pos, n, pe, false, pos + n == bytes ? flag : nullptr, value,
+                             GSHMEM_SIGNAL_SET);
+    }
+    if (bytes == 0 && flag != nullptr) {
+      Scope::sync();
+      if (Scope::rank() == 0) proxy::signal(flag, value, GSHMEM_SIGNAL_SET, pe);
+    }
+  }
+}
+
 // Moves `bytes` from local `src` (global, shared or local memory) to symmetric `dst` on world PE
 // `pe` (not this PE), then sets the symmetric word `flag` there to `value` (flag NULL: no
 // signal). Mapped peer: stores, the scope's barrier, a release store. Proxy peer: blocking proxy
 // puts, the last with a SET signal (a signal alone when bytes is 0); `src` may change on return.
 // Every thread of Scope calls with the same arguments. Out of line, with few arguments: the
 // callers' loops keep only team indices live across it.
-template <class Scope>
+template <class Scope, bool kOne>
 static __device__ __noinline__ void span_send_pe(int pe, char* dst, const char* src, uint64_t bytes, uint64_t* flag,
                                                  uint64_t value) {
-  char* d = peer_address(dst, pe);
+  char* d = span_peer(dst, pe);
   if (d != nullptr) {
     span_copy<Scope>(d, src, bytes);
     if (flag == nullptr) return;
     Scope::sync();
     if (Scope::rank() == 0) {
       fence_acq_rel_sys();
-      st_relaxed_sys(peer_address(flag, pe), value);
+      st_relaxed_sys(span_peer(flag, pe), value);
     }
     return;
   }
+  if constexpr (kOne) {
 #pragma unroll 1
-  for (uint64_t pos = 0; pos < bytes; pos += kSpanPiece) {
-    const uint64_t n = bytes - pos < kSpanPiece ? bytes - pos : kSpanPiece;
-    proxy::put_body<Scope>(dst + pos, src + pos, n, pe, false, pos + n == bytes ? flag : nullptr, value,
-                           GSHMEM_SIGNAL_SET);
+    for (; bytes > kSpanPiece; bytes -= kSpanPiece, dst += kSpanPiece, src += kSpanPiece)
+      span_put_proxy<Scope, true>(pe, dst, src, kSpanPiece, nullptr, value);
   }
-  if (bytes == 0 && flag != nullptr) {
-    Scope::sync();
-    if (Scope::rank() == 0) proxy::signal(flag, value, GSHMEM_SIGNAL_SET, pe);
-  }
+  span_put_proxy<Scope, kOne>(pe, dst, src, bytes, flag, value);
 }
 
 // span_send_pe to team PE j, signalling lanes[s][me] there (s < 0: no signal).
-template <class Scope>
+template <class Scope, bool kOne = false>
 __device__ __forceinline__ void span_send(const gshmemi_team& t, int j, char* dst, const char* src, uint64_t bytes,
                                           int s, uint64_t value) {
-  span_send_pe<Scope>(team_world_pe(t, j), dst, src, bytes, s >= 0 ? lane_flag(t, s, t.my_pe) : nullptr, value);
+  span_send_pe<Scope, kOne>(team_world_pe(t, j), dst, src, bytes, s >= 0 ? lane_flag(t, s, t.my_pe) : nullptr, value);
 }
 
 // Waits until lanes[s][j] >= value for team PEs j in [from, to) but this one; then syncs the
@@ -134,7 +185,7 @@ __device__ __forceinline__ void span_send(const gshmemi_team& t, int j, char* ds
 template <class Scope>
 __device__ void span_wait(const gshmemi_team& t, int s, int from, int to, uint64_t value, const char* call) {
   for (int j = from + Scope::rank(); j < to; j += Scope::size())
-    if (j != t.my_pe) wait_epoch(lane_flag(t, s, j), value, call, team_world_pe(t, j));
+    if (j != t.my_pe) span_wait_epoch(lane_flag(t, s, j), value, call, team_world_pe(t, j));
   Scope::sync();
 }
 
@@ -183,7 +234,7 @@ static __device__ __noinline__ void span_gather(const span_gather_args& a) {
   if (a.dest + mo != a.src && mb) span_copy<Scope>(a.dest + mo, a.src, mb);
 #pragma unroll 1
   for (int k = 1; k < nd.g; ++k)
-    span_send<Scope>(t, nd.first + (me - nd.first + k) % nd.g, a.dest + mo, a.src, mb, 0, a.v);
+    span_send<Scope, true>(t, nd.first + (me - nd.first + k) % nd.g, a.dest + mo, a.src, mb, 0, a.v);
   span_wait<Scope>(t, 0, nd.first, nd.first + nd.g, a.v, a.call);
   if (me != nd.first) {
     if (nd.n > 1) span_wait<Scope>(t, 2, nd.first, nd.first + 1, a.v, a.call);
@@ -192,18 +243,19 @@ static __device__ __noinline__ void span_gather(const span_gather_args& a) {
   if (nd.n == 1) return;
   const uint64_t lo = span_off(a, nd.first), hi = span_off(a, nd.first + nd.g);
 #pragma unroll 1
-  for (int k = 1; k < nd.n; ++k) span_send<Scope>(t, nd.leader_after(k), a.dest + lo, a.dest + lo, hi - lo, 1, a.v);
+  for (int k = 1; k < nd.n; ++k)
+    span_send<Scope, true>(t, nd.leader_after(k), a.dest + lo, a.dest + lo, hi - lo, 1, a.v);
 #pragma unroll 1
   for (int k = 1 + Scope::rank(); k < nd.n; k += Scope::size()) {
     const int l = nd.leader_after(k);
-    wait_epoch(lane_flag(t, 1, l), a.v, a.call, team_world_pe(t, l));
+    span_wait_epoch(lane_flag(t, 1, l), a.v, a.call, team_world_pe(t, l));
   }
   Scope::sync();
 #pragma unroll 1
   for (int j = nd.first + 1; j < nd.first + nd.g; ++j) {
-    span_send<Scope>(t, j, a.dest, a.dest, lo, -1, 0);
+    span_send<Scope, true>(t, j, a.dest, a.dest, lo, -1, 0);
     const uint64_t end = span_off(a, t.size);
-    span_send<Scope>(t, j, a.dest + hi, a.dest + hi, end - hi, 2, a.v);
+    span_send<Scope, true>(t, j, a.dest + hi, a.dest + hi, end - hi, 2, a.v);
   }
 }
 
@@ -289,7 +341,7 @@ static __device__ __noinline__ int span_alltoall(const char* call, gshmem_team_t
   if (nbytes) span_copy<Scope>(dest + me * nbytes, source + me * nbytes, nbytes);
   for (int k = 1; k < t.size; ++k) {
     const int j = (me + k) % t.size;
-    span_send<Scope>(t, j, dest + me * nbytes, source + j * nbytes, nbytes, 0, v);
+    span_send<Scope, true>(t, j, dest + me * nbytes, source + j * nbytes, nbytes, 0, v);
   }
   span_wait<Scope>(t, 0, 0, t.size, v, call);
   span_end<Scope>(t, base, 1);
@@ -298,14 +350,16 @@ static __device__ __noinline__ int span_alltoall(const char* call, gshmem_team_t
 
 // Strided: mapped members by strided stores; proxy members by one inline put per element (two
 // for 16-byte elements), unless both strides are 1 (then one put per member), then the signal.
+// Out of line, one function per element size: in line, the five sizes' proxy loops were one
+// function whose values stayed live around span_send_pe (alltoalls warp 96 -> 72 registers).
 template <class Scope, int Bytes>
-__device__ void span_alltoalls_to(const gshmemi_team& t, int j, char* dest, const char* source, ptrdiff_t dst,
-                                  ptrdiff_t sst, uint64_t n, uint64_t v) {
+static __device__ __noinline__ void span_alltoalls_to(const gshmemi_team& t, int j, char* dest, const char* source,
+                                                      ptrdiff_t dst, ptrdiff_t sst, uint64_t n, uint64_t v) {
   using E = typename elem_of<Bytes>::type;
   const int me = t.my_pe, pe = team_world_pe(t, j);
   E* to = reinterpret_cast<E*>(dest) + static_cast<ptrdiff_t>(me * n) * dst;
   const E* from = reinterpret_cast<const E*>(source) + static_cast<ptrdiff_t>(j * n) * sst;
-  E* peer = j == me ? to : peer_address(to, pe);
+  E* peer = j == me ? to : span_peer(to, pe);
   if (peer != nullptr) {
 #pragma unroll 1
     for (uint64_t k = Scope::rank(); k < n; k += Scope::size())
@@ -314,7 +368,7 @@ __device__ void span_alltoalls_to(const gshmemi_team& t, int j, char* dest, cons
     return;
   }
   if (dst == 1 && sst == 1) {
-    span_send<Scope>(t, j, reinterpret_cast<char*>(to), reinterpret_cast<const char*>(from), n * Bytes, 0, v);
+    span_send<Scope, true>(t, j, reinterpret_cast<char*>(to), reinterpret_cast<const char*>(from), n * Bytes, 0, v);
     return;
   }
   Scope::sync();
