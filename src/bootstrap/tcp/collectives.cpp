@@ -54,33 +54,9 @@ Io TcpBootstrap::send_msg(size_t i, const Header& h, const void* payload, size_t
   const iovec v[2] = {{hb, sizeof(hb)}, {const_cast<void*>(payload), len}};
   std::lock_guard<std::mutex> send_lock(send_mu_[i]);
   size_t done = 0;
-  for (;;) {
-    iovec rest[2];
-    int n = 0;
-    size_t skip = done;
-    for (const iovec& p : v) {
-      if (skip >= p.iov_len) {
-        skip -= p.iov_len;
-        continue;
-      }
-      rest[n++] = {static_cast<char*>(p.iov_base) + skip, p.iov_len - skip};
-      skip = 0;
-    }
-    size_t k = 0;
-    const Io io = send_parts(fds_[i], rest, n, dl, err, stop_on_input, &k);
-    done += k;
-    if (io == Io::input && !dl.expired()) {
-      // The peer's heartbeats are no reason to stop; anything else is (an abort).
-      const Head head = skip_heartbeats(fds_[i]);
-      if (head == Head::empty) continue;
-      if (head == Head::partial) {  // a header on its way: which one, in a moment
-        usleep(1000);
-        continue;
-      }
-    }
-    if (sent) *sent = done;
-    return io;
-  }
+  const Io io = send_message(fds_[i], v, 2, dl, err, stop_on_input, &done);
+  if (sent) *sent = done;
+  return io;
 }
 
 Io TcpBootstrap::recv_header(int fd, const Deadline& dl, Header* h, int* err, int spin_us) {

@@ -103,4 +103,36 @@ long long HeartbeatClock::silent_s(size_t i, Clock::time_point now) const {
   return std::chrono::duration_cast<std::chrono::seconds>(now - links_[i].last).count();
 }
 
+Io send_message(int fd, const iovec* parts, int n, const Deadline& dl, int* err, bool input_when_blocked,
+                size_t* sent) {
+  size_t done = 0;
+  for (;;) {
+    iovec rest[3];
+    int m = 0;
+    size_t skip = done;
+    for (int i = 0; i < n && m < 3; ++i) {
+      if (skip >= parts[i].iov_len) {
+        skip -= parts[i].iov_len;
+        continue;
+      }
+      rest[m++] = {static_cast<char*>(parts[i].iov_base) + skip, parts[i].iov_len - skip};
+      skip = 0;
+    }
+    size_t k = 0;
+    const Io io = send_parts(fd, rest, m, dl, err, input_when_blocked, &k);
+    done += k;
+    if (io == Io::input && !dl.expired()) {
+      // The peer's heartbeats are no reason to stop; anything else is (an abort).
+      const Head head = skip_heartbeats(fd);
+      if (head == Head::empty) continue;
+      if (head == Head::partial) {  // a header on its way: which one, in a moment
+        usleep(1000);
+        continue;
+      }
+    }
+    *sent = done;
+    return io;
+  }
+}
+
 }  // namespace gshmem::bootstrap::tcp

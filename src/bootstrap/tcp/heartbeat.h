@@ -43,6 +43,13 @@ Io send_heartbeat(int fd, int* err);
 enum class Head { empty, other, partial, closed };
 Head skip_heartbeats(int fd);
 
+// Sends the `n` (<= 3) parts of one message on `fd` (send_parts). With input_when_blocked it
+// resumes where it stopped whenever only the peer's heartbeats had arrived meanwhile (they are
+// consumed), and returns Io::input only for another message (an abort). *sent: the bytes of the
+// message that left. The caller holds the link's send lock.
+Io send_message(int fd, const struct iovec* parts, int n, const Deadline& dl, int* err, bool input_when_blocked,
+                size_t* sent);
+
 // The monitor's clock for one bootstrap's links.
 class HeartbeatClock {
  public:

@@ -86,33 +86,9 @@ Io TreeBootstrap::send_msg(size_t i, const Header& h, const Span* parts, int npa
   for (int k = 0; k < nparts && k < 2; ++k) v[k + 1] = {parts[k].p, parts[k].len};
   std::lock_guard<std::mutex> send_lock(send_mu_[i]);
   size_t done = 0;  // bytes of the message sent so far
-  for (;;) {
-    iovec rest[3];
-    int n = 0;
-    size_t skip = done;
-    for (const iovec& p : v) {
-      if (skip >= p.iov_len) {
-        skip -= p.iov_len;
-        continue;
-      }
-      rest[n++] = {static_cast<char*>(p.iov_base) + skip, p.iov_len - skip};
-      skip = 0;
-    }
-    size_t sent = 0;
-    const Io io = send_parts(links_[i].fd, rest, n, dl, err, /*input_when_blocked=*/true, &sent);
-    done += sent;
-    if (io == Io::input && !dl.expired()) {
-      // The neighbour's heartbeats are no reason to stop; a notice is.
-      const Head head = skip_heartbeats(links_[i].fd);
-      if (head == Head::empty) continue;
-      if (head == Head::partial) {  // a header on its way: which one, in a moment
-        usleep(1000);
-        continue;
-      }
-    }
-    if (io != Io::ok && done > 0) links_[i].broken = true;  // half a message is on its way
-    return io;
-  }
+  const Io io = send_message(links_[i].fd, v, 3, dl, err, /*input_when_blocked=*/true, &done);
+  if (io != Io::ok && done > 0) links_[i].broken = true;  // half a message is on its way
+  return io;
 }
 
 Status TreeBootstrap::fail(Status st, const std::string& msg, int about, size_t skip, int origin,
