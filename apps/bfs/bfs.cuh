@@ -83,7 +83,9 @@ __device__ inline void expand_warp(const Part& p, bool mine, int64_t lv, Visit&&
 
 // The vertex loops that expand: each warp takes 32 consecutive local vertices a step, so the loop
 // is uniform over the warp and the ballots in expand_warp see all 32 lanes.
-__device__ inline int64_t warp_first() { return (blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x) & ~int64_t{31}; }
+__device__ inline int64_t warp_first() {
+  return (blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x) & ~int64_t{31};
+}
 __device__ inline int64_t grid_threads() { return static_cast<int64_t>(gridDim.x) * blockDim.x; }
 
 // ---- gshmem: one kernel per level
@@ -132,11 +134,11 @@ struct Bitmaps {
   Tree t;
   const uint32_t* front = nullptr;  // the frontier, all vertices (npes x chunk bits)
   const uint32_t* visited = nullptr;
-  uint32_t* touched = nullptr;      // unvisited neighbours my frontier reached, all vertices
-  const uint32_t* recv = nullptr;   // the P slices of my vertices that the PEs reached
-  uint32_t* next = nullptr;         // my slice of the next frontier (chunk bits)
+  uint32_t* touched = nullptr;     // unvisited neighbours my frontier reached, all vertices
+  const uint32_t* recv = nullptr;  // the P slices of my vertices that the PEs reached
+  uint32_t* next = nullptr;        // my slice of the next frontier (chunk bits)
   unsigned long long* settled = nullptr;
-  int npes = 1, level = 0;          // settling level + 1
+  int npes = 1, level = 0;  // settling level + 1
 };
 
 // Expand my vertices of the frontier.

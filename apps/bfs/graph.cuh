@@ -50,9 +50,9 @@ struct Kronecker {
 
   // Edge k's endpoints.
   __device__ void edge(uint64_t k, uint32_t* u, uint32_t* v) const {
-    constexpr uint32_t kA = 2448131359u;            // 0.57 x 2^32
-    constexpr uint32_t kAB = kA + 816043786u;       // + 0.19 x 2^32
-    constexpr uint32_t kABC = kAB + 816043786u;     // + 0.19 x 2^32
+    constexpr uint32_t kA = 2448131359u;         // 0.57 x 2^32
+    constexpr uint32_t kAB = kA + 816043786u;    // + 0.19 x 2^32
+    constexpr uint32_t kABC = kAB + 816043786u;  // + 0.19 x 2^32
     uint64_t a = 0, b = 0;
     for (int l = 0; l < scale; ++l) {
       const uint32_t r = static_cast<uint32_t>(mix(seed * 0x9E3779B97F4A7C15ull + k * 64 + l) >> 32);

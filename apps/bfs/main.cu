@@ -80,10 +80,11 @@ int main(int argc, char** argv) {
   bfs::Csr g;
   const double build_ms = app::time_ms(st, [&] { APP_CUDA(bfs::build(kron, &g, st)); });
   const bfs::Part p = bfs::part(g, me, npes);
-  app::say("bfs: scale %d, %lld vertices, %lld edges (%llu without self-loops), built in %.0f ms per PE; %d PEs own "
-           "%lld vertices each\n",
-           scale, static_cast<long long>(g.n), static_cast<long long>(kron.edges), g.m / 2, build_ms, npes,
-           static_cast<long long>(p.chunk));
+  app::say(
+      "bfs: scale %d, %lld vertices, %lld edges (%llu without self-loops), built in %.0f ms per PE; %d PEs own "
+      "%lld vertices each\n",
+      scale, static_cast<long long>(g.n), static_cast<long long>(kron.edges), g.m / 2, build_ms, npes,
+      static_cast<long long>(p.chunk));
 
   // Roots: vertices with at least one edge, drawn from the seed (the same on every PE).
   std::vector<uint32_t> roots;
@@ -228,8 +229,8 @@ int main(int argc, char** argv) {
     APP_CUDA(cudaMemcpyAsync(h, check_out, sizeof(h), cudaMemcpyDeviceToHost, st));
     APP_CUDA(cudaStreamSynchronize(st));
     if (h[0])
-      fprintf(stderr, "bfs: PE %d: %s from root %u: %llu of %lld vertices wrong, the first %llu\n", me, form, root, h[0],
-              static_cast<long long>(p.nl), h[1]);
+      fprintf(stderr, "bfs: PE %d: %s from root %u: %llu of %lld vertices wrong, the first %llu\n", me, form, root,
+              h[0], static_cast<long long>(p.nl), h[1]);
     const bool ok = app::all_pes(h[0] == 0);
     const int64_t entries = app::sum_over_pes(static_cast<int64_t>(h[2]));
     return ok ? entries / 2 : -1;  // each undirected edge is in both endpoints' lists

@@ -99,9 +99,12 @@ int64_t Flags::num(const char* name, int64_t def, const char* help) {
   if (!v) return def;
   char* end = nullptr;
   double x = strtod(v->c_str(), &end);
-  if (end && (*end == 'K' || *end == 'k')) x *= 1024, ++end;
-  else if (end && (*end == 'M' || *end == 'm')) x *= 1024 * 1024, ++end;
-  else if (end && (*end == 'G' || *end == 'g')) x *= 1024.0 * 1024 * 1024, ++end;
+  if (end && (*end == 'K' || *end == 'k'))
+    x *= 1024, ++end;
+  else if (end && (*end == 'M' || *end == 'm'))
+    x *= 1024 * 1024, ++end;
+  else if (end && (*end == 'G' || *end == 'g'))
+    x *= 1024.0 * 1024 * 1024, ++end;
   if (v->empty() || !end || *end) {
     fprintf(stderr, "%s: --%s %s: not a number (--help)\n", g_prog, name, v->c_str());
     exit(2);

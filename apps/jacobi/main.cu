@@ -41,7 +41,8 @@ bool check(const char* form, const jacobi::Solver& s, const double* want) {
   const app::Diff d = app::diff_words(s.result() + n, want + static_cast<size_t>(s.l.first) * n,
                                       static_cast<size_t>(s.l.rows) * n, app::stream());
   if (d.bad)
-    fprintf(stderr, "jacobi: PE %d: %s: %llu of %zu points differ from the one-GPU solve, the first at row %lld col %zu\n",
+    fprintf(stderr,
+            "jacobi: PE %d: %s: %llu of %zu points differ from the one-GPU solve, the first at row %lld col %zu\n",
             app::me(), form, static_cast<unsigned long long>(d.bad), static_cast<size_t>(s.l.rows) * n,
             static_cast<long long>(s.l.first + static_cast<int64_t>(d.first / n)), static_cast<size_t>(d.first % n));
   return app::all_pes(d.bad == 0);

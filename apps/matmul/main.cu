@@ -60,9 +60,11 @@ int main(int argc, char** argv) {
   APP_CUDA(matmul::launch_gemm(whole, st));
   std::vector<double> us;
   for (int r = 0; r < reps; ++r)
-    us.push_back(app::time_ms(st, [&] {
-                   for (int k = 0; k < iters; ++k) APP_CUDA(matmul::launch_gemm(whole, st));
-                 }) * 1e3 / iters);
+    us.push_back(app::time_ms(st,
+                              [&] {
+                                for (int k = 0; k < iters; ++k) APP_CUDA(matmul::launch_gemm(whole, st));
+                              }) *
+                 1e3 / iters);
   const double t_one = app::max_over_pes(app::median(us));
 
   // 2. The ring. Its buffers and the two signal counters are symmetric (collective allocation).
@@ -146,8 +148,8 @@ int main(int argc, char** argv) {
   // (the one-GPU time / PEs over the form's). The shift rows: time per product's shifts, and the
   // bytes one PE sends per product per second.
   const double flop = 2.0 * n * static_cast<double>(n) * n;
-  app::say("matmul: %d x %d doubles, %d PEs, shifts by %d CTAs x %d threads, row puts by %s (median, slowest PE)\n",
-           n, n, npes, ctas, threads, scope.c_str());
+  app::say("matmul: %d x %d doubles, %d PEs, shifts by %d CTAs x %d threads, row puts by %s (median, slowest PE)\n", n,
+           n, npes, ctas, threads, scope.c_str());
   app::say("%-12s %12s %10s %10s\n", "form", "us/product", "GFLOP/s", "scaling");
   auto row = [&](const char* name, double t) {
     app::say("%-12s %12.1f %10.1f %9.0f%%\n", name, t, flop / (t * 1e3), 100.0 * t_one / npes / t);

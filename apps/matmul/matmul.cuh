@@ -227,7 +227,9 @@ static __global__ void __launch_bounds__(32) k_wait(uint64_t* sig, uint64_t want
 }
 
 inline int rows_of(int n, int npes, int pe) { return n / npes + (pe < n % npes ? 1 : 0); }
-inline int64_t first_of(int n, int npes, int pe) { return static_cast<int64_t>(pe) * (n / npes) + std::min(pe, n % npes); }
+inline int64_t first_of(int n, int npes, int pe) {
+  return static_cast<int64_t>(pe) * (n / npes) + std::min(pe, n % npes);
+}
 
 inline cudaError_t launch_gemm(const Gemm& g, cudaStream_t stream) {
   const dim3 grid((g.n + kTile - 1) / kTile, (g.m + kTile - 1) / kTile);

@@ -91,8 +91,7 @@ bool run(int n, int iters, int reps, bool no_nccl, const char* type) {
       std::vector<void*> r(npes);
       std::vector<size_t> c(npes, blk);
       for (int q = 0; q < npes; ++q) s[q] = send[k & 1] + q * blk, r[q] = recv[k & 1] + q * blk;
-      app::nccl::alltoallv(s.data(), r.data(), c.data(),
-                           sizeof(T) == 4 ? app::nccl::float32 : app::nccl::float64, st);
+      app::nccl::alltoallv(s.data(), r.data(), c.data(), sizeof(T) == 4 ? app::nccl::float32 : app::nccl::float64, st);
     }
     APP_CUDA(transpose::launch_unpack<T>(recv[k & 1], b, d, me, st));
   };
@@ -124,9 +123,11 @@ bool run(int n, int iters, int reps, bool no_nccl, const char* type) {
     once(f, k++);  // warm-up
     std::vector<double> us;
     for (int r = 0; r < reps; ++r)
-      us.push_back(app::time_ms(st, [&] {
-                     for (int i = 0; i < iters; ++i) once(f, k++);
-                   }) * 1e3 / iters);
+      us.push_back(app::time_ms(st,
+                                [&] {
+                                  for (int i = 0; i < iters; ++i) once(f, k++);
+                                }) *
+                   1e3 / iters);
     APP_CUDA(cudaStreamSynchronize(st));
     gshmem_barrier_all();
     return app::max_over_pes(app::median(us));
@@ -184,8 +185,8 @@ int main(int argc, char** argv) {
     app::say("transpose: bad flags: every PE needs a row (--n >= PEs), --type float|double, --iters/--reps >= 1\n");
     return 2;
   }
-  const bool ok = type == "float" ? run<float>(n, iters, reps, no_nccl, "floats")
-                                  : run<double>(n, iters, reps, no_nccl, "doubles");
+  const bool ok =
+      type == "float" ? run<float>(n, iters, reps, no_nccl, "floats") : run<double>(n, iters, reps, no_nccl, "doubles");
   app::finish();
   gshmem_finalize();
   return ok ? 0 : 1;

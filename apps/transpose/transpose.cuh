@@ -83,7 +83,7 @@ static __global__ void k_check(const T* b, Dist d, int me, unsigned long long* o
   for (size_t k = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; k < total;
        k += static_cast<size_t>(gridDim.x) * blockDim.x) {
     const T want = value<T>(k % d.n, d.first(me) + k / d.n);  // B[i][j] = A[j][i]
-    if (bits(b[k]) != bits(want)) {  // bit for bit: a NaN-like poison never passes
+    if (bits(b[k]) != bits(want)) {                           // bit for bit: a NaN-like poison never passes
       atomicAdd(&out[0], 1ull);
       atomicMin(&out[1], static_cast<unsigned long long>(k));
     }

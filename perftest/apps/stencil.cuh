@@ -31,7 +31,6 @@ inline int side_of(size_t size, int npes) {
   return n;
 }
 
-
 // Both buffers at the start state, the halos of the buffer the next iteration writes poisoned
 // (the neighbours' puts must fill them). Synchronises the stream; the caller's barrier makes it
 // collective.
