@@ -210,6 +210,29 @@ def targets(rows, pe_counts=None):
     return t
 
 
+# The on-stream collectives judged at every size they were measured (issue 58): users meet a
+# collective's whole curve (gradient buckets and MoE tokens span 256 KiB-256 MiB), not one point.
+EVERY_SIZE_BENCHES = ("broadcast_on_stream", "fcollect_on_stream", "collect_on_stream", "alltoall_on_stream",
+                      "reduction_on_stream", "reducescatter_on_stream")
+
+
+def every_size_targets(rows):
+    """One line per on-stream collective series (bench, PEs, dtype/op, direct or graph): the lowest
+    NCCL ratio over its sizes (>= 1.0 to pass) and every size below 1.0 as (size, ratio)."""
+    groups = {}
+    for r in rows:
+        if r["bench"] in EVERY_SIZE_BENCHES and r["pes"] >= 2 and r.get("ratio") is not None:
+            groups.setdefault(series_key(r), []).append(r)
+    out = []
+    for key in sorted(groups, key=lambda k: tuple(str(x) for x in k)):
+        rs = sorted(groups[key], key=lambda r: r["size"])
+        worst = min(rs, key=lambda r: r["ratio"])
+        label = f"{rs[0]['bench']} {cfg_str(rs[0])} {size_str(rs[0]['size'])}-{size_str(rs[-1]['size'])}, " \
+                f"{rs[0]['pes']} PEs"
+        out.append((label, worst["ratio"], worst, [(r["size"], r["ratio"]) for r in rs if r["ratio"] < 1.0], len(rs)))
+    return out
+
+
 HALO_SIZE = 64 << 20  # halo_host / jacobi_nbi: the 4096^2 grid of floats (rows of 16 KiB)
 
 
@@ -297,6 +320,14 @@ def summarize(every):
                 v = r["nccl_lat_us_median"] / n["lat_us_median"] if n and r.get("nccl_lat_us_median") else None
             other = f"  NVSHMEM {v:9.3f}" if v is not None else "  NVSHMEM       n/a"
         print(f"  {'PASS' if ok else 'MISS':<5} {label:<52} {value:9.3f} {unit} (target {cmp} {limit}){other}{cfg}")
+    every = every_size_targets(own)
+    if every:
+        print()
+        print("== on-stream collectives vs NCCL at every size (value: the lowest ratio; each size below 1.0 listed)")
+        for label, value, r, below, n in every:
+            sizes = ", ".join(f"{size_str(s)} {x:.2f}" for s, x in below)
+            print(f"  {'PASS' if not below else 'MISS':<5} {label:<60} {value:6.3f} x NCCL at "
+                  f"{size_str(r['size'])} ({n} sizes{'; below 1.0: ' + sizes if below else ''})")
     # Against NVSHMEM's build of the same source: only the points gshmem measured, so a run or
     # baseline without halo_host and jacobi_nbi prints nothing here.
     nvt = nvshmem_targets(own, [r for r in nv if not r["shared"]], pes)
