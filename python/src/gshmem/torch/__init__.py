@@ -22,6 +22,7 @@ from ..errors import InvalidValueError
 from ..runtime import finalize, is_initialized, my_pe, n_pes
 from ..teams import NODE, SHARED, WORLD, Team
 from ._a2av import all_to_all_v, release_workspaces
+from ._ext import extension_kwargs, load_inline
 from ._coll import all_gather, all_reduce, all_to_all, broadcast, reduce_scatter
 from ._startup import exchange_unique_id, init, select_device
 from ._tensors import empty, empty_like, free, is_symmetric, peer, zeros, zeros_like
@@ -83,5 +84,5 @@ __all__ = [
     "empty", "zeros", "empty_like", "zeros_like", "free", "is_symmetric", "peer", "dtype_of",
     "put", "get", "signal_op", "signal_wait", "quiet", "barrier", "sync",
     "all_reduce", "reduce_scatter", "all_gather", "all_to_all", "all_to_all_v", "broadcast", "release_workspaces",
-    "Team", "WORLD", "SHARED", "NODE",
+    "Team", "WORLD", "SHARED", "NODE", "load_inline", "extension_kwargs",
 ]

@@ -22,7 +22,7 @@ import torch
 from .._lib import capi
 from ..errors import InvalidValueError, UnsupportedError
 from ..teams import WORLD
-from ._coll import _check, _c, _contiguous, _n_pes, _sync, stream_of, team_handle
+from ._coll import _check, _c, _contiguous, _n_pes, _Staging, _sync, release_staging, stream_of, team_handle
 from ._tensors import describe, require_symmetric
 from . import _tensors
 
@@ -108,10 +108,12 @@ def _workspace(call, team, device):
 
 
 def release_workspaces():
-    """Free the all_to_all_v workspaces (collective; they come back on the next call)."""
+    """Free the all_to_all_v workspaces and the compiled ops' staging buffer (collective; they
+    come back when needed). Before finalize() they need no release."""
     for ws in list(_workspaces.values()):
         _tensors.free(ws.splits)
     _workspaces.clear()
+    release_staging()
 
 
 def all_to_all_v_impl(out, inp, in_splits, out_splits, team):
@@ -163,7 +165,7 @@ def all_to_all_v_impl(out, inp, in_splits, out_splits, team):
 @torch.library.custom_op("gshmem::all_to_all_v", mutates_args=("out", "out_splits"), device_types="cuda")
 def _op_all_to_all_v(out: torch.Tensor, inp: torch.Tensor, in_splits: torch.Tensor, out_splits: torch.Tensor,
                      team: int) -> None:
-    all_to_all_v_impl(out, inp, in_splits, out_splits, team)
+    _Staging.run("gshmem.torch.all_to_all_v", all_to_all_v_impl, (out, inp, in_splits, out_splits, team), (0,))
 
 
 _op_all_to_all_v.register_fake(lambda *args, **kwargs: None)

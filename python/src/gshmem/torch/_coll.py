@@ -19,8 +19,9 @@ from typing import Optional
 import torch
 
 from .. import dtypes as _dtypes
+from .. import runtime as _runtime
 from .._lib import capi, take_error
-from ..errors import InvalidValueError, from_status
+from ..errors import InvalidValueError, NotSymmetricError, from_status
 from ..teams import WORLD
 from ._tensors import describe, require_symmetric
 
@@ -156,29 +157,89 @@ def broadcast_impl(t, root, team, sync):
 
 # ---- custom ops: what torch.compile traces and CUDA graphs capture --------------------------------
 
+class _Staging:
+    """Symmetric stand-ins for tensors that torch.compile's functionalisation copied out of the
+    symmetric heap (inductor may run a mutating op on a clone of its input): the op bodies copy
+    them into one symmetric staging buffer, run there, and copy the results back. Every rank
+    runs the same compiled graph, so every rank stages alike and the buffer's (collective)
+    growth agrees. Not inside CUDA graph capture (it allocates): warm up first."""
+
+    buf = None
+
+    @classmethod
+    def run(cls, call, fn, args, staged):
+        """fn(*args) with args[i] (i in `staged`: indexes of tensors that must be symmetric, the
+        first of them the output) replaced by staging views where they are not symmetric."""
+        from ._tensors import buffer_of, empty, free
+        todo = [i for i in staged if args[i] is not None and not _is_sym(args[i])]
+        if not todo:
+            return fn(*args)
+        sizes = [(args[i].numel() * args[i].element_size() + 255) // 256 * 256 for i in todo]
+        need = max(sum(sizes), 256)
+        if cls.buf is None or cls.buf.numel() < need:
+            if torch.cuda.is_current_stream_capturing():
+                raise NotSymmetricError(call, "an argument is not in the symmetric heap (torch.compile copied it) "
+                                        "and the staging buffer must grow, which CUDA graph capture forbids; run "
+                                        "the compiled function once before capturing")
+            if cls.buf is not None and buffer_of(cls.buf.data_ptr()) is not None:
+                free(cls.buf)
+            cls.buf = empty(need, dtype=torch.uint8, device=args[todo[0]].device)
+        args, views, off = list(args), {}, 0
+        for i, n in zip(todo, sizes):
+            t = args[i]
+            v = cls.buf[off:off + t.numel() * t.element_size()].view(t.dtype).view(t.shape)
+            v.copy_(t)
+            args[i], views[i] = v, t
+            off += n
+        fn(*args)
+        out = staged[0]
+        if out in views:
+            views[out].copy_(args[out])
+
+
+def _forget_staging():
+    _Staging.buf = None  # the heap goes with finalize
+
+
+_runtime.finalize_hooks.append(_forget_staging)
+
+
+def release_staging():
+    """Free the staging buffer (collective), if any."""
+    from ._tensors import free
+    if _Staging.buf is not None:
+        free(_Staging.buf)
+        _Staging.buf = None
+
+
+def _is_sym(t):
+    from ._tensors import is_symmetric
+    return t.is_contiguous() and is_symmetric(t)
+
+
 @torch.library.custom_op("gshmem::all_reduce", mutates_args=("out",), device_types="cuda")
 def _op_all_reduce(out: torch.Tensor, inp: Optional[torch.Tensor], op: str, team: int) -> None:
-    all_reduce_impl(out, inp, op, team)
+    _Staging.run("gshmem.torch.all_reduce", all_reduce_impl, (out, inp, op, team), (0, 1))
 
 
 @torch.library.custom_op("gshmem::reduce_scatter", mutates_args=("out",), device_types="cuda")
 def _op_reduce_scatter(out: torch.Tensor, inp: torch.Tensor, op: str, team: int) -> None:
-    reduce_scatter_impl(out, inp, op, team)
+    _Staging.run("gshmem.torch.reduce_scatter", reduce_scatter_impl, (out, inp, op, team), (0, 1))
 
 
 @torch.library.custom_op("gshmem::all_gather", mutates_args=("out",), device_types="cuda")
 def _op_all_gather(out: torch.Tensor, inp: torch.Tensor, team: int, sync: bool) -> None:
-    all_gather_impl(out, inp, team, sync)
+    _Staging.run("gshmem.torch.all_gather", all_gather_impl, (out, inp, team, sync), (0,))
 
 
 @torch.library.custom_op("gshmem::all_to_all", mutates_args=("out",), device_types="cuda")
 def _op_all_to_all(out: torch.Tensor, inp: torch.Tensor, team: int, sync: bool) -> None:
-    all_to_all_impl(out, inp, team, sync)
+    _Staging.run("gshmem.torch.all_to_all", all_to_all_impl, (out, inp, team, sync), (0,))
 
 
 @torch.library.custom_op("gshmem::broadcast", mutates_args=("t",), device_types="cuda")
 def _op_broadcast(t: torch.Tensor, root: int, team: int, sync: bool) -> None:
-    broadcast_impl(t, root, team, sync)
+    _Staging.run("gshmem.torch.broadcast", broadcast_impl, (t, root, team, sync), (0,))
 
 
 # Fake (meta) implementations: the ops only write into their mutated argument, whose shape and
