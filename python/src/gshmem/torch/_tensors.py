@@ -71,31 +71,35 @@ def _shape(shape):
     return tuple(int(s) for s in shape)
 
 
-def empty(*shape, dtype=torch.float32, device=None):
-    """A tensor of `shape` and `dtype` (every torch dtype but the quantized ones) in symmetric
-    memory on this PE's GPU. Collective: every PE calls with the same shape and dtype, in the
-    same order; a mismatch fails on every PE (AllocationMismatchError), never hangs. Release it
-    with gshmem.torch.free(t) (collective); until then it stays allocated."""
+def _alloc(call, shape, dtype, device, zero):
     shape = _shape(shape)
     if any(s < 0 for s in shape):
-        raise InvalidValueError("gshmem.torch.empty", f"negative dimension in shape {shape}")
+        raise InvalidValueError(call, f"negative dimension in shape {shape}")
     d = _dtypes.resolve(dtype)
     nbytes = math.prod(shape) * d.itemsize
-    # 16-byte alignment at least: every dtype's views and vectorised kernels are aligned.
+    # 256-byte alignment: every dtype's views and vectorised kernels are aligned.
     buf = SymmetricBuffer(max(nbytes, 1), align=256)
     dev = torch.device("cuda", torch.cuda.current_device()) if device is None else torch.device(device)
     raw = _from_address(buf.ptr, buf.nbytes, dev)
+    if zero:
+        raw.zero_()  # as bytes: float4 and complex32 tensors have no fill kernel
     t = raw[:nbytes].view(dtype).view(shape)
     _buffers[buf.ptr] = buf
     bisect.insort(_starts, buf.ptr)
     return t
 
 
+def empty(*shape, dtype=torch.float32, device=None):
+    """A tensor of `shape` and `dtype` (every torch dtype but the quantized ones) in symmetric
+    memory on this PE's GPU. Collective: every PE calls with the same shape and dtype, in the
+    same order; a mismatch fails on every PE (AllocationMismatchError), never hangs. Release it
+    with gshmem.torch.free(t) (collective); until then it stays allocated."""
+    return _alloc("gshmem.torch.empty", shape, dtype, device, False)
+
+
 def zeros(*shape, dtype=torch.float32, device=None):
     """empty(), zeroed on the current stream (collective)."""
-    t = empty(*shape, dtype=dtype, device=device)
-    t.zero_()
-    return t
+    return _alloc("gshmem.torch.zeros", shape, dtype, device, True)
 
 
 def empty_like(t):
