@@ -5,7 +5,8 @@
 # Stages: unit (the CPU unittest files, with torch), gpu1 / gpu2 (pytest python/tests/gpu under
 # torchrun with 1 / 2 processes), examples (put_signal_kernel, moe_dispatch on 2 GPUs), bench
 # (python/bench/bench_torch.py on 2 GPUs; not in the default). Every process runs under
-# `timeout`; the last lines are a PASS/FAIL summary and the exit status is non-zero on a FAIL.
+# `timeout`; the last lines are a PASS/FAIL summary and the exit status is non-zero on a FAIL
+# (77, "skipped", without torch or with fewer than 2 GPUs: ctest's python_torch_gpu runs it so).
 # Environment: BUILD (default build/default) holds lib/libgshmem.so and include/gshmem/version.h;
 # T_GPU (default 420) and T_SHORT (default 240) are the per-process time limits in seconds.
 set -u
@@ -22,6 +23,15 @@ T_SHORT=${T_SHORT:-240}
 stages=("$@")
 [[ ${#stages[@]} -eq 0 ]] && stages=(unit gpu1 gpu2 examples)
 [[ -e $GSHMEM_LIBRARY ]] || { echo "run_all: no $GSHMEM_LIBRARY (build the library, or set BUILD/GSHMEM_LIBRARY)"; exit 2; }
+# Exit 77 (ctest's "skipped") where the tests cannot run: no torch, or fewer than 2 GPUs.
+if ! gpus=$("$PY" -c 'import torch; print(torch.cuda.device_count())' 2>/dev/null); then
+  echo "run_all: skipped: $PY cannot import torch"
+  exit 77
+fi
+if [[ $gpus -lt 2 ]]; then
+  echo "run_all: skipped: $gpus CUDA GPU(s) visible, the tests need 2"
+  exit 77
+fi
 
 results=()
 run() {  # run NAME LIMIT COMMAND...
