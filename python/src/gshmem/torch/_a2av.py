@@ -11,15 +11,16 @@ Design: rows (dim 0) of `inp` go to PE 0, 1, ... in runs of in_splits[p] rows. O
   4. one Triton kernel, a grid of (n, CTAs per peer), copies each run straight into the peer's
      `out` through its NVLink mapping (gshmem_ptr, as a byte offset from this PE's `out`);
   5. team barrier on the stream: every run has landed and is visible everywhere.
-A run that would pass the end of `out` (capacity rows) is cut there; out_splits still tells
-the rows sent, so a program compares out_splits.sum() with its capacity.
+A run that would pass the end of `out` (capacity rows), or read past the end of `inp`, is cut
+there; out_splits still tells the rows sent, so a program compares out_splits.sum() with its
+capacity.
 
 Without Triton, or when a peer's memory is not mapped here (another node), steps 3-4 become
 host-side: S is copied to the host (a synchronisation, so not capturable) and each run is a
 gshmemx_putmem_nbi_on_stream; the barrier completes them."""
 import torch
 
-from .._lib import capi
+from .._lib import capi, check_logged
 from ..errors import InvalidValueError, UnsupportedError
 from ..teams import WORLD
 from ._coll import _check, _c, _contiguous, _n_pes, _Staging, _sync, release_staging, stream_of, team_handle
@@ -37,7 +38,8 @@ _BLOCK = 2048
 
 if triton is not None:
     @triton.jit
-    def _copy_runs(src, dst, deltas, send_cnt, send_off, dst_off, cap_rows, row_words, BLOCK: tl.constexpr):
+    def _copy_runs(src, dst, deltas, send_cnt, send_off, dst_off, src_rows, cap_rows, row_words,
+                   BLOCK: tl.constexpr, PAIRS: tl.constexpr):
         p = tl.program_id(0)
         j = tl.program_id(1).to(tl.int64)
         g = tl.num_programs(1).to(tl.int64)
@@ -45,10 +47,19 @@ if triton is not None:
         so = tl.load(send_off + p).to(tl.int64)
         do = tl.load(dst_off + p).to(tl.int64)
         delta = tl.load(deltas + p).to(tl.int64)
+        # Never past the end of `inp` (splits summing to more than its rows) or of the peer's
+        # `out` (its capacity): the host cannot check splits that live on the device.
+        cnt = tl.minimum(cnt, tl.maximum(src_rows - so, 0))
         cnt = tl.minimum(cnt, tl.maximum(cap_rows - do, 0))
         total = cnt * row_words
-        s_base = src + so * row_words
-        d_base = dst + delta + do * row_words
+        s_off = so * row_words
+        d_off = delta + do * row_words
+        if PAIRS:  # rows of an even number of words, 16-byte aligned bases: 16-byte accesses
+            s_off = tl.multiple_of(s_off, 2)
+            d_off = tl.multiple_of(d_off, 2)
+            total = tl.multiple_of(total, 2)
+        s_base = src + s_off
+        d_base = dst + d_off
         offs = tl.arange(0, BLOCK)
         for start in range(j * BLOCK, total, g * BLOCK):
             idx = start + offs
@@ -143,10 +154,11 @@ def all_to_all_v_impl(out, inp, in_splits, out_splits, team):
     deltas = ws.deltas_for(out, word) if triton is not None else None
     if deltas is not None:
         wtype = {8: torch.int64, 4: torch.int32, 1: torch.uint8}[word]
-        src = inp.view(-1).view(wtype)
         dst = out.view(-1).view(wtype)
-        _copy_runs[(n, _CTAS_PER_PEER)](src, dst, deltas, in_splits, send_off, dst_off, out.shape[0],
-                                       row_bytes // word, BLOCK=_BLOCK, num_warps=8)
+        src = inp.view(-1).view(wtype) if inp.numel() else dst  # (an empty tensor has no address; nothing is read)
+        _copy_runs[(n, _CTAS_PER_PEER)](src, dst, deltas, in_splits, send_off, dst_off, inp.shape[0], out.shape[0],
+                                       row_bytes // word, BLOCK=_BLOCK, PAIRS=row_bytes % 16 == 0 and word == 8,
+                                       num_warps=8)
     else:
         if torch.cuda.is_current_stream_capturing():
             raise UnsupportedError(call, "this team has PEs whose memory is not mapped here (or Triton is missing), "
@@ -155,10 +167,11 @@ def all_to_all_v_impl(out, inp, in_splits, out_splits, team):
         cap = out.shape[0]
         put = _c("gshmemx_putmem_nbi_on_stream")
         for p in range(n):
-            rows = max(0, min(cnt[p], cap - do[p]))
+            rows = max(0, min(cnt[p], cap - do[p], inp.shape[0] - so[p]))
             if rows:
                 put(out.data_ptr() + do[p] * row_bytes, inp.data_ptr() + so[p] * row_bytes, rows * row_bytes,
                     ws.world[p], s)
+        check_logged(call)
     _check(call, _c("gshmemx_barrier_on_stream")(team, s))
 
 
