@@ -123,6 +123,123 @@ class StoreStartupTest(unittest.TestCase):
             gt.select_device("cpu")
 
 
+class _HeapApi:
+    """A stand-in C library for the tensor registry: gshmem_align hands out increasing
+    addresses, gshmem_ptr maps PE p to 0x7000_0000_0000 + p * 2**32 + the offset, and one
+    error message may be queued for the next gshmemx_take_error."""
+
+    def __init__(self):
+        self.next, self.calls, self.error = 0x10_0000_0000, [], None
+
+    def __getattr__(self, name):
+        assert name in gshmem._capi.PROTOTYPES, name
+
+        def call(*args):
+            self.calls.append((name, args))
+            if name == "gshmemx_initialized":
+                return 1
+            if name == "gshmem_align":
+                addr, self.next = self.next, self.next + (args[1] + 255) // 256 * 256 + 4096
+                return addr
+            if name == "gshmem_ptr":
+                return 0x7000_0000_0000 + args[1] * (1 << 32) + (args[0] - 0x10_0000_0000)
+            if name == "gshmemx_take_error":
+                if self.error is None:
+                    return 0
+                args[0].value, self.error = self.error.encode(), None
+                return 1
+            return 0
+        return call
+
+
+@unittest.skipIf(torch is None, "torch is not installed")
+class TensorRegistryTest(unittest.TestCase):
+    """empty/free/peer/is_symmetric bookkeeping, on CPU tensors over fake addresses (no data is
+    touched)."""
+
+    def setUp(self):
+        from gshmem import _lib
+        import gshmem.torch as gt
+        self.gt, self.saved, self.api = gt, _lib._api, _HeapApi()
+        _lib._api = self.api
+
+    def tearDown(self):
+        from gshmem import _lib
+        from gshmem.torch import _tensors
+        _tensors._forget_all()
+        _lib._api = self.saved
+
+    def test_every_dtype_shape_and_lookup(self):
+        gt = self.gt
+        made = []
+        for name in ("bfloat16", "float8_e4m3fn", "float4_e2m1fn_x2", "complex32", "bool", "uint64", "float32"):
+            dt = getattr(torch, name)
+            t = gt.empty(3, 5, dtype=dt, device="cpu")
+            self.assertEqual((t.shape, t.dtype), (torch.Size([3, 5]), dt))
+            self.assertEqual(self.api.calls[-1][0], "gshmem_align")
+            self.assertEqual(self.api.calls[-1][1], (256, 15 * dt.itemsize))
+            self.assertEqual(t.data_ptr() % 256, 0)
+            made.append(t)
+        for t in made:
+            self.assertTrue(gt.is_symmetric(t) and gt.is_symmetric(t[1:, 2:]))
+        self.assertFalse(gt.is_symmetric(torch.zeros(4)))
+        e = gt.empty(0, 4, device="cpu")  # no elements: still a (1-byte) allocation
+        self.assertEqual(e.shape, (0, 4))
+        with self.assertRaises(gshmem.InvalidValueError):
+            gt.empty(2, -1, device="cpu")
+        with self.assertRaises(gshmem.NotSymmetricError) as cm:
+            gt.free(made[0][1:])
+        self.assertIn("gshmem.torch.free", str(cm.exception))
+        for t in made + [e]:
+            gt.free(t)
+            self.assertFalse(gt.is_symmetric(t))
+        self.assertEqual(sum(1 for n, _ in self.api.calls if n == "gshmem_free"), len(made) + 1)
+
+    def test_peer_keeps_shape_strides_and_offset(self):
+        gt = self.gt
+        t = gt.empty(4, 6, dtype=torch.bfloat16, device="cpu")
+        base = t.data_ptr()
+        v = gt.peer(t, 1)
+        self.assertEqual((v.shape, v.stride(), v.dtype), (t.shape, t.stride(), t.dtype))
+        self.assertEqual(v.data_ptr(), 0x7000_0000_0000 + (1 << 32) + base - 0x10_0000_0000)
+        sub = gt.peer(t[1:, 2:], 3)
+        self.assertEqual(sub.stride(), (6, 1))
+        self.assertEqual(sub.data_ptr() - (0x7000_0000_0000 + 3 * (1 << 32)), base - 0x10_0000_0000 + (6 + 2) * 2)
+        with self.assertRaises(gshmem.NotSymmetricError) as cm:
+            gt.peer(torch.zeros(3), 0)
+        self.assertIn("not in the symmetric heap", str(cm.exception))
+        gt.free(t)
+
+    def test_mismatched_free_leaves_the_tensor_live(self):
+        gt = self.gt
+        t = gt.empty(16, device="cpu")
+
+        def refused(ptr):  # what the library does when another PE freed another block
+            self.api.calls.append(("gshmem_free", (ptr,)))
+            self.api.error = ("gshmem_free: the PEs made different calls: this PE asked for a free of the block "
+                              "at heap offset 0 but PE 1 asked for ... Nothing is freed.")
+        self.api.gshmem_free = refused
+        with self.assertRaises(gshmem.AllocationMismatchError) as cm:
+            gt.free(t)
+        del self.api.gshmem_free
+        self.assertIn("gshmem.SymmetricBuffer.free", str(cm.exception))
+        self.assertTrue(gt.is_symmetric(t))
+        gt.free(t)
+        self.assertFalse(gt.is_symmetric(t))
+
+    def test_mismatched_allocation(self):
+        gt = self.gt
+        real_align = self.api.__getattr__("gshmem_align")
+
+        def failing(*args):
+            real_align(*args)
+            self.api.error = "gshmem_align: the PEs made different calls: ... Returning NULL on every PE."
+            return 0
+        self.api.gshmem_align = failing
+        with self.assertRaises(gshmem.AllocationMismatchError):
+            gt.empty(10, device="cpu")
+
+
 def _cpu_kernels():
     """Stand-in CPU kernels (one PE: the collectives reduce to copies) so that compiled graphs
     run on CPU; registered once per process."""

@@ -96,7 +96,8 @@ def all_reduce_impl(out, inp, op, team):
             raise InvalidValueError(call, f"`inp` ({describe(inp)}) and `out` ({describe(out)}) differ in dtype or "
                                     "size")
     fn = _reduce_fn(call, out.dtype, op, False)
-    _check(call, fn(team, out.data_ptr(), src.data_ptr(), out.numel(), stream_of(out)))
+    if out.numel():  # (every PE has the same size: all skip alike)
+        _check(call, fn(team, out.data_ptr(), src.data_ptr(), out.numel(), stream_of(out)))
 
 
 def reduce_scatter_impl(out, inp, op, team):
@@ -110,7 +111,8 @@ def reduce_scatter_impl(out, inp, op, team):
         raise InvalidValueError(call, f"`inp` ({describe(inp)}) must hold n_pes ({n}) x `out`'s elements "
                                 f"({describe(out)}), same dtype")
     fn = _reduce_fn(call, out.dtype, op, True)
-    _check(call, fn(team, out.data_ptr(), inp.data_ptr(), out.numel(), stream_of(out)))
+    if out.numel():
+        _check(call, fn(team, out.data_ptr(), inp.data_ptr(), out.numel(), stream_of(out)))
 
 
 def all_gather_impl(out, inp, team, sync):
@@ -122,6 +124,8 @@ def all_gather_impl(out, inp, team, sync):
     nbytes = inp.numel() * inp.element_size()
     if out.numel() * out.element_size() != n * nbytes:
         raise InvalidValueError(call, f"`out` ({describe(out)}) must hold n_pes ({n}) x `inp` ({describe(inp)})")
+    if not nbytes:
+        return
     s = stream_of(out)
     if sync:
         _sync(call, team, s)
@@ -138,6 +142,8 @@ def all_to_all_impl(out, inp, team, sync):
     if out.numel() * out.element_size() != nbytes or nbytes % n:
         raise InvalidValueError(call, f"`out` ({describe(out)}) and `inp` ({describe(inp)}) must have the same "
                                 f"size, a multiple of n_pes ({n}) chunks")
+    if not nbytes:
+        return
     s = stream_of(out)
     if sync:
         _sync(call, team, s)
@@ -148,6 +154,8 @@ def broadcast_impl(t, root, team, sync):
     call = "gshmem.torch.broadcast"
     _contiguous(call, "t", t)
     require_symmetric(call, "t", t)
+    if not t.numel():
+        return
     s = stream_of(t)
     if sync:
         _sync(call, team, s)

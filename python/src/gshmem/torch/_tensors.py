@@ -29,6 +29,11 @@ def _forget_all():
 _runtime.finalize_hooks.append(_forget_all)
 
 
+def _addr(t):
+    # A tensor without elements has no data_ptr (0); its storage still starts at its buffer.
+    return t.data_ptr() if t.numel() else t.untyped_storage().data_ptr() + t.storage_offset() * t.element_size()
+
+
 def buffer_of(addr):
     """The live SymmetricBuffer holding address `addr`, or None."""
     i = bisect.bisect_right(_starts, addr) - 1
@@ -47,8 +52,8 @@ def require_symmetric(call, arg, t):
     """`t`'s buffer; NotSymmetricError unless all of `t` lies in one symmetric tensor made here."""
     if not isinstance(t, torch.Tensor):
         raise InvalidValueError(call, f"`{arg}` must be a torch.Tensor, got {type(t).__name__}")
-    buf = buffer_of(t.data_ptr())
-    if buf is None or t.data_ptr() + t.numel() * t.element_size() > buf.ptr + buf.nbytes:
+    buf = buffer_of(_addr(t))
+    if buf is None or _addr(t) + t.numel() * t.element_size() > buf.ptr + buf.nbytes:
         raise NotSymmetricError(call, f"`{arg}` ({describe(t)}) is not in the symmetric heap; allocate it with "
                                 "gshmem.torch.empty/zeros (every PE the same shape and dtype)")
     return buf
@@ -112,15 +117,15 @@ def zeros_like(t):
 
 def is_symmetric(t):
     """Whether all of tensor `t` lies in a live symmetric tensor made by empty/zeros."""
-    buf = buffer_of(t.data_ptr())
-    return buf is not None and t.data_ptr() + t.numel() * t.element_size() <= buf.ptr + buf.nbytes
+    buf = buffer_of(_addr(t))
+    return buf is not None and _addr(t) + t.numel() * t.element_size() <= buf.ptr + buf.nbytes
 
 
 def free(t):
     """Release a tensor made by empty/zeros (collective: every PE frees the same tensors in the
     same order). Waits for this GPU's work first. When the PEs disagree, nothing is freed and
     every PE raises AllocationMismatchError. `t` and its views must not be used afterwards."""
-    buf = _buffers.get(t.data_ptr())
+    buf = _buffers.get(_addr(t)) if t.storage_offset() == 0 else None
     if buf is None:
         raise NotSymmetricError("gshmem.torch.free", f"`t` ({describe(t)}) is not a tensor returned by "
                                 "gshmem.torch.empty/zeros (pass the tensor itself, not a view into it)")
@@ -143,6 +148,6 @@ def peer(t, pe):
         raise PeerNotAccessibleError("gshmem.torch.peer", why)
     raw = _from_address(base, buf.nbytes, t.device)
     itemsize = t.element_size()
-    off = t.data_ptr() - buf.ptr
+    off = _addr(t) - buf.ptr
     typed = raw.view(t.dtype) if buf.nbytes % itemsize == 0 else raw[:buf.nbytes - buf.nbytes % itemsize].view(t.dtype)
     return typed.as_strided(t.shape, t.stride(), off // itemsize)
