@@ -64,9 +64,9 @@ def cmake_prefix_path():
 
 
 def __getattr__(name):
-    # gshmem.torch on first use, so that `import gshmem` never imports torch.
-    if name == "torch":
-        return _importlib.import_module(".torch", __name__)
+    # gshmem.torch and gshmem.triton on first use, so that `import gshmem` never imports them.
+    if name in ("torch", "triton"):
+        return _importlib.import_module("." + name, __name__)
     raise AttributeError(f"module 'gshmem' has no attribute {name!r}")
 
 

@@ -16,6 +16,11 @@ export GSHMEM_LIBRARY=${GSHMEM_LIBRARY:-$PWD/$BUILD/lib/libgshmem.so}
 export GSHMEM_INCLUDE_DIR=${GSHMEM_INCLUDE_DIR:-$PWD/$BUILD/include}
 export PYTHONPATH=$PWD/python/src${PYTHONPATH:+:$PYTHONPATH}
 export PYTHONDONTWRITEBYTECODE=1 TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-9.0}
+# The Triton test's bitcode, built on a machine with clang >= 19 (the GPU image has none):
+# PYTHONPATH=python/src python3 -m gshmem.triton._bitcode build/triton/gshmem_triton.bc
+if [[ -z ${GSHMEM_TRITON_BITCODE:-} && -e build/triton/gshmem_triton.bc ]]; then
+  export GSHMEM_TRITON_BITCODE=$PWD/build/triton/gshmem_triton.bc
+fi
 export TORCH_NCCL_ASYNC_ERROR_HANDLING=1 OMP_NUM_THREADS=${OMP_NUM_THREADS:-4}
 PY=${PYTHON:-python3}
 T_GPU=${T_GPU:-420}
@@ -51,7 +56,7 @@ for stage in "${stages[@]}"; do
   case $stage in
     unit)
       run unit "$T_SHORT" bash -c "cd python/tests && $PY -m unittest test_import test_no_gpu test_prototypes \
-        test_dtypes test_errors test_calls test_torch" ;;
+        test_dtypes test_errors test_calls test_torch test_triton" ;;
     gpu1) run gpu-1pe "$T_GPU" "${TORCHRUN[@]}" 1 -m pytest -q -rfEs -p no:cacheprovider python/tests/gpu ;;
     gpu2) run gpu-2pe "$T_GPU" "${TORCHRUN[@]}" 2 -m pytest -q -rfEs -p no:cacheprovider python/tests/gpu ;;
     examples)
