@@ -8,7 +8,7 @@ Design: rows (dim 0) of `inp` go to PE 0, 1, ... in runs of in_splits[p] rows. O
      (S[i, j] = rows PE i sends to PE j) in a symmetric workspace;
   3. torch ops on S: this PE's send offsets (exclusive cumsum of its row), the row in each
      peer's `out` where its run lands (sum of S[:me, p]) and out_splits = S[:, me];
-  4. one Triton kernel, a grid of (n, CTAs per peer), copies each run straight into the peer's
+  4. one Triton kernel, a grid of (n, about SMs / n CTAs), copies each run straight into the peer's
      `out` through its NVLink mapping (gshmem_ptr, as a byte offset from this PE's `out`);
   5. team barrier on the stream: every run has landed and is visible everywhere.
 A run that would pass the end of `out` (capacity rows), or read past the end of `inp`, is cut
@@ -33,8 +33,17 @@ try:
 except ImportError:  # pragma: no cover - depends on the environment
     triton = None
 
-_CTAS_PER_PEER = 32
 _BLOCK = 2048
+_sms = {}
+
+
+def _ctas_per_peer(device, n):
+    """CTAs per destination: together about one per SM (NVLink stores need many in flight),
+    at least 4 and at most 64 per peer."""
+    sms = _sms.get(device.index)
+    if sms is None:
+        sms = _sms[device.index] = torch.cuda.get_device_properties(device).multi_processor_count
+    return max(4, min(64, sms // n))
 
 if triton is not None:
     @triton.jit
@@ -156,9 +165,9 @@ def all_to_all_v_impl(out, inp, in_splits, out_splits, team):
         wtype = {8: torch.int64, 4: torch.int32, 1: torch.uint8}[word]
         dst = out.view(-1).view(wtype)
         src = inp.view(-1).view(wtype) if inp.numel() else dst  # (an empty tensor has no address; nothing is read)
-        _copy_runs[(n, _CTAS_PER_PEER)](src, dst, deltas, in_splits, send_off, dst_off, inp.shape[0], out.shape[0],
-                                       row_bytes // word, BLOCK=_BLOCK, PAIRS=row_bytes % 16 == 0 and word == 8,
-                                       num_warps=8)
+        grid = (n, _ctas_per_peer(out.device, n))
+        _copy_runs[grid](src, dst, deltas, in_splits, send_off, dst_off, inp.shape[0], out.shape[0], row_bytes // word,
+                         BLOCK=_BLOCK, PAIRS=row_bytes % 16 == 0 and word == 8, num_warps=8)
     else:
         if torch.cuda.is_current_stream_capturing():
             raise UnsupportedError(call, "this team has PEs whose memory is not mapped here (or Triton is missing), "
