@@ -73,6 +73,31 @@ class TorchDtypesTest(unittest.TestCase):
                     self.assertIn(d.reduce_name(op, scatter=True), _capi.PROTOTYPES)
 
 
+# One rank of gshmem.init() under an initialized torch.distributed (gloo, CPU): the start-up
+# takes rank and size from the group and the id from rank 0 through the group's store; the
+# library's init is replaced by a recorder (no GPU here).
+_GROUP_INIT = """
+import sys
+import torch.distributed as dist
+import gshmem, gshmem.runtime as rt
+rank, port = int(sys.argv[1]), int(sys.argv[2])
+if not __import__("pathlib").Path(gshmem.library_path()).exists():
+    rt.get_unique_id = lambda: rt.UniqueId(bytes(i % 241 for i in range(gshmem._capi.GSHMEMX_UNIQUEID_BYTES)))
+real_init, seen = rt.init, []
+def recorder(**kw):
+    if kw.get("uid") is None:
+        return real_init(**kw)
+    seen.append(kw)
+rt.init = recorder
+dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=2)
+gshmem.init()      # torch.distributed is initialized: goes through gshmem.torch.init
+gshmem.init()      # a second start-up meets on a new key
+assert len(seen) == 2 and all(k["rank"] == rank and k["world_size"] == 2 for k in seen), seen
+print(" ".join(bytes(k["uid"]).hex() for k in seen))
+dist.destroy_process_group()
+"""
+
+
 @unittest.skipIf(torch is None, "torch is not installed")
 class StoreStartupTest(unittest.TestCase):
     def _run_pair(self, fake):
@@ -92,6 +117,20 @@ class StoreStartupTest(unittest.TestCase):
         fake = not pathlib.Path(gshmem.library_path()).exists()
         uid = self._run_pair(fake)
         self.assertNotEqual(uid, bytes(UID_BYTES))
+
+    def test_init_through_a_process_group(self):
+        port = _free_port()
+        procs = [subprocess.Popen([sys.executable, "-c", _GROUP_INIT, str(r), str(port)], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True) for r in (0, 1)]
+        got = []
+        for p in procs:
+            out, err = p.communicate(timeout=120)
+            self.assertEqual(p.returncode, 0, err)
+            got.append(out.strip().splitlines()[-1].split())
+        self.assertEqual(got[0], got[1])  # both start-ups: the same id on both ranks
+        self.assertEqual(len(got[0]), 2)
+        if pathlib.Path(gshmem.library_path()).exists():
+            self.assertNotEqual(got[0][0], got[0][1])  # a fresh id per start-up
 
     def test_rank_without_rank0_times_out_with_a_clear_error(self):
         import torch.distributed as dist
