@@ -50,6 +50,10 @@ def describe(t):
 
 def require_symmetric(call, arg, t):
     """`t`'s buffer; NotSymmetricError unless all of `t` lies in one symmetric tensor made here."""
+    # Fast path (every collective call checks its operands): `t` starts a buffer.
+    buf = _buffers.get(t.data_ptr()) if isinstance(t, torch.Tensor) else None
+    if buf is not None and t.numel() * t.element_size() <= buf.nbytes:
+        return buf
     if not isinstance(t, torch.Tensor):
         raise InvalidValueError(call, f"`{arg}` must be a torch.Tensor, got {type(t).__name__}")
     buf = buffer_of(_addr(t))
