@@ -6,7 +6,8 @@
 For all_reduce (sum, bf16), all_to_all (all_to_all_single) and all_gather
 (all_gather_into_tensor), sizes 8 KiB .. 256 MiB (the bytes of each rank's tensor: for
 all_gather the gathered output), back-to-back calls on one stream: latency (us per call) and
-bus bandwidth (nccl-tests' definition: all_reduce 2(n-1)/n, the others (n-1)/n of algbw).
+bus bandwidth (nccl-tests' definition: all_reduce 2(n-1)/n, the others (n-1)/n of algbw);
+all_reduce also beside torch symmetric memory's one-shot / two-shot all-reduce (CUDA backend).
 Then the host cost per call at 8 KiB: gshmem.torch's Python entry, the custom op
 (torch.ops.gshmem.*, what torch.compile emits) and the bare C function through ctypes, so
 that the Python overhead over the C API shows. Last, the MoE step of
@@ -20,6 +21,7 @@ import sys
 import time
 
 os.environ.setdefault("NCCL_NVLS_ENABLE", "0")
+os.environ.setdefault("TORCH_SYMM_MEM_DISABLE_MULTICAST", "1")
 
 import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
@@ -57,6 +59,28 @@ def host_us(fn, iters=2000):
     return t
 
 
+def symm_mem_all_reduce(e, dtype, dev):
+    """torch symmetric memory's own all-reduce on its CUDA backend (one-shot up to 512 KiB,
+    two-shot in place above), or None where this torch lacks it."""
+    try:
+        import torch.distributed._symmetric_memory as symm_mem
+        name = dist.group.WORLD.group_name
+        t = symm_mem.empty(e, dtype=dtype, device=dev)
+        symm_mem.rendezvous(t, name)
+        t.fill_(1)
+        if e * t.element_size() <= 512 << 10:
+            op = lambda: torch.ops.symm_mem.one_shot_all_reduce(t, "sum", name)  # noqa: E731
+        else:
+            op = lambda: torch.ops.symm_mem.two_shot_all_reduce_(t, "sum", name)  # noqa: E731
+        op()
+        torch.cuda.synchronize()
+        return op
+    except Exception as ex:  # an optional comparison: report, go on
+        if gt.my_pe() == 0:
+            print(f"(torch symmetric memory all-reduce unavailable at {e} elements: {type(ex).__name__}: {ex})")
+        return None
+
+
 def bench_collectives(n, dev, quick):
     rows = []
     dtype = torch.bfloat16
@@ -69,7 +93,9 @@ def bench_collectives(n, dev, quick):
         y = torch.ones(e, dtype=dtype, device=dev)
         tg = time_calls(lambda: gt.all_reduce(x), iters)
         tn = time_calls(lambda: dist.all_reduce(y), iters)
-        rows.append(("all_reduce", size, tg, tn, 2 * (n - 1) / n))
+        sm = symm_mem_all_reduce(e, dtype, dev)
+        ts = time_calls(sm, iters) if sm is not None else None
+        rows.append(("all_reduce", size, tg, tn, 2 * (n - 1) / n, ts))
         gt.free(x)
         del y
         # all_to_all: size bytes in and out per rank
@@ -79,7 +105,7 @@ def bench_collectives(n, dev, quick):
             ref = torch.empty_like(inp)
             tg = time_calls(lambda: gt.all_to_all(out, inp), iters)
             tn = time_calls(lambda: dist.all_to_all_single(ref, inp), iters)
-            rows.append(("all_to_all", size, tg, tn, (n - 1) / n))
+            rows.append(("all_to_all", size, tg, tn, (n - 1) / n, None))
             gt.free(out)
             del inp, ref
         # all_gather: size bytes gathered per rank
@@ -89,7 +115,7 @@ def bench_collectives(n, dev, quick):
             ref = torch.empty(e, dtype=dtype, device=dev)
             tg = time_calls(lambda: gt.all_gather(out, inp), iters)
             tn = time_calls(lambda: dist.all_gather_into_tensor(ref, inp), iters)
-            rows.append(("all_gather", size, tg, tn, (n - 1) / n))
+            rows.append(("all_gather", size, tg, tn, (n - 1) / n, None))
             gt.free(out)
             del inp, ref
         torch.cuda.empty_cache()
@@ -128,12 +154,13 @@ def main():
     if me == 0:
         print(f"\n{n} x {torch.cuda.get_device_name(dev)}, torch {torch.__version__}, bf16, back-to-back on one "
               "stream (gshmem data-movement collectives with their entry sync)")
-        print("| op | size | gshmem us | NCCL us | gshmem busbw GB/s | NCCL busbw GB/s | busbw ratio |")
-        print("|---|---:|---:|---:|---:|---:|---:|")
-        for op, size, tg, tn, f in rows:
+        print("| op | size | gshmem us | NCCL us | symm_mem us | gshmem busbw GB/s | NCCL busbw GB/s | busbw ratio |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|")
+        for op, size, tg, tn, f, ts in rows:
             bg, bn = size / tg / 1e3 * f, size / tn / 1e3 * f
             ratio = bg / bn if bn else 0
-            print(f"| {op} | {size >> 10} KiB | {tg:.2f} | {tn:.2f} | {bg:.1f} | {bn:.1f} | {ratio:.2f} |")
+            sm = f"{ts:.2f}" if ts is not None else "-"
+            print(f"| {op} | {size >> 10} KiB | {tg:.2f} | {tn:.2f} | {sm} | {bg:.1f} | {bn:.1f} | {ratio:.2f} |")
         print("\nhost time per call (all_reduce, 8 KiB bf16):")
         for k, v in host.items():
             print(f"  {k:52s} {v:7.2f} us")
@@ -146,7 +173,8 @@ def main():
     t_g, t_n, t_graph = moe_dispatch.main(moe_args + ["--iters", "20"])
     if me == 0 and a.json:
         pathlib.Path(a.json).write_text(json.dumps({
-            "pes": n, "rows": [dict(op=o, bytes=s, gshmem_us=g, nccl_us=c, busbw_factor=f) for o, s, g, c, f in rows],
+            "pes": n, "rows": [dict(op=o, bytes=s, gshmem_us=g, nccl_us=c, symm_mem_us=t, busbw_factor=f)
+                               for o, s, g, c, f, t in rows],
             "host_us": host, "moe_step_ms": {"gshmem": t_g, "all_to_all_single": t_n, "gshmem_graph": t_graph},
         }, indent=1))
 
