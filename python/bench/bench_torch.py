@@ -97,7 +97,7 @@ def bench_collectives(n, dev, quick):
         ts = time_calls(sm, iters) if sm is not None else None
         rows.append(("all_reduce", size, tg, tn, 2 * (n - 1) / n, ts))
         gt.free(x)
-        del y
+        y = None  # (NCCL buffers go back to the caching allocator)
         # all_to_all: size bytes in and out per rank
         if e % n == 0:
             inp = torch.ones(e, dtype=dtype, device=dev)
