@@ -18,6 +18,8 @@ capacity.
 Without Triton, or when a peer's memory is not mapped here (another node), steps 3-4 become
 host-side: S is copied to the host (a synchronisation, so not capturable) and each run is a
 gshmemx_putmem_nbi_on_stream; the barrier completes them."""
+import math
+
 import torch
 
 from .._lib import capi, check_logged
@@ -150,7 +152,7 @@ def all_to_all_v_impl(out, inp, in_splits, out_splits, team):
         if t.dtype != torch.int64 or t.numel() != n or t.device != out.device or not t.is_contiguous():
             raise InvalidValueError(call, f"`{arg}` ({describe(t)}) must be a contiguous int64 tensor of n_pes ({n}) "
                                     f"elements on {out.device}")
-    row_bytes = out[0].numel() * out.element_size() if out.shape[0] else inp[0:1].numel() * inp.element_size()
+    row_bytes = math.prod(out.shape[1:]) * out.element_size()
     word = 8 if row_bytes % 8 == 0 else 4 if row_bytes % 4 == 0 else 1
     me = capi().gshmem_team_my_pe(team)
     s = stream_of(out)
