@@ -279,6 +279,47 @@ class TensorRegistryTest(unittest.TestCase):
             gt.empty(10, device="cpu")
 
 
+@unittest.skipIf(torch is None, "torch is not installed")
+class AllToAllVPlanTest(unittest.TestCase):
+    """all_to_all_v's offsets (gshmem.torch._a2av.plan) drive a simulated copy of every PE's runs
+    (what the Triton kernel does, with its clamps) into the others' `out`: the result must be
+    all_to_all_single's, for uneven and empty splits and a capacity cut."""
+
+    def simulate(self, splits, hidden, cap):
+        from gshmem.torch._a2av import plan
+        n = len(splits)
+        S = torch.tensor(splits, dtype=torch.int64)
+        inps = [torch.arange(int(S[p].sum()) * hidden).view(-1, hidden) + 1000 * p for p in range(n)]
+        outs = [torch.full((cap, hidden), -1, dtype=torch.int64) for _ in range(n)]
+        got_splits = []
+        for me in range(n):
+            osp = torch.empty(n, dtype=torch.int64)
+            send_off, dst_off = plan(S, S[me], me, osp)
+            got_splits.append(osp)
+            for p in range(n):  # the kernel's run for peer p, clamped as it clamps
+                cnt = int(S[me, p])
+                cnt = min(cnt, max(inps[me].shape[0] - int(send_off[p]), 0))
+                cnt = min(cnt, max(cap - int(dst_off[p]), 0))
+                so, do = int(send_off[p]), int(dst_off[p])
+                outs[p][do:do + cnt] = inps[me][so:so + cnt]
+        for p in range(n):
+            self.assertEqual(got_splits[p].tolist(), S[:, p].tolist())
+            want = torch.cat([inps[q][int(S[q, :p].sum()):int(S[q, :p + 1].sum())] for q in range(n)])
+            m = min(cap, want.shape[0])
+            self.assertTrue(torch.equal(outs[p][:m], want[:m]), (splits, p))
+            self.assertTrue(bool((outs[p][m:] == -1).all()))  # nothing past the data or the capacity
+
+    def test_uneven_empty_and_capacity(self):
+        self.simulate([[1, 2, 3], [0, 0, 5], [4, 0, 0]], 3, 16)
+        self.simulate([[0, 0], [0, 0]], 2, 4)
+        self.simulate([[7]], 5, 7)
+        self.simulate([[3, 4], [5, 6]], 2, 8)  # PE 1 gets 4 + 6 = 10 rows: cut at 8
+        g = torch.Generator().manual_seed(5)
+        for n in (2, 3, 5, 8):
+            S = torch.randint(0, 9, (n, n), generator=g).tolist()
+            self.simulate(S, 4, 9 * n)
+
+
 def _cpu_kernels():
     """Stand-in CPU kernels (one PE: the collectives reduce to copies) so that compiled graphs
     run on CPU; registered once per process."""

@@ -78,6 +78,17 @@ if triton is not None:
             tl.store(d_base + idx, tl.load(s_base + idx, mask=m), mask=m)
 
 
+def plan(S, in_splits, me, out_splits):
+    """From the split matrix S (S[i, j]: rows PE i sends to PE j) on PE `me`: where each run
+    starts in this PE's `inp` (send_off[p]) and in PE p's `out` (dst_off[p]: the rows that the
+    PEs before `me` send to p), and out_splits = S[:, me]. Torch ops on the stream, no host
+    synchronisation."""
+    send_off = torch.cumsum(in_splits, 0) - in_splits
+    dst_off = S[:me].sum(0)
+    out_splits.copy_(S[:, me])
+    return send_off, dst_off
+
+
 class _Workspace:
     """Per team: the symmetric split matrix and the NVLink offsets of the `out` buffers used."""
 
@@ -158,10 +169,7 @@ def all_to_all_v_impl(out, inp, in_splits, out_splits, team):
     s = stream_of(out)
     _sync(call, team, s)
     _check(call, _c("gshmemx_fcollectmem_on_stream")(team, ws.splits.data_ptr(), in_splits.data_ptr(), n * 8, s))
-    S = ws.splits.view(n, n)
-    send_off = torch.cumsum(in_splits, 0) - in_splits
-    dst_off = S[:me].sum(0)
-    out_splits.copy_(S[:, me])
+    send_off, dst_off = plan(ws.splits.view(n, n), in_splits, me, out_splits)
     deltas = ws.deltas_for(out, word) if triton is not None else None
     if deltas is not None:
         wtype = {8: torch.int64, 4: torch.int32, 1: torch.uint8}[word]
