@@ -5,8 +5,8 @@ capture them.
 
 Each maps onto one C on-stream collective (gshmemx_<type>_<op>_reduce_on_stream,
 gshmemx_fcollectmem_on_stream, ...): one launch on the stream, no host synchronisation, no
-allocation, so a CUDA graph captures it. Eager calls go to C directly (a custom op's dispatch
-costs tens of microseconds of Python); under torch.compile the wrappers emit the custom op.
+allocation, so a CUDA graph captures it. Eager calls go to C directly (a custom op's dispatcher
+round trip costs more Python time); under torch.compile the wrappers emit the custom op.
 
 Buffers (the C contract, include/gshmem/device/coll.cuh): `out` is symmetric, and so is `inp`
 of the reductions; the data-movement collectives (all_gather, all_to_all, broadcast) push into
