@@ -17,7 +17,8 @@ export GSHMEM_INCLUDE_DIR=${GSHMEM_INCLUDE_DIR:-$PWD/$BUILD/include}
 export PYTHONPATH=$PWD/python/src${PYTHONPATH:+:$PYTHONPATH}
 export PYTHONDONTWRITEBYTECODE=1 TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-9.0}
 # The Triton test's bitcode, built on a machine with clang >= 19 (the GPU image has none):
-# PYTHONPATH=python/src python3 -m gshmem.triton._bitcode build/triton/gshmem_triton.bc
+# GSHMEM_LIBRARY=$PWD/build/default/lib/libgshmem.so PYTHONPATH=python/src python3 -m gshmem.triton \
+#   build/triton/gshmem_triton.bc  (clang-19 and llvm-19 needed; no Triton)
 if [[ -z ${GSHMEM_TRITON_BITCODE:-} && -e build/triton/gshmem_triton.bc ]]; then
   export GSHMEM_TRITON_BITCODE=$PWD/build/triton/gshmem_triton.bc
 fi

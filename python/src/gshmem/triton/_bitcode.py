@@ -57,6 +57,10 @@ def build(out, *, arch="sm_90"):
     if cuda is None:
         raise UnsupportedError(CALL, "no CUDA toolkit found (set CUDA_HOME)")
     clang, dis, asm = tools
+    if not any((pathlib.Path(d) / "gshmem" / "version.h").exists() for d in gshmem.include_dirs()):
+        raise UnsupportedError(CALL, "gshmem/version.h is not in gshmem.include_dirs() (a source checkout has it "
+                               "in a build's include/): set GSHMEM_LIBRARY to a build's lib/libgshmem.so or "
+                               "GSHMEM_INCLUDE_DIR to its include/")
     out = pathlib.Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
@@ -116,8 +120,3 @@ def bitcode_path():
         build(tmp)
         os.replace(tmp, out)  # atomic: ranks building at once agree
     return str(out)
-
-
-if __name__ == "__main__":  # python -m gshmem.triton._bitcode OUT.bc: build it for another machine
-    import sys
-    print(build(sys.argv[1] if len(sys.argv) > 1 else "gshmem_triton.bc"))
