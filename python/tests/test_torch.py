@@ -168,7 +168,7 @@ class _HeapApi:
     error message may be queued for the next gshmemx_take_error."""
 
     def __init__(self):
-        self.next, self.calls, self.error = 0x10_0000_0000, [], None
+        self.next, self.calls, self.error, self.team_size = 0x10_0000_0000, [], None, 1
 
     def __getattr__(self, name):
         assert name in gshmem._capi.PROTOTYPES, name
@@ -177,6 +177,8 @@ class _HeapApi:
             self.calls.append((name, args))
             if name == "gshmemx_initialized":
                 return 1
+            if name == "gshmem_team_n_pes":
+                return self.team_size
             if name == "gshmem_align":
                 addr, self.next = self.next, self.next + (args[1] + 255) // 256 * 256 + 4096
                 return addr
@@ -277,6 +279,98 @@ class TensorRegistryTest(unittest.TestCase):
         self.api.gshmem_align = failing
         with self.assertRaises(gshmem.AllocationMismatchError):
             gt.empty(10, device="cpu")
+
+
+@unittest.skipIf(torch is None, "torch is not installed")
+class CollectiveCallsTest(unittest.TestCase):
+    """Which C on-stream collective each gshmem.torch collective calls, with which arguments
+    (CPU tensors over fake symmetric addresses; the stream and device checks stood in)."""
+
+    def setUp(self):
+        from gshmem import _lib
+        import gshmem.torch as gt
+        from gshmem.torch import _coll
+        self.gt, self.coll, self.saved, self.api = gt, _coll, _lib._api, _HeapApi()
+        self.api.team_size = 2
+        _lib._api = self.api
+        self.saved_fns = dict(_coll._fns)
+        _coll._fns.clear()
+        self.patches = {"stream_of": _coll.stream_of, "_contiguous": _coll._contiguous}
+        _coll.stream_of = lambda t: 0x5000
+        _coll._contiguous = lambda call, arg, t: None
+
+    def tearDown(self):
+        from gshmem import _lib
+        from gshmem.torch import _tensors
+        _tensors._forget_all()
+        self.coll._fns.clear()
+        self.coll._fns.update(self.saved_fns)
+        for k, v in self.patches.items():
+            setattr(self.coll, k, v)
+        _lib._api = self.saved
+
+    def calls(self, *names):
+        return [c for c in self.api.calls if c[0] in names]
+
+    def test_reductions_by_dtype_and_op(self):
+        gt = self.gt
+        for dt, op, cname in ((torch.bfloat16, "sum", "gshmemx_bfloat16_sum_reduce_on_stream"),
+                              (torch.float32, "max", "gshmemx_float_max_reduce_on_stream"),
+                              (torch.int64, "xor", "gshmemx_int64_xor_reduce_on_stream"),
+                              (torch.bool, "or", "gshmemx_uint8_or_reduce_on_stream"),
+                              (torch.complex64, "prod", "gshmemx_complexf_prod_reduce_on_stream")):
+            x, y = gt.empty(1000, dtype=dt, device="cpu"), gt.empty(1000, dtype=dt, device="cpu")
+            self.api.calls.clear()
+            self.assertIs(gt.all_reduce(x, op, out=y), y)
+            self.assertEqual(self.calls(cname), [(cname, (0, y.data_ptr(), x.data_ptr(), 1000, 0x5000))])
+            self.api.calls.clear()
+            gt.all_reduce(x, op)  # in place
+            self.assertEqual(self.calls(cname), [(cname, (0, x.data_ptr(), x.data_ptr(), 1000, 0x5000))])
+        with self.assertRaises(gshmem.InvalidValueError) as cm:
+            gt.all_reduce(gt.empty(4, dtype=torch.float8_e4m3fn, device="cpu"))
+        self.assertIn("gshmem.torch.all_reduce", str(cm.exception))
+        out, inp = gt.empty(10, device="cpu"), gt.empty(20, device="cpu")
+        self.api.calls.clear()
+        gt.reduce_scatter(out, inp, "min")
+        name = "gshmemx_float_min_reducescatter_on_stream"
+        self.assertEqual(self.calls(name), [(name, (0, out.data_ptr(), inp.data_ptr(), 10, 0x5000))])
+        with self.assertRaises(gshmem.InvalidValueError):
+            gt.reduce_scatter(out, gt.empty(21, device="cpu"))  # not n_pes x out
+
+    def test_data_movement_sync_first_and_bytes(self):
+        gt = self.gt
+        inp = gt.empty(6, dtype=torch.float8_e5m2, device="cpu")
+        out = gt.empty(12, dtype=torch.float8_e5m2, device="cpu")
+        self.api.calls.clear()
+        gt.all_gather(out, inp)
+        names = [c[0] for c in self.api.calls if c[0].endswith("_on_stream")]
+        self.assertEqual(names, ["gshmemx_team_sync_on_stream", "gshmemx_fcollectmem_on_stream"])
+        self.assertEqual(self.calls("gshmemx_fcollectmem_on_stream")[0][1],
+                         (0, out.data_ptr(), inp.data_ptr(), 6, 0x5000))
+        a2a = gt.empty(6, dtype=torch.float8_e5m2, device="cpu")
+        self.api.calls.clear()
+        gt.all_to_all(a2a, inp, sync=False)
+        self.assertEqual([c for c in self.api.calls if c[0].endswith("_on_stream")],
+                         [("gshmemx_alltoallmem_on_stream", (0, a2a.data_ptr(), inp.data_ptr(), 3, 0x5000))])
+        self.api.calls.clear()
+        gt.broadcast(out, 1, team=gt.NODE)
+        self.assertEqual([c[0] for c in self.api.calls if c[0].endswith("_on_stream")],
+                         ["gshmemx_team_sync_on_stream", "gshmemx_broadcastmem_on_stream"])
+        self.assertEqual(self.calls("gshmemx_broadcastmem_on_stream")[0][1],
+                         (gt.NODE.handle, out.data_ptr(), out.data_ptr(), 12, 1, 0x5000))
+        with self.assertRaises(gshmem.InvalidValueError):
+            gt.all_gather(a2a, inp)  # out must hold n_pes x inp
+        with self.assertRaises(gshmem.NotSymmetricError):
+            gt.all_to_all(torch.empty(6, dtype=torch.float8_e5m2), inp)
+
+    def test_no_elements_calls_nothing(self):
+        gt = self.gt
+        e = gt.empty(0, device="cpu")
+        self.api.calls.clear()
+        gt.all_reduce(e)
+        gt.all_gather(gt.empty(0, device="cpu"), e)
+        gt.broadcast(e)
+        self.assertEqual([c for c in self.api.calls if c[0].endswith("_on_stream")], [])
 
 
 @unittest.skipIf(torch is None, "torch is not installed")
