@@ -28,7 +28,6 @@ T_GPU=${T_GPU:-420}
 T_SHORT=${T_SHORT:-240}
 stages=("$@")
 [[ ${#stages[@]} -eq 0 ]] && stages=(unit gpu1 gpu2 examples)
-[[ -e $GSHMEM_LIBRARY ]] || { echo "run_all: no $GSHMEM_LIBRARY (build the library, or set BUILD/GSHMEM_LIBRARY)"; exit 2; }
 # Exit 77 (ctest's "skipped") where the tests cannot run: no torch, or fewer than 2 GPUs.
 if ! gpus=$("$PY" -c 'import torch; print(torch.cuda.device_count())' 2>/dev/null); then
   echo "run_all: skipped: $PY cannot import torch"
@@ -38,6 +37,7 @@ if [[ $gpus -lt 2 ]]; then
   echo "run_all: skipped: $gpus CUDA GPU(s) visible, the tests need 2"
   exit 77
 fi
+[[ -e $GSHMEM_LIBRARY ]] || { echo "run_all: no $GSHMEM_LIBRARY (build the library, or set BUILD/GSHMEM_LIBRARY)"; exit 2; }
 
 results=()
 run() {  # run NAME LIMIT COMMAND...
