@@ -12,6 +12,7 @@
 is loaded by the first call. gshmem.capi() is the whole C API through ctypes, prototypes
 generated from the same tables as the C names. PyTorch: gshmem.torch (imported on first use)."""
 import importlib as _importlib
+import os as _os
 import pathlib as _pathlib
 
 from . import dtypes
@@ -39,6 +40,19 @@ def get_include():
     return str(_PKG.parent.parent.parent / "include")
 
 
+def include_dirs():
+    """Every directory a kernel that includes <gshmem/gshmem.h> needs: get_include(), and in a
+    source checkout the build's generated include/ (gshmem/version.h) beside the library that
+    GSHMEM_LIBRARY names, or $GSHMEM_INCLUDE_DIR."""
+    dirs = [get_include()]
+    if not (_pathlib.Path(dirs[0]) / "gshmem" / "version.h").exists():
+        for extra in (_os.environ.get("GSHMEM_INCLUDE_DIR"), str(library_path().resolve().parent.parent / "include")):
+            if extra and (_pathlib.Path(extra) / "gshmem" / "version.h").exists():
+                dirs.append(extra)
+                break
+    return dirs
+
+
 def get_library_dir():
     """The directory holding libgshmem.so (for -L and the run-time path)."""
     return str(library_path().parent)
@@ -50,9 +64,9 @@ def cmake_prefix_path():
 
 
 def __getattr__(name):
-    # gshmem.torch on first use, so that `import gshmem` never imports torch.
-    if name == "torch":
-        return _importlib.import_module(".torch", __name__)
+    # gshmem.torch and gshmem.triton on first use, so that `import gshmem` never imports them.
+    if name in ("torch", "triton"):
+        return _importlib.import_module("." + name, __name__)
     raise AttributeError(f"module 'gshmem' has no attribute {name!r}")
 
 
@@ -60,7 +74,7 @@ __all__ = [
     "init", "finalize", "session", "is_initialized", "my_pe", "n_pes", "pe_accessible", "version", "spec_version",
     "UniqueId", "get_unique_id", "Team", "WORLD", "SHARED", "NODE", "SymmetricBuffer", "malloc", "calloc", "free",
     "put", "get", "signal_op", "signal_fetch", "signal_wait", "quiet", "fence", "barrier", "barrier_all",
-    "sync_all", "dtypes", "capi", "get_include", "get_library_dir", "cmake_prefix_path", "GshmemError",
+    "sync_all", "dtypes", "capi", "get_include", "include_dirs", "get_library_dir", "cmake_prefix_path", "GshmemError",
     "InvalidValueError", "NotInitializedError", "OutOfMemoryError", "CudaError", "NoGpuError", "BootstrapError",
     "PeerFailureError", "GshmemTimeoutError", "UnsupportedError", "SystemCallError", "MismatchError",
     "AllocationMismatchError", "LaunchError", "AuthError", "InternalError", "AbortedError", "AllocationError",

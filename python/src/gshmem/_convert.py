@@ -14,13 +14,17 @@ def address(call, arg, obj):
     """(address, nbytes or None) of `obj`; nbytes is None for a bare int."""
     if isinstance(obj, int):
         return obj, None
+    data_ptr = getattr(obj, "data_ptr", None)
+    # A torch tensor first: its __cuda_array_interface__ raises (KeyError, not AttributeError)
+    # for float8, complex32 and float4, and refuses tensors that require grad.
+    if callable(data_ptr) and hasattr(obj, "element_size"):
+        if hasattr(obj, "is_contiguous") and not obj.is_contiguous():
+            raise InvalidValueError(call, f"`{arg}` is not contiguous; pass .contiguous()")
+        return data_ptr(), int(obj.nbytes)
     cai = getattr(obj, "__cuda_array_interface__", None)
     if cai is not None:
         return _from_cai(call, arg, cai)
-    data_ptr = getattr(obj, "data_ptr", None)
     if callable(data_ptr):
-        if hasattr(obj, "is_contiguous") and not obj.is_contiguous():
-            raise InvalidValueError(call, f"`{arg}` is not contiguous; pass .contiguous()")
         return data_ptr(), int(obj.nbytes)
     raise InvalidValueError(
         call, f"`{arg}` ({type(obj).__name__}) is not GPU memory: pass an int address, an object with "

@@ -6,7 +6,7 @@ import traceback
 import warnings
 
 from . import dtypes as _dtypes
-from ._lib import capi, check_logged, take_error
+from ._lib import capi, take_error
 from .errors import (AllocationError, AllocationMismatchError, InvalidValueError, NotInitializedError,
                      OutOfMemoryError, PeerNotAccessibleError)
 
@@ -102,10 +102,16 @@ class SymmetricBuffer:
         """Release the buffer (collective, in the same order on every PE); waits for this GPU's
         outstanding work first."""
         self._check_live("free")
-        ptr, self.ptr = self.ptr, None
         take_error()
-        capi().gshmem_free(ptr)
-        check_logged("gshmem.SymmetricBuffer.free")
+        capi().gshmem_free(self.ptr)
+        n, message = take_error()
+        if n:
+            # The library agrees on every free first (src/host/mem/symmetric.cpp): when the PEs
+            # freed different blocks, or in another order, nothing is freed on any PE and every
+            # PE gets this error. The buffer stays live, so that the program may free it right.
+            cls = AllocationMismatchError if "different calls" in message else AllocationError
+            raise cls("gshmem.SymmetricBuffer.free", message)
+        self.ptr = None
 
     def __enter__(self):
         return self

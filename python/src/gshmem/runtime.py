@@ -51,7 +51,7 @@ def get_unique_id():
     return UniqueId(buf.raw)
 
 
-def init(*, uid=None, rank=None, world_size=None):
+def init(*, uid=None, rank=None, world_size=None, group=None, store=None, device=None):
     """Start gshmem on this process (collective over the job).
 
     Without arguments the rank, size and rendezvous come from the launcher's environment
@@ -59,7 +59,14 @@ def init(*, uid=None, rank=None, world_size=None):
     its bytes), `rank` and `world_size` are required and the processes meet at the id's
     address. The GPU is this process's current CUDA device if a context is current, else the
     one of its node-local rank. Raises NoGpuError without a GPU, BootstrapError when the
-    rendezvous fails; never ends the process (unlike the C gshmem_init)."""
+    rendezvous fails; never ends the process (unlike the C gshmem_init).
+
+    With `group` (a torch.distributed process group), `store` (a torch.distributed Store, with
+    `rank` and `world_size`) or `device`, or whenever torch.distributed is initialized, this is
+    gshmem.torch.init: the unique id is made on rank 0 and sent through the group's store."""
+    if group is not None or store is not None or device is not None or (uid is None and _torch_dist_ready()):
+        from .torch import init as torch_init
+        return torch_init(group, store=store, rank=rank, world_size=world_size, device=device)
     api = capi()
     attr = _InitAttr()
     attr.version, attr.rank, attr.nranks = _capi.GSHMEMX_INIT_ATTR_VERSION, -1, -1
@@ -75,10 +82,24 @@ def init(*, uid=None, rank=None, world_size=None):
     check_status("gshmem.init", api.gshmemx_init_attr(flags, ctypes.byref(attr)))
 
 
+# Called (no arguments) by finalize() before the library stops: gshmem.torch forgets its
+# symmetric tensors there, which the heap's release makes invalid.
+finalize_hooks = []
+
+
+def _torch_dist_ready():
+    # Only when the program imported torch.distributed itself: init() never imports torch.
+    import sys
+    dist = sys.modules.get("torch.distributed")
+    return bool(dist is not None and dist.is_available() and dist.is_initialized())
+
+
 def finalize():
     """Stop gshmem (collective): completes outstanding operations and releases the symmetric
     heap; buffers not freed become invalid. init() may follow."""
     if is_initialized():
+        for hook in list(finalize_hooks):
+            hook()
         capi().gshmem_finalize()
 
 

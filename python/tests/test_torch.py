@@ -1,0 +1,489 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""gshmem.torch without a GPU (skipped without torch): the dtype map against torch's own
+dtypes, the unique-id exchange over a real torch.distributed TCPStore between two processes,
+start-up errors, and the custom ops' registration and fake implementations under make_fx and
+torch.compile (on CPU, with stand-in CPU kernels: the real ones need GPUs, python/tests/gpu/)."""
+import datetime
+import pathlib
+import re
+import socket
+import subprocess
+import sys
+import unittest
+
+try:
+    import torch
+except ImportError:
+    torch = None
+
+import gshmem
+
+from util import library_or_skip
+
+UID_BYTES = gshmem._capi.GSHMEMX_UNIQUEID_BYTES
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# One rank of the exchange, in a fresh interpreter: meet through the TCPStore, print the id.
+_EXCHANGE = """
+import datetime, sys
+import torch.distributed as dist
+import gshmem, gshmem.torch as gt
+rank, port, fake = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "1"
+if fake:  # no library to make a real id with: the exchange is what is tested
+    import gshmem.runtime as rt
+    rt.get_unique_id = lambda: rt.UniqueId(bytes(i % 251 for i in range(gshmem._capi.GSHMEMX_UNIQUEID_BYTES)))
+store = dist.TCPStore("127.0.0.1", port, 2, rank == 0, timeout=datetime.timedelta(seconds=60))
+uid = gt.exchange_unique_id(store, rank, 2, key="gshmem/uid/test", timeout=datetime.timedelta(seconds=60))
+print(bytes(uid).hex())
+"""
+
+
+@unittest.skipIf(torch is None, "torch is not installed")
+class TorchDtypesTest(unittest.TestCase):
+    def test_every_torch_dtype_maps_with_its_size(self):
+        from gshmem import dtypes
+        seen = 0
+        for name in dir(torch):
+            dt = getattr(torch, name)
+            # Not covered: quantized types (a scale beside the data), raw bit containers and
+            # the sub-byte integers (no byte-addressable element).
+            if not isinstance(dt, torch.dtype) or re.fullmatch(r"q.*|bits.*|bit|u?int[1-7]|bcomplex32", name):
+                continue
+            d = dtypes.resolve(dt)
+            self.assertEqual(d.itemsize, dt.itemsize, str(dt))
+            seen += 1
+        # bf16, the float8 types and the 4-bit pair included
+        for name in ("bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e8m0fnu", "float4_e2m1fn_x2", "complex32"):
+            if hasattr(torch, name):
+                self.assertEqual(dtypes.resolve(getattr(torch, name)).name, name)
+        self.assertGreaterEqual(seen, 20)
+
+    def test_reduce_names_exist_for_the_reducible_dtypes(self):
+        from gshmem import _capi, dtypes
+        for d in dtypes.DTYPES.values():
+            for op in d.reduce_ops:
+                self.assertIn(d.reduce_name(op), _capi.PROTOTYPES)
+                if d.reducescatter:
+                    self.assertIn(d.reduce_name(op, scatter=True), _capi.PROTOTYPES)
+
+
+# One rank of gshmem.init() under an initialized torch.distributed (gloo, CPU): the start-up
+# takes rank and size from the group and the id from rank 0 through the group's store; the
+# library's init is replaced by a recorder (no GPU here).
+_GROUP_INIT = """
+import sys
+import torch.distributed as dist
+import gshmem, gshmem.runtime as rt
+rank, port = int(sys.argv[1]), int(sys.argv[2])
+if not __import__("pathlib").Path(gshmem.library_path()).exists():
+    rt.get_unique_id = lambda: rt.UniqueId(bytes(i % 241 for i in range(gshmem._capi.GSHMEMX_UNIQUEID_BYTES)))
+real_init, seen = rt.init, []
+def recorder(**kw):
+    if kw.get("uid") is None:
+        return real_init(**kw)
+    seen.append(kw)
+rt.init = recorder
+dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=2)
+gshmem.init()      # torch.distributed is initialized: goes through gshmem.torch.init
+gshmem.init()      # a second start-up meets on a new key
+assert len(seen) == 2 and all(k["rank"] == rank and k["world_size"] == 2 for k in seen), seen
+print(" ".join(bytes(k["uid"]).hex() for k in seen))
+dist.destroy_process_group()
+"""
+
+
+@unittest.skipIf(torch is None, "torch is not installed")
+class StoreStartupTest(unittest.TestCase):
+    def _run_pair(self, fake):
+        port = _free_port()
+        procs = [subprocess.Popen([sys.executable, "-c", _EXCHANGE, str(r), str(port), "1" if fake else "0"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for r in (0, 1)]
+        got = []
+        for p in procs:
+            out, err = p.communicate(timeout=120)
+            self.assertEqual(p.returncode, 0, err)
+            got.append(bytes.fromhex(out.strip().splitlines()[-1]))
+        self.assertEqual(len(got[0]), UID_BYTES)
+        self.assertEqual(got[0], got[1])  # rank 1 got rank 0's id through the store
+        return got[0]
+
+    def test_unique_id_through_a_tcp_store(self):
+        fake = not pathlib.Path(gshmem.library_path()).exists()
+        uid = self._run_pair(fake)
+        self.assertNotEqual(uid, bytes(UID_BYTES))
+
+    def test_init_through_a_process_group(self):
+        port = _free_port()
+        procs = [subprocess.Popen([sys.executable, "-c", _GROUP_INIT, str(r), str(port)], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True) for r in (0, 1)]
+        got = []
+        for p in procs:
+            out, err = p.communicate(timeout=120)
+            self.assertEqual(p.returncode, 0, err)
+            got.append(out.strip().splitlines()[-1].split())
+        self.assertEqual(got[0], got[1])  # both start-ups: the same id on both ranks
+        self.assertEqual(len(got[0]), 2)
+        if pathlib.Path(gshmem.library_path()).exists():
+            self.assertNotEqual(got[0][0], got[0][1])  # a fresh id per start-up
+
+    def test_rank_without_rank0_times_out_with_a_clear_error(self):
+        import torch.distributed as dist
+        import gshmem.torch as gt
+        store = dist.HashStore()
+        with self.assertRaises(gshmem.BootstrapError) as cm:
+            gt.exchange_unique_id(store, 1, 2, key="k", timeout=datetime.timedelta(seconds=0.2))
+        self.assertIn("rank 0 did not publish", str(cm.exception))
+        self.assertIn("gshmem.torch.init", str(cm.exception))
+
+    def test_init_through_a_store_without_gpu_raises_no_gpu(self):
+        library_or_skip(self)
+        if torch.cuda.is_available():
+            self.skipTest("a GPU is visible: the GPU tests cover start-up")
+        import torch.distributed as dist
+        store = dist.TCPStore("127.0.0.1", _free_port(), 1, True, timeout=datetime.timedelta(seconds=10))
+        with self.assertRaises(gshmem.NoGpuError) as cm:
+            gshmem.init(store=store, rank=0, world_size=1)
+        self.assertIn("gshmem.init", str(cm.exception))
+        self.assertFalse(gshmem.is_initialized())
+
+    def test_bad_arguments(self):
+        import gshmem.torch as gt
+        with self.assertRaises(gshmem.InvalidValueError):
+            gt.init(rank=0, world_size=2)  # no store to meet through
+        with self.assertRaises(gshmem.InvalidValueError):
+            gt.exchange_unique_id(None, 2, 2)
+        with self.assertRaises(gshmem.InvalidValueError):
+            gt.select_device("cpu")
+
+
+class _HeapApi:
+    """A stand-in C library for the tensor registry: gshmem_align hands out increasing
+    addresses, gshmem_ptr maps PE p to 0x7000_0000_0000 + p * 2**32 + the offset, and one
+    error message may be queued for the next gshmemx_take_error."""
+
+    def __init__(self):
+        self.next, self.calls, self.error, self.team_size = 0x10_0000_0000, [], None, 1
+
+    def __getattr__(self, name):
+        assert name in gshmem._capi.PROTOTYPES, name
+
+        def call(*args):
+            self.calls.append((name, args))
+            if name == "gshmemx_initialized":
+                return 1
+            if name == "gshmem_team_n_pes":
+                return self.team_size
+            if name == "gshmem_align":
+                addr, self.next = self.next, self.next + (args[1] + 255) // 256 * 256 + 4096
+                return addr
+            if name == "gshmem_ptr":
+                return 0x7000_0000_0000 + args[1] * (1 << 32) + (args[0] - 0x10_0000_0000)
+            if name == "gshmemx_take_error":
+                if self.error is None:
+                    return 0
+                args[0].value, self.error = self.error.encode(), None
+                return 1
+            return 0
+        return call
+
+
+@unittest.skipIf(torch is None, "torch is not installed")
+class TensorRegistryTest(unittest.TestCase):
+    """empty/free/peer/is_symmetric bookkeeping, on CPU tensors over fake addresses (no data is
+    touched)."""
+
+    def setUp(self):
+        from gshmem import _lib
+        import gshmem.torch as gt
+        self.gt, self.saved, self.api = gt, _lib._api, _HeapApi()
+        _lib._api = self.api
+
+    def tearDown(self):
+        from gshmem import _lib
+        from gshmem.torch import _tensors
+        _tensors._forget_all()
+        _lib._api = self.saved
+
+    def test_every_dtype_shape_and_lookup(self):
+        gt = self.gt
+        made = []
+        for name in ("bfloat16", "float8_e4m3fn", "float4_e2m1fn_x2", "complex32", "bool", "uint64", "float32"):
+            dt = getattr(torch, name)
+            t = gt.empty(3, 5, dtype=dt, device="cpu")
+            self.assertEqual((t.shape, t.dtype), (torch.Size([3, 5]), dt))
+            self.assertEqual(self.api.calls[-1][0], "gshmem_align")
+            self.assertEqual(self.api.calls[-1][1], (256, 15 * dt.itemsize))
+            self.assertEqual(t.data_ptr() % 256, 0)
+            made.append(t)
+        for t in made:
+            self.assertTrue(gt.is_symmetric(t) and gt.is_symmetric(t[1:, 2:]))
+        self.assertFalse(gt.is_symmetric(torch.zeros(4)))
+        e = gt.empty(0, 4, device="cpu")  # no elements: still a (1-byte) allocation
+        self.assertEqual(e.shape, (0, 4))
+        with self.assertRaises(gshmem.InvalidValueError):
+            gt.empty(2, -1, device="cpu")
+        with self.assertRaises(gshmem.NotSymmetricError) as cm:
+            gt.free(made[0][1:])
+        self.assertIn("gshmem.torch.free", str(cm.exception))
+        for t in made + [e]:
+            gt.free(t)
+            self.assertFalse(gt.is_symmetric(t))
+        self.assertEqual(sum(1 for n, _ in self.api.calls if n == "gshmem_free"), len(made) + 1)
+
+    def test_peer_keeps_shape_strides_and_offset(self):
+        gt = self.gt
+        t = gt.empty(4, 6, dtype=torch.bfloat16, device="cpu")
+        base = t.data_ptr()
+        v = gt.peer(t, 1)
+        self.assertEqual((v.shape, v.stride(), v.dtype), (t.shape, t.stride(), t.dtype))
+        self.assertEqual(v.data_ptr(), 0x7000_0000_0000 + (1 << 32) + base - 0x10_0000_0000)
+        sub = gt.peer(t[1:, 2:], 3)
+        self.assertEqual(sub.stride(), (6, 1))
+        self.assertEqual(sub.data_ptr() - (0x7000_0000_0000 + 3 * (1 << 32)), base - 0x10_0000_0000 + (6 + 2) * 2)
+        with self.assertRaises(gshmem.NotSymmetricError) as cm:
+            gt.peer(torch.zeros(3), 0)
+        self.assertIn("not in the symmetric heap", str(cm.exception))
+        gt.free(t)
+
+    def test_mismatched_free_leaves_the_tensor_live(self):
+        gt = self.gt
+        t = gt.empty(16, device="cpu")
+
+        def refused(ptr):  # what the library does when another PE freed another block
+            self.api.calls.append(("gshmem_free", (ptr,)))
+            self.api.error = ("gshmem_free: the PEs made different calls: this PE asked for a free of the block "
+                              "at heap offset 0 but PE 1 asked for ... Nothing is freed.")
+        self.api.gshmem_free = refused
+        with self.assertRaises(gshmem.AllocationMismatchError) as cm:
+            gt.free(t)
+        del self.api.gshmem_free
+        self.assertIn("gshmem.SymmetricBuffer.free", str(cm.exception))
+        self.assertTrue(gt.is_symmetric(t))
+        gt.free(t)
+        self.assertFalse(gt.is_symmetric(t))
+
+    def test_mismatched_allocation(self):
+        gt = self.gt
+        real_align = self.api.__getattr__("gshmem_align")
+
+        def failing(*args):
+            real_align(*args)
+            self.api.error = "gshmem_align: the PEs made different calls: ... Returning NULL on every PE."
+            return 0
+        self.api.gshmem_align = failing
+        with self.assertRaises(gshmem.AllocationMismatchError):
+            gt.empty(10, device="cpu")
+
+
+@unittest.skipIf(torch is None, "torch is not installed")
+class CollectiveCallsTest(unittest.TestCase):
+    """Which C on-stream collective each gshmem.torch collective calls, with which arguments
+    (CPU tensors over fake symmetric addresses; the stream and device checks stood in)."""
+
+    def setUp(self):
+        from gshmem import _lib
+        import gshmem.torch as gt
+        from gshmem.torch import _coll
+        self.gt, self.coll, self.saved, self.api = gt, _coll, _lib._api, _HeapApi()
+        self.api.team_size = 2
+        _lib._api = self.api
+        self.saved_fns = dict(_coll._fns)
+        _coll._fns.clear()
+        self.patches = {"stream_of": _coll.stream_of, "_contiguous": _coll._contiguous}
+        _coll.stream_of = lambda t: 0x5000
+        _coll._contiguous = lambda call, arg, t: None
+
+    def tearDown(self):
+        from gshmem import _lib
+        from gshmem.torch import _tensors
+        _tensors._forget_all()
+        self.coll._fns.clear()
+        self.coll._fns.update(self.saved_fns)
+        for k, v in self.patches.items():
+            setattr(self.coll, k, v)
+        _lib._api = self.saved
+
+    def calls(self, *names):
+        return [c for c in self.api.calls if c[0] in names]
+
+    def test_reductions_by_dtype_and_op(self):
+        gt = self.gt
+        for dt, op, cname in ((torch.bfloat16, "sum", "gshmemx_bfloat16_sum_reduce_on_stream"),
+                              (torch.float32, "max", "gshmemx_float_max_reduce_on_stream"),
+                              (torch.int64, "xor", "gshmemx_int64_xor_reduce_on_stream"),
+                              (torch.bool, "or", "gshmemx_uint8_or_reduce_on_stream"),
+                              (torch.complex64, "prod", "gshmemx_complexf_prod_reduce_on_stream")):
+            x, y = gt.empty(1000, dtype=dt, device="cpu"), gt.empty(1000, dtype=dt, device="cpu")
+            self.api.calls.clear()
+            self.assertIs(gt.all_reduce(x, op, out=y), y)
+            self.assertEqual(self.calls(cname), [(cname, (0, y.data_ptr(), x.data_ptr(), 1000, 0x5000))])
+            self.api.calls.clear()
+            gt.all_reduce(x, op)  # in place
+            self.assertEqual(self.calls(cname), [(cname, (0, x.data_ptr(), x.data_ptr(), 1000, 0x5000))])
+        with self.assertRaises(gshmem.InvalidValueError) as cm:
+            gt.all_reduce(gt.empty(4, dtype=torch.float8_e4m3fn, device="cpu"))
+        self.assertIn("gshmem.torch.all_reduce", str(cm.exception))
+        out, inp = gt.empty(10, device="cpu"), gt.empty(20, device="cpu")
+        self.api.calls.clear()
+        gt.reduce_scatter(out, inp, "min")
+        name = "gshmemx_float_min_reducescatter_on_stream"
+        self.assertEqual(self.calls(name), [(name, (0, out.data_ptr(), inp.data_ptr(), 10, 0x5000))])
+        with self.assertRaises(gshmem.InvalidValueError):
+            gt.reduce_scatter(out, gt.empty(21, device="cpu"))  # not n_pes x out
+
+    def test_data_movement_sync_first_and_bytes(self):
+        gt = self.gt
+        inp = gt.empty(6, dtype=torch.float8_e5m2, device="cpu")
+        out = gt.empty(12, dtype=torch.float8_e5m2, device="cpu")
+        self.api.calls.clear()
+        gt.all_gather(out, inp)
+        names = [c[0] for c in self.api.calls if c[0].endswith("_on_stream")]
+        self.assertEqual(names, ["gshmemx_team_sync_on_stream", "gshmemx_fcollectmem_on_stream"])
+        self.assertEqual(self.calls("gshmemx_fcollectmem_on_stream")[0][1],
+                         (0, out.data_ptr(), inp.data_ptr(), 6, 0x5000))
+        a2a = gt.empty(6, dtype=torch.float8_e5m2, device="cpu")
+        self.api.calls.clear()
+        gt.all_to_all(a2a, inp, sync=False)
+        self.assertEqual([c for c in self.api.calls if c[0].endswith("_on_stream")],
+                         [("gshmemx_alltoallmem_on_stream", (0, a2a.data_ptr(), inp.data_ptr(), 3, 0x5000))])
+        self.api.calls.clear()
+        gt.broadcast(out, 1, team=gt.NODE)
+        self.assertEqual([c[0] for c in self.api.calls if c[0].endswith("_on_stream")],
+                         ["gshmemx_team_sync_on_stream", "gshmemx_broadcastmem_on_stream"])
+        self.assertEqual(self.calls("gshmemx_broadcastmem_on_stream")[0][1],
+                         (gt.NODE.handle, out.data_ptr(), out.data_ptr(), 12, 1, 0x5000))
+        with self.assertRaises(gshmem.InvalidValueError):
+            gt.all_gather(a2a, inp)  # out must hold n_pes x inp
+        with self.assertRaises(gshmem.NotSymmetricError):
+            gt.all_to_all(torch.empty(6, dtype=torch.float8_e5m2), inp)
+
+    def test_no_elements_calls_nothing(self):
+        gt = self.gt
+        e = gt.empty(0, device="cpu")
+        self.api.calls.clear()
+        gt.all_reduce(e)
+        gt.all_gather(gt.empty(0, device="cpu"), e)
+        gt.broadcast(e)
+        self.assertEqual([c for c in self.api.calls if c[0].endswith("_on_stream")], [])
+
+
+@unittest.skipIf(torch is None, "torch is not installed")
+class AllToAllVPlanTest(unittest.TestCase):
+    """all_to_all_v's offsets (gshmem.torch._a2av.plan) drive a simulated copy of every PE's runs
+    (what the Triton kernel does, with its clamps) into the others' `out`: the result must be
+    all_to_all_single's, for uneven and empty splits and a capacity cut."""
+
+    def simulate(self, splits, hidden, cap):
+        from gshmem.torch._a2av import plan
+        n = len(splits)
+        S = torch.tensor(splits, dtype=torch.int64)
+        inps = [torch.arange(int(S[p].sum()) * hidden).view(-1, hidden) + 1000 * p for p in range(n)]
+        outs = [torch.full((cap, hidden), -1, dtype=torch.int64) for _ in range(n)]
+        got_splits = []
+        for me in range(n):
+            osp = torch.empty(n, dtype=torch.int64)
+            send_off, dst_off = plan(S, S[me], me, osp)
+            got_splits.append(osp)
+            for p in range(n):  # the kernel's run for peer p, clamped as it clamps
+                cnt = int(S[me, p])
+                cnt = min(cnt, max(inps[me].shape[0] - int(send_off[p]), 0))
+                cnt = min(cnt, max(cap - int(dst_off[p]), 0))
+                so, do = int(send_off[p]), int(dst_off[p])
+                outs[p][do:do + cnt] = inps[me][so:so + cnt]
+        for p in range(n):
+            self.assertEqual(got_splits[p].tolist(), S[:, p].tolist())
+            want = torch.cat([inps[q][int(S[q, :p].sum()):int(S[q, :p + 1].sum())] for q in range(n)])
+            m = min(cap, want.shape[0])
+            self.assertTrue(torch.equal(outs[p][:m], want[:m]), (splits, p))
+            self.assertTrue(bool((outs[p][m:] == -1).all()))  # nothing past the data or the capacity
+
+    def test_uneven_empty_and_capacity(self):
+        self.simulate([[1, 2, 3], [0, 0, 5], [4, 0, 0]], 3, 16)
+        self.simulate([[0, 0], [0, 0]], 2, 4)
+        self.simulate([[7]], 5, 7)
+        self.simulate([[3, 4], [5, 6]], 2, 8)  # PE 1 gets 4 + 6 = 10 rows: cut at 8
+        g = torch.Generator().manual_seed(5)
+        for n in (2, 3, 5, 8):
+            S = torch.randint(0, 9, (n, n), generator=g).tolist()
+            self.simulate(S, 4, 9 * n)
+
+
+def _cpu_kernels():
+    """Stand-in CPU kernels (one PE: the collectives reduce to copies) so that compiled graphs
+    run on CPU; registered once per process."""
+    lib = torch.library
+
+    def all_reduce(out, inp, op, team):
+        if inp is not None:
+            out.copy_(inp)
+
+    def copy(out, inp, team, sync):
+        out.view(-1).copy_(inp.view(-1))
+
+    def a2av(out, inp, in_splits, out_splits, team):
+        out[:inp.shape[0]].copy_(inp)
+        out_splits.copy_(in_splits)
+    lib.register_kernel("gshmem::all_reduce", "cpu", all_reduce)
+    lib.register_kernel("gshmem::reduce_scatter", "cpu", all_reduce)
+    lib.register_kernel("gshmem::all_gather", "cpu", copy)
+    lib.register_kernel("gshmem::all_to_all", "cpu", copy)
+    lib.register_kernel("gshmem::broadcast", "cpu", lambda t, root, team, sync: None)
+    lib.register_kernel("gshmem::all_to_all_v", "cpu", a2av)
+
+
+@unittest.skipIf(torch is None, "torch is not installed")
+class CustomOpsTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        import gshmem.torch  # noqa: F401  registers torch.ops.gshmem.*
+        _cpu_kernels()
+
+    def test_registered_with_mutation_schemas(self):
+        for name in ("all_reduce", "reduce_scatter", "all_gather", "all_to_all", "broadcast", "all_to_all_v"):
+            schema = str(getattr(torch.ops.gshmem, name).default._schema)
+            self.assertIn("!)", schema, schema)  # the output is declared mutated
+            self.assertTrue(schema.endswith("-> ()"), schema)
+
+    def test_fake_implementations_trace(self):
+        from torch.fx.experimental.proxy_tensor import make_fx
+
+        def f(x, y, s):
+            torch.ops.gshmem.all_reduce(x, None, "sum", 0)
+            torch.ops.gshmem.all_gather(y, x, 0, True)
+            torch.ops.gshmem.all_to_all_v(y, x, s, s, 0)
+            return y + 1
+        g = make_fx(f, tracing_mode="fake")(torch.empty(8), torch.empty(8), torch.zeros(1, dtype=torch.int64))
+        code = g.code
+        for op in ("gshmem.all_reduce", "gshmem.all_gather", "gshmem.all_to_all_v"):
+            self.assertIn(op, code)
+
+    def test_meta_tensors(self):
+        m = torch.empty(16, 4, device="meta", dtype=torch.bfloat16)
+        torch.ops.gshmem.all_reduce(m, None, "sum", 0)
+        torch.ops.gshmem.all_to_all_v(m, m[:3], torch.empty(2, dtype=torch.int64, device="meta"),
+                                      torch.empty(2, dtype=torch.int64, device="meta"), 0)
+
+    def test_compile_fullgraph_through_the_wrappers(self):
+        import gshmem.torch as gt
+
+        def step(x, y, z, splits):
+            gt.all_reduce(x, out=y)
+            gt.all_gather(z, y)
+            out, got = gt.all_to_all_v(z, x, splits)
+            return z * 2 + got.sum()
+        compiled = torch.compile(step, fullgraph=True, backend="aot_eager")
+        x, y, z = torch.arange(8.), torch.zeros(8), torch.zeros(8)
+        splits = torch.tensor([8])
+        r = compiled(x, y, z, splits)
+        self.assertTrue(torch.equal(y, x))  # the mutation reached the caller's tensor
+        self.assertTrue(torch.equal(r, x * 2 + 8))
+
+
+if __name__ == "__main__":
+    unittest.main()
