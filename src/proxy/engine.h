@@ -83,6 +83,7 @@ class Engine final : private TransportCallbacks {
   uint64_t last_progress_ns() const { return last_progress_ns_; }
   bool peer_failed(int pe) const { return failed_[pe] != 0; }
   const std::vector<Failure>& failures() const { return failures_; }
+  uint64_t bulk_chunks() const { return bulk_next_id_; }  // chunks sent by RMA so far
 
  private:
   // A token names an op in messages and send completions: host ops carry kHostBit. A bulk
