@@ -90,6 +90,7 @@ CudaStager::~CudaStager() {
   if (apply_) cudaStreamDestroy(apply_);
   if (copy_) cudaStreamDestroy(copy_);
   if (view_) cudaFreeHost(view_);
+  if (window_) cudaFreeHost(window_);
   if (stage_h_) cudaFreeHost(stage_h_);
   if (done_h_) cudaFreeHost(done_h_);
 }
@@ -170,6 +171,12 @@ void CudaStager::apply_target(const proxy::ApplyOp& op, InFlight& f) {
     case GSHMEMI_PROXY_OP_PUT:
       if (!in_heap(op.offset, op.size, 1, &f.error)) return;
       if (op.size == 0) break;
+      if (op.staged) {  // in the pinned window, untouched until this op completes: DMA from it
+        if (!cuda("cudaMemcpyAsync (put chunk)",
+                  cudaMemcpyAsync(heap_ + op.offset, op.data, op.size, cudaMemcpyHostToDevice, apply_), &f.error))
+          return;
+        break;
+      }
       if (memops_ && op.size == 8 && op.offset % 8 == 0) {  // a word (p, an 8-byte put_signal): no copy
         uint64_t v = 0;
         std::memcpy(&v, op.data, 8);
@@ -327,6 +334,31 @@ const uint8_t* CudaStager::source_view(uint64_t addr, uint64_t size) {
     std::memset(to, 0, size);
   }
   return to;
+}
+
+}  // namespace gshmem::hproxy
+
+namespace gshmem::hproxy {
+
+uint8_t* CudaStager::make_window(uint64_t bytes, std::string* why) {
+  void* p = nullptr;
+  if (window_ || !cuda("cudaHostAlloc (bulk staging window)", cudaHostAlloc(&p, bytes, cudaHostAllocPortable), why))
+    return nullptr;
+  window_ = static_cast<uint8_t*>(p);
+  return window_;
+}
+
+// On the copy stream, as source_view: not behind the application's kernels (one of which may
+// be the producer waiting for this put), nor behind the applies.
+bool CudaStager::copy_source(uint64_t addr, uint64_t size, uint8_t* to, std::string* why) {
+  const void* p = reinterpret_cast<const void*>(static_cast<uintptr_t>(addr));
+  if (size == 0) return true;
+  if (in_host_memory(p)) {
+    std::memcpy(to, p, size);
+    return true;
+  }
+  const cudaError_t e = cudaMemcpyAsync(to, p, size, cudaMemcpyDefault, copy_);
+  return cuda("cudaMemcpyAsync (put chunk to the window)", e == cudaSuccess ? cudaStreamSynchronize(copy_) : e, why);
 }
 
 }  // namespace gshmem::hproxy

@@ -42,6 +42,13 @@ class CudaStager final : public proxy::Stager {
   void submit(const proxy::ApplyOp& op) override;
   void poll(std::vector<Done>& done) override;
   const uint8_t* source_view(uint64_t addr, uint64_t size) override;
+  // The bulk path's source side: a chunk of a put's payload into a window slot (pinned), by a
+  // D2H copy on the copy stream for device memory.
+  bool copy_source(uint64_t addr, uint64_t size, uint8_t* to, std::string* why) override;
+  // The bulk path's staging window: pinned host memory owned by the stager (freed after the
+  // transport that registered it is gone). Call at set-up, on the init thread: cudaHostAlloc
+  // on the proxy thread could wait for a kernel that waits for the proxy. nullptr on failure.
+  uint8_t* make_window(uint64_t bytes, std::string* why);
 
  private:
   // What poll() does for an operation once the stream passed it.
@@ -84,6 +91,7 @@ class CudaStager final : public proxy::Stager {
   std::deque<InFlight> inflight_;
   std::vector<Done> ready_;       // retired, not yet handed to poll()
   std::vector<uint8_t> scratch_;  // source_view without pinned memory
+  uint8_t* window_ = nullptr;     // the bulk path's staging window (make_window)
 };
 
 }  // namespace gshmem::hproxy
