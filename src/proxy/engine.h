@@ -104,6 +104,7 @@ class Engine final : private TransportCallbacks {
     uint64_t sig_offset = 0, sig_value = 0;
     bool last = false;
     uint32_t in_slot = 0, out_slot = 0;
+    uint64_t copy = 0;  // the stager's copy into out_slot (start_copy's count)
   };
 
   // What the source side remembers of an op until its reply landed.
@@ -157,6 +158,7 @@ class Engine final : private TransportCallbacks {
   bool bulk_eligible(const ProxyOp& op) const;
   void issue_bulk(uint64_t token, const ProxyOp& op, uint64_t first_seq, uint64_t chunks);
   bool pump_bulk();
+  bool put_copied();
   void on_bulk_complete(uint64_t token);
   bool staged_in_window(int src, const WireHeader& h) const;
   void fail_bulk(int q);
@@ -177,10 +179,12 @@ class Engine final : private TransportCallbacks {
   std::vector<Stager::Done> done_scratch_;
   std::vector<std::pair<uint64_t, HostOp>> host_scratch_;
   std::vector<Failure> failures_;
-  std::vector<std::deque<Chunk>> bulk_wait_;         // per target: chunks waiting for slots, seq order
-  std::vector<std::deque<uint64_t>> bulk_in_use_;    // per target: seqs holding its slots, oldest first
-  std::vector<uint32_t> bulk_next_slot_;             // per target: the next inbound slot (a ring)
-  std::vector<uint32_t> out_free_;                   // free outbound slots
+  std::vector<std::deque<Chunk>> bulk_wait_;       // per target: chunks waiting for slots, seq order
+  std::vector<std::deque<uint64_t>> bulk_in_use_;  // per target: seqs holding its slots, oldest first
+  std::vector<uint32_t> bulk_next_slot_;           // per target: the next inbound slot (a ring)
+  std::vector<uint32_t> out_free_;                 // free outbound slots
+  std::deque<Chunk> bulk_copying_;                 // source copies under way, in start order
+  uint64_t copies_started_ = 0;
   std::unordered_map<uint64_t, Chunk> bulk_flight_;  // by completion token: puts not yet remote-complete
   uint64_t bulk_next_id_ = 0;
   uint64_t host_next_id_ = 0;

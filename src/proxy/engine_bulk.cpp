@@ -44,9 +44,12 @@ void Engine::issue_bulk(uint64_t token, const ProxyOp& op, uint64_t first_seq, u
   if (op.wants_reply() && !(token & kHostBit)) send_tag_[token] = op.target;
 }
 
+// Two steps per chunk: a slot at the target and an outbound one, then the stager's copy into
+// the latter (a D2H copy for device data, running while the network carries earlier chunks);
+// once the copy is done (put_copied), the RMA write.
 bool Engine::pump_bulk() {
   if (!cfg_.bulk.window) return false;
-  bool moved = false;
+  bool moved = put_copied();
   for (int q = 0; q < cfg_.n_pes; ++q) {
     std::deque<uint64_t>& in_use = bulk_in_use_[q];
     // Acknowledged means applied at q: the slot may be written again.
@@ -59,9 +62,9 @@ bool Engine::pump_bulk() {
       ch.in_slot = bulk_next_slot_[q]++ % cfg_.bulk.slots_per_source;
       ch.out_slot = out_free_.back();
       out_free_.pop_back();
-      const uint64_t out = cfg_.bulk.out_offset(cfg_.n_pes, ch.out_slot);
       std::string why;
-      if (!stager_.copy_source(ch.src_addr, ch.size, cfg_.bulk.window + out, &why)) {
+      if (!stager_.start_copy(ch.src_addr, ch.size, cfg_.bulk.window + cfg_.bulk.out_offset(cfg_.n_pes, ch.out_slot),
+                              &why)) {
         // The chunk still goes (its sequence number must reach q), with what the slot holds;
         // the op is reported failed here.
         fail_op(ch.token, q,
@@ -69,23 +72,40 @@ bool Engine::pump_bulk() {
                     " B of its payload failed: " + why,
                 nullptr);
       }
+      ch.copy = copies_started_++;
       in_use.push_back(ch.seq);
-      if (ch.last) {
-        auto it = send_tag_.find(ch.token);
-        if (it != send_tag_.end()) {
-          send_tag_.erase(it);
-          ring_.reply_tag(ch.token, false);
-        }
+      bulk_copying_.push_back(ch);
+    }
+  }
+  return put_copied() || moved;
+}
+
+bool Engine::put_copied() {
+  const uint64_t done = bulk_copying_.empty() ? 0 : stager_.copies_done();
+  bool moved = false;
+  while (!bulk_copying_.empty() && bulk_copying_.front().copy < done) {
+    const Chunk ch = bulk_copying_.front();
+    bulk_copying_.pop_front();
+    moved = true;
+    const int q = ch.target;
+    if (failed_[q]) {  // its ops failed meanwhile; the slot was being written until now
+      out_free_.push_back(ch.out_slot);
+      continue;
+    }
+    if (ch.last) {  // a blocking put returns once its source buffer was read
+      auto it = send_tag_.find(ch.token);
+      if (it != send_tag_.end()) {
+        send_tag_.erase(it);
+        ring_.reply_tag(ch.token, false);
       }
-      const uint64_t id = kBulkBit | bulk_next_id_++;
-      const uint64_t remote = cfg_.bulk.in_offset(cfg_.my_pe, ch.in_slot);
-      bulk_flight_.emplace(id, ch);
-      if (!transport_.bulk_put(q, out, remote, ch.size, id)) {
-        bulk_flight_.erase(id);
-        out_free_.push_back(ch.out_slot);
-        on_peer_failed(q, "the transport refused a bulk put to it");
-        break;
-      }
+    }
+    const uint64_t id = kBulkBit | bulk_next_id_++;
+    bulk_flight_.emplace(id, ch);
+    if (!transport_.bulk_put(q, cfg_.bulk.out_offset(cfg_.n_pes, ch.out_slot),
+                             cfg_.bulk.in_offset(cfg_.my_pe, ch.in_slot), ch.size, id)) {
+      bulk_flight_.erase(id);
+      out_free_.push_back(ch.out_slot);
+      on_peer_failed(q, "the transport refused a bulk put to it");
     }
   }
   return moved;
@@ -122,7 +142,7 @@ bool Engine::staged_in_window(int src, const WireHeader& h) const {
 }
 
 // q failed: its queued chunks go (their ops fail with the others to q, by the tracker), and
-// the outbound slots of puts to it come back.
+// the outbound slots of puts to it come back (those still being copied into: once copied).
 void Engine::fail_bulk(int q) {
   bulk_wait_[q].clear();
   bulk_in_use_[q].clear();

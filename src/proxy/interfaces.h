@@ -139,6 +139,14 @@ class Stager {
     if (size) std::memcpy(to, source_view(addr, size), size);
     return true;
   }
+  // The same, asynchronous: starts the copy and returns at once; copies complete in the order
+  // they were started, and copies_done() counts those complete (all started so far, for a
+  // stager that copies at once). The engine reads the slot only after its copy is counted, and
+  // has at most BulkConfig::out_slots (<= 64) copies outstanding.
+  virtual bool start_copy(uint64_t addr, uint64_t size, uint8_t* to, std::string* why) {
+    return copy_source(addr, size, to, why);
+  }
+  virtual uint64_t copies_done() { return ~uint64_t{0}; }
 };
 
 }  // namespace gshmem::proxy

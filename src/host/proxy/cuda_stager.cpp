@@ -70,6 +70,11 @@ Status CudaStager::create(const char* call, char* heap_base, std::function<uint6
   }
   s->view_ = static_cast<uint8_t*>(p);
   s->view_cap_ = kViewBytes;
+  for (cudaEvent_t& e : s->copy_events_)
+    if (!s->cuda("cudaEventCreateWithFlags", cudaEventCreateWithFlags(&e, cudaEventDisableTiming), &why)) {
+      GSHMEM_LOG_ERROR("%s: proxy apply stream: %s", call, why.c_str());
+      return GSHMEM_ERROR_CUDA;
+    }
   // Stream memory operations need the driver's entry and the device's support; without them
   // the apply kernel stores the counts and SET signals (an SM each, otherwise the same).
   int dev = 0, v = 0;
@@ -91,6 +96,8 @@ CudaStager::~CudaStager() {
   if (copy_) cudaStreamDestroy(copy_);
   if (view_) cudaFreeHost(view_);
   if (window_) cudaFreeHost(window_);
+  for (cudaEvent_t e : copy_events_)
+    if (e) cudaEventDestroy(e);
   if (stage_h_) cudaFreeHost(stage_h_);
   if (done_h_) cudaFreeHost(done_h_);
 }
@@ -359,6 +366,41 @@ bool CudaStager::copy_source(uint64_t addr, uint64_t size, uint8_t* to, std::str
   }
   const cudaError_t e = cudaMemcpyAsync(to, p, size, cudaMemcpyDefault, copy_);
   return cuda("cudaMemcpyAsync (put chunk to the window)", e == cudaSuccess ? cudaStreamSynchronize(copy_) : e, why);
+}
+
+bool CudaStager::start_copy(uint64_t addr, uint64_t size, uint8_t* to, std::string* why) {
+  const void* p = reinterpret_cast<const void*>(static_cast<uintptr_t>(addr));
+  ++copies_started_;
+  if (size == 0 || in_host_memory(p)) {
+    if (size) std::memcpy(to, p, size);
+    copies_.push_back(-1);
+    return true;
+  }
+  const int ev = static_cast<int>(copies_started_ % kCopyEvents);
+  if (!cuda("cudaMemcpyAsync (put chunk to the window)", cudaMemcpyAsync(to, p, size, cudaMemcpyDefault, copy_), why) ||
+      !cuda("cudaEventRecord (put chunk)", cudaEventRecord(copy_events_[ev], copy_), why)) {
+    copies_.push_back(-1);  // failed: counted as done, reported by the caller
+    return false;
+  }
+  copies_.push_back(ev);
+  return true;
+}
+
+uint64_t CudaStager::copies_done() {
+  while (!copies_.empty()) {
+    const int ev = copies_.front();
+    if (ev >= 0) {
+      const cudaError_t e = cudaEventQuery(copy_events_[ev]);
+      if (e == cudaErrorNotReady) break;
+      if (e != cudaSuccess) {  // the copy failed: the chunk carries what the slot holds
+        cudaGetLastError();
+        GSHMEM_LOG_ERROR("proxy: copying a put's chunk to the staging window failed: %s", cudaGetErrorString(e));
+      }
+    }
+    copies_.pop_front();
+    ++copies_done_;
+  }
+  return copies_done_;
 }
 
 }  // namespace gshmem::hproxy
