@@ -73,7 +73,8 @@ class CudaStager final : public proxy::Stager {
   void retire();
   void apply_target(const proxy::ApplyOp& op, InFlight& f);
   void apply_local_write(const proxy::ApplyOp& op, InFlight& f);
-  bool write_value(uint64_t addr, uint64_t value, std::string* why);  // stream-ordered 8-byte store
+  // A stream-ordered 8-byte store; no_barrier: without the memory barrier before it.
+  bool write_value(uint64_t addr, uint64_t value, std::string* why, bool no_barrier = false);
   bool kernel(uint8_t kind, uint8_t op, uint8_t width, uint64_t addr, uint64_t operand, uint64_t compare,
               const uint8_t* result, std::string* why);
   bool cuda(const char* what, cudaError_t e, std::string* why);
