@@ -160,6 +160,58 @@ void bandwidth(int pe, Shared* sh, bool bulk_on) {
   p.barrier(1, 2);
 }
 
+// Latency of the engine + UCX path without a GPU: an 8-byte put-with-signal ping-pong (the
+// one-way time is half a round; each side spins its engine on its own heap word, as a waiting
+// kernel spins on the word its proxy's apply writes), then a put followed by a quiet (the
+// acknowledgement's round trip). PE 0 reports both in ns.
+void latency(int pe, Shared* sh) {
+  use_tcp();
+  constexpr int kIters = 2000, kWarm = 100;
+  Pe p;
+  p.start(pe, 2, sh, 4096);
+  p.barrier(0, 2);
+  const int q = 1 - pe;
+  volatile uint64_t* word = reinterpret_cast<uint64_t*>(p.bytes());
+  uint64_t pushed = 0;
+  auto send = [&](uint64_t v) {
+    HostOp h = put(q, 8, reinterpret_cast<const uint8_t*>(&v), 8);
+    h.op.flags |= GSHMEMI_PROXY_F_HAS_SIGNAL;
+    h.op.sig_offset = 0;
+    h.op.sig_value = v;
+    p.host.push(h);
+    ++pushed;
+  };
+  auto wait = [&](uint64_t v) {
+    TT_CHECK(p.pump_until([&] { return *word >= v; }), "ping-pong stuck at %llu", (unsigned long long)v);
+  };
+  auto t0 = std::chrono::steady_clock::now();
+  for (uint64_t i = 1; i <= kIters + kWarm; ++i) {
+    if (i == kWarm + 1) t0 = std::chrono::steady_clock::now();
+    if (pe == 0) {
+      send(i);
+      wait(i);
+    } else {
+      wait(i);
+      send(i);
+    }
+  }
+  const double rt = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / kIters;
+  p.quiet(pushed);
+  p.barrier(1, 2);
+  if (pe == 0) {
+    sh->values[0][2] = static_cast<uint64_t>(rt / 2);
+    const uint64_t v = 7;
+    auto t1 = std::chrono::steady_clock::now();
+    for (int i = 0; i < kIters; ++i) {
+      p.host.push(put(q, 16, reinterpret_cast<const uint8_t*>(&v), 8));
+      p.quiet(++pushed);
+    }
+    sh->values[0][3] = static_cast<uint64_t>(
+        std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t1).count() / kIters);
+  }
+  p.barrier(2, 2);
+}
+
 TEST(TransportUcxBulk, BandwidthReport) {
   double rate[2][2] = {};
   for (int on = 0; on < 2; ++on) {
@@ -170,7 +222,17 @@ TEST(TransportUcxBulk, BandwidthReport) {
       ASSERT_TRUE(WIFEXITED(st[pe]) && WEXITSTATUS(st[pe]) == 0) << "PE " << pe << " wait status " << st[pe];
     for (int k = 0; k < 2; ++k) rate[on][k] = sh->values[0][k] / 1e6;  // GB/s
   }
-  std::printf("engine + UCX (tcp, 127.0.0.1), host memory, put then quiet:\n");
+  Shared* sh = make_shared_block();
+  ASSERT_NE(sh, nullptr);
+  const std::vector<int> st = run_pes(2, sh, [&](int pe) { latency(pe, sh); });
+  for (int pe = 0; pe < 2; ++pe)
+    ASSERT_TRUE(WIFEXITED(st[pe]) && WEXITSTATUS(st[pe]) == 0) << "PE " << pe << " wait status " << st[pe];
+  std::printf("engine + UCX (tcp, 127.0.0.1), host memory:\n");
+  std::printf("  8 B put with signal, one-way (half a ping-pong): %.1f us\n", sh->values[0][2] / 1e3);
+  std::printf("  8 B put + quiet (the acknowledgement's round trip): %.1f us\n", sh->values[0][3] / 1e3);
+  RecordProperty("put_signal_8B_oneway_ns", std::to_string(sh->values[0][2]));
+  RecordProperty("put_quiet_8B_ns", std::to_string(sh->values[0][3]));
+  std::printf("put then quiet:\n");
   std::printf("  1 MiB:  active messages %.2f GB/s, bulk path %.2f GB/s\n", rate[0][0], rate[1][0]);
   std::printf("  64 MiB: active messages %.2f GB/s, bulk path %.2f GB/s\n", rate[0][1], rate[1][1]);
   RecordProperty("am_1MiB_GBps", std::to_string(rate[0][0]));
