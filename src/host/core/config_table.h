@@ -156,9 +156,9 @@
   GSHMEM_CONFIG_RANGE(wait_timeout, "GSHMEM_WAIT_TIMEOUT", 0, 2000000)                         \
   GSHMEM_CONFIG_RANGE(heartbeat_timeout, "GSHMEM_HEARTBEAT_TIMEOUT", 0, 3600)                  \
   GSHMEM_CONFIG_RANGE(proxy_ring_entries, "GSHMEM_PROXY_RING_ENTRIES", 64, 1048576)            \
-  GSHMEM_CONFIG_RANGE(proxy_chunk, "GSHMEM_PROXY_CHUNK", 4ull << 10, 64ull << 20)               \
-  GSHMEM_CONFIG_RANGE(proxy_bulk_min, "GSHMEM_PROXY_BULK_MIN", 1, 1ull << 40)                   \
-  GSHMEM_CONFIG_RANGE(proxy_bulk_slots, "GSHMEM_PROXY_BULK_SLOTS", 1, 64)                       \
+  GSHMEM_CONFIG_RANGE(proxy_chunk, "GSHMEM_PROXY_CHUNK", 4ull << 10, 64ull << 20)              \
+  GSHMEM_CONFIG_RANGE(proxy_bulk_min, "GSHMEM_PROXY_BULK_MIN", 1, 1ull << 40)                  \
+  GSHMEM_CONFIG_RANGE(proxy_bulk_slots, "GSHMEM_PROXY_BULK_SLOTS", 1, 64)                      \
   GSHMEM_CONFIG_RANGE(reduce_ctas, "GSHMEM_REDUCE_CTAS", 1, 128)                               \
   GSHMEM_CONFIG_RANGE(coll_ctas, "GSHMEM_COLL_CTAS", 1, 64)
 
