@@ -204,18 +204,32 @@ Status setup(Runtime& r, PeerFailureFn on_failure) {
     std::vector<uint8_t> k;
     uint8_t* w = px->stager_->make_window(bulk.window_bytes(r.n_pes), &bulk_why);
     if (w && px->transport_->bulk_register(w, bulk.window_bytes(r.n_pes), &k, &bulk_why)) {
-      key.assign(k.begin(), k.end());
+      // The layout first: a source computes its slots' offsets in the target's window from its
+      // own chunk and slot count, so every PE must have the same.
+      const uint64_t layout[2] = {bulk.chunk, bulk.slots_per_source};
+      key.assign(reinterpret_cast<const char*>(layout), sizeof layout);
+      key.append(k.begin(), k.end());
       bulk.window = w;
     }
   }
   GSHMEM_TRY(exchange(r, true, key, &a));
-  bool all_bulk = bulk.window != nullptr;
-  for (int pe = 0; pe < r.n_pes; ++pe) all_bulk = all_bulk && !a.text[pe].empty();
+  // Decided from what every PE sees alike (all texts), so that all decide the same.
+  constexpr size_t kLayout = 2 * sizeof(uint64_t);
+  bool all_bulk = true, same_layout = true;
+  for (int pe = 0; pe < r.n_pes; ++pe) {
+    all_bulk = all_bulk && a.text[pe].size() > kLayout;
+    same_layout = same_layout && all_bulk && a.text[pe].compare(0, kLayout, a.text[0], 0, kLayout) == 0;
+  }
   if (!all_bulk && bulk.window && bulk_why.empty()) bulk_why = "another PE has no staging window";
+  if (all_bulk && !same_layout) {
+    bulk_why = "GSHMEM_PROXY_CHUNK or GSHMEM_PROXY_BULK_SLOTS differs between PEs; set the same on every PE";
+    GSHMEM_LOG_WARN("gshmem_init: PE %d: proxy bulk path off: %s", r.my_pe, bulk_why.c_str());
+    all_bulk = false;
+  }
   for (int pe : peers) {
     std::string err;
     if (all_bulk &&
-        !px->transport_->bulk_connect(pe, std::vector<uint8_t>(a.text[pe].begin(), a.text[pe].end()), &err)) {
+        !px->transport_->bulk_connect(pe, std::vector<uint8_t>(a.text[pe].begin() + kLayout, a.text[pe].end()), &err)) {
       why = "the staging window key of PE " + std::to_string(pe) + " was refused: " + err;
       ok = false;
     }
