@@ -16,7 +16,12 @@ Engine::Engine(const EngineConfig& cfg, Transport& transport, Stager& stager, Cl
       next_seq_(cfg.n_pes, 0),
       acked_(cfg.n_pes, 0),
       failed_(cfg.n_pes, 0),
-      inbound_(cfg.n_pes) {
+      inbound_(cfg.n_pes),
+      bulk_wait_(cfg.n_pes),
+      bulk_in_use_(cfg.n_pes),
+      bulk_next_slot_(cfg.n_pes, 0) {
+  if (cfg_.bulk.window)
+    for (uint32_t s = cfg_.bulk.out_slots; s-- > 0;) out_free_.push_back(s);
   transport_.set_callbacks(this);
 }
 
@@ -30,6 +35,7 @@ bool Engine::progress() {
   moved |= poll_stager();
   moved |= parse_ring();
   moved |= drain_host_queue();
+  moved |= pump_bulk();
   moved |= send_acks();
   publish();
   return moved;
@@ -99,6 +105,15 @@ void Engine::issue(uint64_t token, const ProxyOp& op, uint64_t* host_result, std
     tr.add_finished(id);
     fail_op(token, q, who + ": PE " + std::to_string(q) + " has failed", host_failed);
     reply_failed(token, op, host_failed);
+    return;
+  }
+  if (bulk_eligible(op)) {
+    // A sequence number per chunk; the op is complete when its last one is acknowledged.
+    const uint64_t chunks = (op.size + cfg_.bulk.chunk - 1) / cfg_.bulk.chunk;
+    const uint64_t first = next_seq_[q];
+    next_seq_[q] += chunks;
+    tr.add(id, q, first + chunks - 1);
+    issue_bulk(token, op, first, chunks);
     return;
   }
   const uint64_t seq = next_seq_[q]++;

@@ -30,6 +30,24 @@
 
 namespace gshmem::proxy {
 
+// The bulk path (docs/internode.md section 5, "Bulk data"): a by-reference put of at least
+// min_size bytes travels in chunks by RMA through registered staging windows instead of as one
+// active message. Each PE's window holds, for every source, slots_per_source inbound chunk
+// slots, then out_slots outbound ones where this PE's stager copies a chunk's bytes before the
+// transport puts them into the target's slot. A chunk is one operation of the pair's sequence
+// (applied in order, acknowledged cumulatively); an acknowledgement frees the target's slot, so
+// the slots are the credits. Every PE must use the same chunk and slots_per_source.
+struct BulkConfig {
+  uint8_t* window = nullptr;        // this PE's registered window; nullptr: no bulk path
+  uint64_t chunk = 256ull << 10;    // bytes per chunk
+  uint32_t slots_per_source = 4;    // inbound slots each source owns in every window
+  uint32_t out_slots = 4;           // this PE's outbound slots
+  uint64_t min_size = 64ull << 10;  // smaller puts stay active messages
+  uint64_t window_bytes(int n_pes) const { return (uint64_t(n_pes) * slots_per_source + out_slots) * chunk; }
+  uint64_t in_offset(int src, uint32_t slot) const { return (uint64_t(src) * slots_per_source + slot) * chunk; }
+  uint64_t out_offset(int n_pes, uint32_t slot) const { return in_offset(n_pes, 0) + uint64_t(slot) * chunk; }
+};
+
 struct EngineConfig {
   int my_pe = 0;
   int n_pes = 1;
@@ -37,6 +55,7 @@ struct EngineConfig {
   HostQueue* host_queue = nullptr;  // optional
   uint32_t batch = 64;              // entries (and host ops) taken per pass
   uint64_t max_outstanding = 1024;  // incomplete ring operations before parsing stops
+  BulkConfig bulk;                  // window == nullptr: every payload as an active message
 };
 
 // One operation that failed, with a message naming the peer (or the bad entry).
@@ -64,10 +83,29 @@ class Engine final : private TransportCallbacks {
   uint64_t last_progress_ns() const { return last_progress_ns_; }
   bool peer_failed(int pe) const { return failed_[pe] != 0; }
   const std::vector<Failure>& failures() const { return failures_; }
+  uint64_t bulk_chunks() const { return bulk_next_id_; }  // chunks sent by RMA so far
 
  private:
-  // A token names an op in messages and send completions: host ops carry kHostBit.
+  // A token names an op in messages and send completions: host ops carry kHostBit. A bulk
+  // put's completion carries kBulkBit and the chunk's number; control messages (descriptors,
+  // acknowledgements of nothing to wait for) kCtlToken, which names no op.
   static constexpr uint64_t kHostBit = uint64_t{1} << 63;
+  static constexpr uint64_t kBulkBit = uint64_t{1} << 62;
+  static constexpr uint64_t kCtlToken = uint64_t{1} << 61;
+
+  // One chunk of a bulk put (engine_bulk.cpp), from its queueing to its descriptor's send.
+  struct Chunk {
+    uint64_t token = 0;  // the op's
+    int target = -1;
+    uint64_t seq = 0;
+    uint64_t src_addr = 0;          // this chunk's payload bytes at the source
+    uint64_t offset = 0, size = 0;  // at the target
+    uint16_t flags = 0;             // the op's; the signal only on the last chunk
+    uint64_t sig_offset = 0, sig_value = 0;
+    bool last = false;
+    uint32_t in_slot = 0, out_slot = 0;
+    uint64_t copy = 0;  // the stager's copy into out_slot (start_copy's count)
+  };
 
   // What the source side remembers of an op until its reply landed.
   struct Pending {
@@ -116,6 +154,15 @@ class Engine final : private TransportCallbacks {
   bool send_acks();
   void send_to(int dst, const WireHeader& h, const uint8_t* payload, size_t size, uint64_t token);
 
+  // engine_bulk.cpp: the bulk path.
+  bool bulk_eligible(const ProxyOp& op) const;
+  void issue_bulk(uint64_t token, const ProxyOp& op, uint64_t first_seq, uint64_t chunks);
+  bool pump_bulk();
+  bool put_copied();
+  void on_bulk_complete(uint64_t token);
+  bool staged_in_window(int src, const WireHeader& h) const;
+  void fail_bulk(int q);
+
   EngineConfig cfg_;
   Transport& transport_;
   Stager& stager_;
@@ -132,6 +179,14 @@ class Engine final : private TransportCallbacks {
   std::vector<Stager::Done> done_scratch_;
   std::vector<std::pair<uint64_t, HostOp>> host_scratch_;
   std::vector<Failure> failures_;
+  std::vector<std::deque<Chunk>> bulk_wait_;       // per target: chunks waiting for slots, seq order
+  std::vector<std::deque<uint64_t>> bulk_in_use_;  // per target: seqs holding its slots, oldest first
+  std::vector<uint32_t> bulk_next_slot_;           // per target: the next inbound slot (a ring)
+  std::vector<uint32_t> out_free_;                 // free outbound slots
+  std::deque<Chunk> bulk_copying_;                 // source copies under way, in start order
+  uint64_t copies_started_ = 0;
+  std::unordered_map<uint64_t, Chunk> bulk_flight_;  // by completion token: puts not yet remote-complete
+  uint64_t bulk_next_id_ = 0;
   uint64_t host_next_id_ = 0;
   uint64_t last_progress_ns_ = 0;
   uint64_t events_ = 0;  // callbacks that moved something, for progress()'s answer

@@ -38,6 +38,11 @@ void Engine::on_op(int src, const uint8_t* bytes, size_t size) {
   WireHeader h;
   std::memcpy(&h, bytes, sizeof h);
   if (h.seq < in.next_seq || in.held.count(h.seq)) return;  // a duplicate: applied or held already
+  if (h.op == GSHMEMI_PROXY_OP_PUT && h.staged && !staged_in_window(src, h)) {
+    on_peer_failed(src, cfg_.bulk.window ? "it sent a bulk chunk outside its slots of this PE's staging window"
+                                         : "it sent a bulk chunk, but this PE has no staging window");
+    return;
+  }
   std::vector<uint8_t> msg(bytes, bytes + size);
   if (h.seq > in.next_seq) {
     in.held.emplace(h.seq, std::move(msg));  // early: wait for the ones before it
@@ -73,7 +78,11 @@ void Engine::submit_target(int src, std::vector<uint8_t> msg) {
   op.compare = h.compare;
   op.sig_offset = h.sig_offset;
   op.sig_value = h.sig_value;
-  if (h.op == GSHMEMI_PROXY_OP_PUT) {
+  if (h.op == GSHMEMI_PROXY_OP_PUT && h.staged) {
+    op.data = cfg_.bulk.window + h.operand;  // checked by on_op; the source reuses it after our ack
+    op.staged = true;
+    op.operand = 0;
+  } else if (h.op == GSHMEMI_PROXY_OP_PUT) {
     a->data.assign(payload, payload + payload_size);
     op.data = a->data.data();
   } else if (h.op == GSHMEMI_PROXY_OP_GET && !(h.flags & GSHMEMI_PROXY_F_FETCH)) {
@@ -200,6 +209,10 @@ void Engine::finish_reply(uint64_t token, const Pending& p, uint64_t value, bool
 
 void Engine::on_send_complete(uint64_t token) {
   ++events_;
+  if ((token & (kHostBit | kBulkBit)) == kBulkBit) {
+    on_bulk_complete(token);
+    return;
+  }
   auto it = send_tag_.find(token);
   if (it == send_tag_.end()) return;
   send_tag_.erase(it);
@@ -235,6 +248,7 @@ void Engine::on_peer_failed(int q, const std::string& why) {
     }
   }
   inbound_[q].held.clear();
+  fail_bulk(q);
 }
 
 }  // namespace gshmem::proxy

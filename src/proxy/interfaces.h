@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,19 @@ class Transport {
                     uint64_t token) = 0;
   // Delivers what has arrived and what has completed, through the callbacks.
   virtual void progress() = 0;
+
+  // Bulk data by RMA (docs/internode.md section 5, "Bulk data"); optional, a transport without
+  // it keeps the defaults and the engine sends every payload as an active message. Each PE's
+  // engine owns a staging window of host memory, registered here at set-up, that peers write
+  // into. bulk_put writes `size` bytes from this PE's window at `local_off` into `dst`'s window
+  // at `remote_off`; on_send_complete(token) follows once the bytes are in dst's window (remote
+  // completion: a message sent to dst afterwards finds them there), not merely sent. Returns
+  // false when `dst` is known to have failed or has no window (nothing is written, no
+  // completion follows).
+  virtual bool bulk_put(int dst, uint64_t local_off, uint64_t remote_off, uint64_t size, uint64_t token) {
+    (void)dst, (void)local_off, (void)remote_off, (void)size, (void)token;
+    return false;
+  }
 };
 
 // One operation for the stager. kTarget: an operation another PE issued, applied into this
@@ -89,6 +103,9 @@ struct ApplyOp {
   uint8_t* local = nullptr;       // kTarget GET: where the read lands; kLocalWrite: destination
   uint64_t operand = 0, compare = 0;
   uint64_t sig_offset = 0, sig_value = 0;
+  // kTarget put: `data` lies in this PE's registered staging window (the bulk path), which
+  // stays untouched until the op completed; a stager may copy from it without staging it again.
+  bool staged = false;
 };
 
 // Applies operations. Operations complete in submission order (one stream: that is what keeps
@@ -114,6 +131,22 @@ class Stager {
     (void)size;
     return reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(addr));
   }
+  // Copies a by-reference put's payload bytes [addr, addr + size) into `to` (a chunk slot of
+  // the staging window, host memory) before it returns: the bulk path's source-side copy (a
+  // D2H copy for device memory). false with *why when the bytes cannot be read.
+  virtual bool copy_source(uint64_t addr, uint64_t size, uint8_t* to, std::string* why) {
+    (void)why;
+    if (size) std::memcpy(to, source_view(addr, size), size);
+    return true;
+  }
+  // The same, asynchronous: starts the copy and returns at once; copies complete in the order
+  // they were started, and copies_done() counts those complete (all started so far, for a
+  // stager that copies at once). The engine reads the slot only after its copy is counted, and
+  // has at most BulkConfig::out_slots (<= 64) copies outstanding.
+  virtual bool start_copy(uint64_t addr, uint64_t size, uint8_t* to, std::string* why) {
+    return copy_source(addr, size, to, why);
+  }
+  virtual uint64_t copies_done() { return ~uint64_t{0}; }
 };
 
 }  // namespace gshmem::proxy

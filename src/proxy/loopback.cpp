@@ -2,6 +2,7 @@
 #include "loopback.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace gshmem::proxy {
 
@@ -16,6 +17,9 @@ class LoopbackFabric::Endpoint final : public Transport {
     return f_.send(pe_, dst, std::move(m), token);
   }
   void progress() override { f_.progress(pe_, cb_); }
+  bool bulk_put(int dst, uint64_t local_off, uint64_t remote_off, uint64_t size, uint64_t token) override {
+    return f_.bulk_put(pe_, dst, local_off, remote_off, size, token);
+  }
 
  private:
   LoopbackFabric& f_;
@@ -31,7 +35,9 @@ LoopbackFabric::LoopbackFabric(int n_pes, Clock& clock, LoopbackOptions opt)
       completions_(n_pes),
       news_(n_pes),
       last_due_(n_pes, std::vector<uint64_t>(n_pes, 0)),
-      dead_(n_pes, 0) {
+      dead_(n_pes, 0),
+      windows_(n_pes, {nullptr, 0}),
+      puts_(n_pes) {
   for (int pe = 0; pe < n_pes; ++pe) endpoints_.push_back(std::make_unique<Endpoint>(*this, pe));
 }
 
@@ -59,6 +65,28 @@ bool LoopbackFabric::send(int src, int dst, std::vector<uint8_t> bytes, uint64_t
   return true;
 }
 
+void LoopbackFabric::set_window(int pe, uint8_t* base, uint64_t size) {
+  std::lock_guard<std::mutex> lock(mu_);
+  windows_[pe] = {base, size};
+}
+
+uint64_t LoopbackFabric::bulk_puts() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return bulk_puts_;
+}
+
+bool LoopbackFabric::bulk_put(int src, int dst, uint64_t local_off, uint64_t remote_off, uint64_t size,
+                              uint64_t token) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (dst < 0 || dst >= static_cast<int>(inbox_.size()) || dead_[dst] || dead_[src]) return false;
+  const auto& [lb, ls] = windows_[src];
+  const auto& [rb, rs] = windows_[dst];
+  if (!lb || !rb || local_off > ls || size > ls - local_off || remote_off > rs || size > rs - remote_off) return false;
+  const uint64_t due = clock_.now_ns() + (opt_.max_delay_ns ? rng_() % (opt_.max_delay_ns + 1) : 0);
+  puts_[src].push_back({dst, due, local_off, remote_off, size, token});
+  return true;
+}
+
 void LoopbackFabric::progress(int pe, TransportCallbacks* cb) {
   std::vector<Msg> ready;
   std::deque<uint64_t> done;
@@ -80,6 +108,18 @@ void LoopbackFabric::progress(int pe, TransportCallbacks* cb) {
     }
     if (opt_.reorder) std::shuffle(ready.begin(), ready.end(), rng_);
     done.swap(completions_[pe]);
+    // This PE's due bulk puts: written now, complete (remotely) now, so reported after.
+    auto& puts = puts_[pe];
+    for (auto it = puts.begin(); it != puts.end();) {
+      if (it->due > now) {
+        ++it;
+        continue;
+      }
+      std::memcpy(windows_[it->dst].first + it->remote_off, windows_[pe].first + it->local_off, it->size);
+      done.push_back(it->token);
+      ++bulk_puts_;
+      it = puts.erase(it);
+    }
     news.swap(news_[pe]);
   }
   if (!cb) return;
@@ -97,6 +137,9 @@ void LoopbackFabric::fail(int pe, const std::string& why) {
     if (d != pe) news_[d].emplace_back(pe, why);
   }
   completions_[pe].clear();
+  puts_[pe].clear();
+  for (auto& puts : puts_)  // a put into the dead PE's window is lost: it never completes
+    puts.erase(std::remove_if(puts.begin(), puts.end(), [&](const Put& p) { return p.dst == pe; }), puts.end());
 }
 
 }  // namespace gshmem::proxy

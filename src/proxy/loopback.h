@@ -31,6 +31,11 @@ class LoopbackFabric {
   ~LoopbackFabric();
 
   Transport& endpoint(int pe);
+  // The bulk path: PE `pe`'s staging window, which the others' bulk_put writes into. A put is
+  // performed after a random delay (as a message is delivered), at the source's progress, and
+  // its completion reported there after the bytes are in place.
+  void set_window(int pe, uint8_t* base, uint64_t size);
+  uint64_t bulk_puts() const;  // puts performed so far
   void fail(int pe, const std::string& why);
   size_t in_flight() const;
 
@@ -41,7 +46,12 @@ class LoopbackFabric {
     uint64_t due;
     std::vector<uint8_t> bytes;
   };
+  struct Put {
+    int dst;
+    uint64_t due, local_off, remote_off, size, token;
+  };
   bool send(int src, int dst, std::vector<uint8_t> bytes, uint64_t token);
+  bool bulk_put(int src, int dst, uint64_t local_off, uint64_t remote_off, uint64_t size, uint64_t token);
   void progress(int pe, TransportCallbacks* cb);
 
   Clock& clock_;
@@ -54,6 +64,9 @@ class LoopbackFabric {
   std::vector<std::deque<std::pair<int, std::string>>> news_;  // per survivor: failed peers
   std::vector<std::vector<uint64_t>> last_due_;                // [src][dst], for FIFO pairs
   std::vector<uint8_t> dead_;
+  std::vector<std::pair<uint8_t*, uint64_t>> windows_;  // per PE
+  std::vector<std::deque<Put>> puts_;                   // per source
+  uint64_t bulk_puts_ = 0;
 };
 
 }  // namespace gshmem::proxy

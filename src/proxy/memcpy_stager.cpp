@@ -26,6 +26,23 @@ void MemcpyStager::poll(std::vector<Done>& done) {
   }
 }
 
+bool MemcpyStager::start_copy(uint64_t addr, uint64_t size, uint8_t* to, std::string*) {
+  copies_.push_back({reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(addr)), to, size});
+  return true;
+}
+
+uint64_t MemcpyStager::copies_done() {
+  size_t n = copies_.size();
+  if (lag_ && n > 0) n = std::min<size_t>(n, rng_() % 3);
+  for (size_t i = 0; i < n; ++i) {
+    const Copy& c = copies_.front();
+    if (c.size) std::memcpy(c.to, c.from, c.size);
+    copies_.pop_front();
+    ++copies_done_;
+  }
+  return copies_done_;
+}
+
 bool MemcpyStager::in_heap(uint64_t offset, uint64_t size, unsigned align, std::string* why) const {
   if (offset <= heap_size_ && size <= heap_size_ - offset && offset % align == 0) return true;
   char buf[160];

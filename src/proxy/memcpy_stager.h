@@ -30,6 +30,10 @@ class MemcpyStager final : public Stager {
 
   void submit(const ApplyOp& op) override;
   void poll(std::vector<Done>& done) override;
+  // The bulk path's source copies: with `lag`, each copies_done() call performs 0..2 of the
+  // queued copies (seeded), so that copies finish late and the engine must wait for them.
+  bool start_copy(uint64_t addr, uint64_t size, uint8_t* to, std::string* why) override;
+  uint64_t copies_done() override;
 
   void set_stalled(bool stalled) { stalled_ = stalled; }  // nothing completes while stalled
   void set_observer(std::function<void(const Change&)> fn) { observer_ = std::move(fn); }
@@ -47,6 +51,13 @@ class MemcpyStager final : public Stager {
   bool stalled_ = false;
   std::mt19937_64 rng_;
   std::deque<ApplyOp> queue_;
+  struct Copy {
+    const uint8_t* from;
+    uint8_t* to;
+    uint64_t size;
+  };
+  std::deque<Copy> copies_;
+  uint64_t copies_done_ = 0;
   std::function<void(const Change&)> observer_;
   uint64_t applied_ = 0;
 };

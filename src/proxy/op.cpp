@@ -135,7 +135,8 @@ bool decode_message(const uint8_t* bytes, size_t size, WireHeader* h, const uint
   std::memcpy(h, bytes, sizeof *h);
   *payload = bytes + sizeof *h;
   *payload_size = size - sizeof *h;
-  if (h->kind == static_cast<uint8_t>(MsgKind::kOp) && h->op == GSHMEMI_PROXY_OP_PUT && *payload_size != h->size)
+  if (h->kind == static_cast<uint8_t>(MsgKind::kOp) && h->op == GSHMEMI_PROXY_OP_PUT &&
+      *payload_size != (h->staged ? 0 : h->size))
     return false;
   return h->kind >= static_cast<uint8_t>(MsgKind::kOp) && h->kind <= static_cast<uint8_t>(MsgKind::kReply);
 }

@@ -45,9 +45,9 @@ struct WireHeader {
   uint8_t op = 0;
   uint16_t flags = 0;
   int32_t src = -1;
-  uint32_t error = 0;  // kReply: 1 when the operation failed at the target (payload: why)
-  uint32_t reserved = 0;
-  uint64_t seq = 0;  // kOp: the pair's sequence number; kAck: applied through (a count); kReply: the op's
+  uint32_t error = 0;   // kReply: 1 when the operation failed at the target (payload: why)
+  uint32_t staged = 0;  // kOp put: 1 when the payload is in the target's window at `operand` (no payload follows)
+  uint64_t seq = 0;     // kOp: the pair's sequence number; kAck: applied through (a count); kReply: the op's
   uint64_t offset = 0, size = 0, operand = 0, compare = 0, sig_offset = 0, sig_value = 0;
   uint64_t token = 0;  // kOp: the source's name for the op, echoed by its kReply
 };

@@ -59,10 +59,11 @@ std::unique_ptr<PluginTransport> PluginTransport::load(const PluginOptions& opt,
     return nullptr;
   }
   const gshmemi_transport_v1* table = get();
-  if (!table || table->abi_version != GSHMEMI_TRANSPORT_ABI_VERSION || table->struct_size < sizeof *table) {
+  if (!table || table->abi_version != GSHMEMI_TRANSPORT_ABI_VERSION ||
+      table->struct_size < GSHMEMI_TRANSPORT_V1_BASE_SIZE) {
     *error = t->path_ + ": plugin ABI version " + std::to_string(table ? table->abi_version : 0) + " (table of " +
              std::to_string(table ? table->struct_size : 0) + " B), this library needs version " +
-             std::to_string(GSHMEMI_TRANSPORT_ABI_VERSION) + " (" + std::to_string(sizeof *table) +
+             std::to_string(GSHMEMI_TRANSPORT_ABI_VERSION) + " (" + std::to_string(GSHMEMI_TRANSPORT_V1_BASE_SIZE) +
              " B): rebuild the plugin with this gshmem";
     return nullptr;
   }
@@ -99,6 +100,39 @@ bool PluginTransport::send(int dst, const uint8_t* header, size_t header_size, c
 }
 
 void PluginTransport::progress() { table_->progress(state_); }
+
+bool PluginTransport::has_rma() const {
+  return table_->struct_size >= sizeof(gshmemi_transport_v1) && table_->mem_register && table_->mem_connect &&
+         table_->put && (capabilities() & GSHMEMI_TRANSPORT_CAP_RMA);
+}
+
+bool PluginTransport::bulk_register(uint8_t* base, uint64_t size, std::vector<uint8_t>* key, std::string* error) {
+  if (!has_rma()) {
+    *error = std::string("the transport '") + name() + "' has no RMA";
+    return false;
+  }
+  const void* k = nullptr;
+  size_t n = 0;
+  if (table_->mem_register(state_, base, size, &k, &n) != GSHMEMI_TRANSPORT_OK) {
+    *error = last_error();
+    return false;
+  }
+  const auto* p = static_cast<const uint8_t*>(k);
+  key->assign(p, p + n);
+  return true;
+}
+
+bool PluginTransport::bulk_connect(int pe, const std::vector<uint8_t>& key, std::string* error) {
+  if (has_rma() && table_->mem_connect(state_, pe, key.data(), key.size()) == GSHMEMI_TRANSPORT_OK) return true;
+  *error = has_rma() ? last_error() : "no RMA";
+  return false;
+}
+
+bool PluginTransport::bulk_put(int dst, uint64_t local_off, uint64_t remote_off, uint64_t size, uint64_t token) {
+  if (table_->put(state_, dst, local_off, remote_off, size, token) == GSHMEMI_TRANSPORT_OK) return true;
+  if (cb_) cb_->on_peer_failed(dst, std::string(table_->name) + ": " + last_error());
+  return false;
+}
 
 std::vector<uint8_t> PluginTransport::address() const {
   const void* a = nullptr;

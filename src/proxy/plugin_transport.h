@@ -43,6 +43,12 @@ class PluginTransport final : public Transport {
   bool send(int dst, const uint8_t* header, size_t header_size, const uint8_t* payload, size_t payload_size,
             uint64_t token) override;
   void progress() override;
+  // The bulk path, when the plugin has RMA (has_rma): bulk_register once at set-up (its key
+  // goes to every peer), bulk_connect for each peer's key.
+  bool bulk_put(int dst, uint64_t local_off, uint64_t remote_off, uint64_t size, uint64_t token) override;
+  bool has_rma() const;
+  bool bulk_register(uint8_t* base, uint64_t size, std::vector<uint8_t>* key, std::string* error);
+  bool bulk_connect(int pe, const std::vector<uint8_t>& key, std::string* error);
 
   // For start-up (the address exchange) and the proxy thread's sleep.
   const std::string& path() const { return path_; }  // the plugin file that was loaded

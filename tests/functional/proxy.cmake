@@ -33,6 +33,21 @@ foreach(t rma_put rma_get rma_pg amo signal wait sync litmus)
   endif()
 endforeach()
 
+# The bulk path (docs/internode.md section 5, "Bulk data") with chunks of 4 KiB from 1 KiB on and
+# 2 slots a pair: test_proxy's puts of up to 64 KiB + 3 and rma_put's large ones become tens of
+# chunks that wait for slots, every byte checked as usual; and test_proxy with the path off
+# (GSHMEM_PROXY_BULK=0), so that large payloads as active messages stay covered.
+set(gt_bulk_stress "GSHMEM_PROXY_CHUNK=4K;GSHMEM_PROXY_BULK_MIN=1K;GSHMEM_PROXY_BULK_SLOTS=2")
+gt_add_sim_test(proxy_bulk-sim2 test_proxy 2 2)
+gt_add_sim_test(proxy_bulk-sim2x2 test_proxy 4 2)
+set_property(TEST proxy_bulk-sim2 proxy_bulk-sim2x2 APPEND PROPERTY ENVIRONMENT "${gt_bulk_stress}")
+if(TARGET test_rma_put)
+  gt_add_sim_test(rma_put_bulk-sim2 test_rma_put 2 2)
+  set_property(TEST rma_put_bulk-sim2 APPEND PROPERTY ENVIRONMENT "${gt_bulk_stress}")
+endif()
+gt_add_sim_test(proxy_am-sim2 test_proxy 2 2)
+set_property(TEST proxy_am-sim2 APPEND PROPERTY ENVIRONMENT "GSHMEM_PROXY_BULK=0")
+
 # The same across network namespaces (scripts/netns-nodes.sh; docs/launch.md): gshmrun -H starts
 # the PEs in namespaces with their own host names and addresses, so the bootstrap and UCX run
 # over TCP between veth pairs, as between hosts. As root where ip(8) works; skipped (77) with the

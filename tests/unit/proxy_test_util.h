@@ -124,11 +124,14 @@ struct Cluster {
     std::unique_ptr<MemcpyStager> stager;
     std::unique_ptr<HostQueue> host;
     std::unique_ptr<Engine> engine;
+    std::vector<uint8_t> window;  // the bulk path's staging window (bulk.window set)
     uint8_t* bytes() { return reinterpret_cast<uint8_t*>(heap.data()); }
   };
 
+  // bulk.window non-null (any value): every engine gets a window of its own, poisoned, on the
+  // loopback fabric; nullptr: active messages only.
   Cluster(int n, unsigned log2_ring, uint64_t heap_bytes, LoopbackOptions net, bool lag,
-          uint64_t max_outstanding = 1024)
+          uint64_t max_outstanding = 1024, BulkConfig bulk = {})
       : fabric(n, clock, net) {
     for (int pe = 0; pe < n; ++pe) {
       Node nd;
@@ -143,6 +146,12 @@ struct Cluster {
       cfg.host_queue = nd.host.get();
       cfg.batch = 16;
       cfg.max_outstanding = max_outstanding;
+      if (bulk.window) {
+        nd.window.assign(bulk.window_bytes(n), 0xa5);
+        fabric.set_window(pe, nd.window.data(), nd.window.size());
+        cfg.bulk = bulk;
+        cfg.bulk.window = nd.window.data();
+      }
       nd.engine = std::make_unique<Engine>(cfg, fabric.endpoint(pe), *nd.stager, clock);
       nodes.push_back(std::move(nd));
     }

@@ -60,6 +60,16 @@ SAME_FIELD(am_handler_param_t, ucp_am_handler_param_t, flags);
 SAME_FIELD(am_handler_param_t, ucp_am_handler_param_t, cb);
 SAME_FIELD(am_handler_param_t, ucp_am_handler_param_t, arg);
 SAME_FIELD(am_recv_param_t, ucp_am_recv_param_t, reply_ep);
+static_assert(u::kFeatureRma == UCP_FEATURE_RMA);
+static_assert(u::kMemMapParamFieldAddress == UCP_MEM_MAP_PARAM_FIELD_ADDRESS);
+static_assert(u::kMemMapParamFieldLength == UCP_MEM_MAP_PARAM_FIELD_LENGTH);
+static_assert(u::kMemMapParamFieldMemoryType == UCP_MEM_MAP_PARAM_FIELD_MEMORY_TYPE);
+SAME_FIELD(mem_map_params_t, ucp_mem_map_params_t, address);
+SAME_FIELD(mem_map_params_t, ucp_mem_map_params_t, length);
+SAME_FIELD(mem_map_params_t, ucp_mem_map_params_t, flags);
+SAME_FIELD(mem_map_params_t, ucp_mem_map_params_t, prot);
+SAME_FIELD(mem_map_params_t, ucp_mem_map_params_t, memory_type);
+SAME_FIELD(mem_map_params_t, ucp_mem_map_params_t, exported_memh_buffer);
 
 // UCX's structs must fit in ours, padding included: UCX may read any field of the struct of
 // its own build (under a mask bit the plugin leaves clear, so zero).
@@ -69,6 +79,7 @@ static_assert(sizeof(u::ep_params_t) >= sizeof(ucp_ep_params_t));
 static_assert(sizeof(u::worker_attr_t) >= sizeof(ucp_worker_attr_t));
 static_assert(sizeof(u::request_param_t) >= sizeof(ucp_request_param_t));
 static_assert(sizeof(u::am_handler_param_t) >= sizeof(ucp_am_handler_param_t));
+static_assert(sizeof(u::mem_map_params_t) >= sizeof(ucp_mem_map_params_t));
 
 // The API level the plugin passes to ucp_init_version is one these headers provide.
 TEST(TransportUcxApi, ApiLevelNotNewerThanTheHeaders) {

@@ -40,6 +40,9 @@ struct Shared {
   std::atomic<int> address_ready[kMaxPes];
   uint32_t address_size[kMaxPes];
   uint8_t address[kMaxPes][kMaxAddress];
+  std::atomic<int> key_ready[kMaxPes];  // the bulk path's window keys
+  uint32_t key_size[kMaxPes];
+  uint8_t key[kMaxPes][kMaxAddress];
   char skip_reason[1024];
   uint64_t values[kMaxPes][kMaxValues];  // what each PE reports (fetched AMO values)
 };
@@ -65,10 +68,12 @@ struct Pe {
   HostQueue host;
   SteadyClock clock;
   std::unique_ptr<Engine> engine;
+  std::vector<uint8_t> window;  // the bulk path's staging window
   uint8_t* bytes() { return reinterpret_cast<uint8_t*>(heap.data()); }
 
   // Loads the plugin (exit 77 without UCX), exchanges addresses, connects to every other PE.
-  void start(int my_pe, int n_pes, Shared* shared, uint64_t heap_bytes) {
+  // With `bulk`: a staging window registered with UCX, keys exchanged, the engine's bulk path on.
+  void start(int my_pe, int n_pes, Shared* shared, uint64_t heap_bytes, const BulkConfig* bulk = nullptr) {
     pe = my_pe;
     n = n_pes;
     sh = shared;
@@ -106,6 +111,28 @@ struct Pe {
     cfg.my_pe = pe;
     cfg.n_pes = n;
     cfg.host_queue = &host;
+    if (bulk) {
+      TT_CHECK(transport->has_rma(), "the UCX plugin reports no RMA");
+      window.assign(bulk->window_bytes(n), 0xa5);
+      std::vector<uint8_t> key;
+      TT_CHECK(transport->bulk_register(window.data(), window.size(), &key, &err), "mem_register: %s", err.c_str());
+      TT_CHECK(!key.empty() && key.size() <= kMaxAddress, "window key of %zu B", key.size());
+      std::memcpy(sh->key[pe], key.data(), key.size());
+      sh->key_size[pe] = static_cast<uint32_t>(key.size());
+      sh->key_ready[pe].store(1, std::memory_order_release);
+      for (int q = 0; q < n; ++q) {
+        const auto t0 = std::chrono::steady_clock::now();
+        while (!sh->key_ready[q].load(std::memory_order_acquire)) {
+          TT_CHECK(std::chrono::steady_clock::now() - t0 < kTimeout, "no window key from PE %d", q);
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+        if (q == pe) continue;
+        std::vector<uint8_t> qk(sh->key[q], sh->key[q] + sh->key_size[q]);
+        TT_CHECK(transport->bulk_connect(q, qk, &err), "mem_connect to PE %d: %s", q, err.c_str());
+      }
+      cfg.bulk = *bulk;
+      cfg.bulk.window = window.data();
+    }
     engine = std::make_unique<Engine>(cfg, *transport, *stager, clock);
   }
 

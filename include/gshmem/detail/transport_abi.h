@@ -46,6 +46,7 @@ extern "C" {
 #define GSHMEMI_TRANSPORT_CAP_WAKEUP (UINT64_C(1) << 1)      /* wait_fd() and arm() work */
 #define GSHMEMI_TRANSPORT_CAP_PEER_ERRORS (UINT64_C(1) << 2) /* peer_failed() is reported */
 #define GSHMEMI_TRANSPORT_CAP_DEVICE_RMA (UINT64_C(1) << 3)  /* reserved: direct device-memory RMA */
+#define GSHMEMI_TRANSPORT_CAP_RMA (UINT64_C(1) << 4)         /* mem_register, mem_connect, put: host RMA */
 
 /* What the plugin tells the engine; `ctx` is passed back unchanged. */
 typedef struct gshmemi_transport_callbacks_v1 {
@@ -103,7 +104,22 @@ typedef struct gshmemi_transport_v1 {
   const char* (*last_error)(void* state);
   /* Closes connections (failed peers without waiting) and frees the state. */
   void (*finalize)(void* state);
+
+  /* Appended in v1 for the bulk path (docs/internode.md section 5, "Bulk data"): present when
+   * struct_size covers them and capabilities() has GSHMEMI_TRANSPORT_CAP_RMA. */
+  /* Registers [base, base + size) of host memory as this PE's window, once; *key (valid until
+   * finalize) is what a peer passes to mem_connect to write into it. */
+  int (*mem_register)(void* state, void* base, size_t size, const void** key, size_t* key_size);
+  /* Records PE `pe`'s window key (from its mem_register). */
+  int (*mem_connect)(void* state, int pe, const void* key, size_t key_size);
+  /* Writes `size` bytes of this PE's window at `local_offset` into `pe`'s window at
+   * `remote_offset`. send_complete(token) follows once the bytes are in `pe`'s window (remote
+   * completion): a message sent afterwards finds them there. PEER_FAILED as for am_send. */
+  int (*put)(void* state, int pe, uint64_t local_offset, uint64_t remote_offset, size_t size, uint64_t token);
 } gshmemi_transport_v1;
+
+/* The size of a v1 table without the bulk functions, the least a loader accepts. */
+#define GSHMEMI_TRANSPORT_V1_BASE_SIZE (offsetof(gshmemi_transport_v1, mem_register))
 
 typedef const gshmemi_transport_v1* (*gshmemi_transport_get_v1_fn)(void);
 

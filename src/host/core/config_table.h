@@ -90,6 +90,20 @@
                       "Entries (64 B each, in pinned host memory) of the ring through which this "             \
                       "PE's kernels hand operations on other nodes' PEs to its proxy thread. A "               \
                       "power of two, 64 .. 1048576.")                                                          \
+  GSHMEM_CONFIG_ENTRY(proxy_bulk, "GSHMEM_PROXY_BULK", Bool, "1",                                              \
+                      "Large puts to PEs on other nodes travel in chunks by RMA into pinned "                  \
+                      "staging windows registered with the network engine (when it has RMA and "               \
+                      "every PE agrees). 0: every payload as an active message. Same on every PE.")            \
+  GSHMEM_CONFIG_ENTRY(proxy_chunk, "GSHMEM_PROXY_CHUNK", Size, "256K",                                         \
+                      "Chunk of the proxy's bulk path: a large put is cut into chunks that "                   \
+                      "travel pipelined. Same on every PE.")                                                   \
+  GSHMEM_CONFIG_ENTRY(proxy_bulk_min, "GSHMEM_PROXY_BULK_MIN", Size, "64K",                                    \
+                      "Smallest put that takes the proxy's bulk path; smaller ones are active "                \
+                      "messages.")                                                                             \
+  GSHMEM_CONFIG_ENTRY(proxy_bulk_slots, "GSHMEM_PROXY_BULK_SLOTS", Int, "4",                                   \
+                      "Chunks in flight from one PE to another on the bulk path (staging slots "               \
+                      "each source owns in every window; the window is (PEs + 1) x slots x "                   \
+                      "chunk of pinned memory). Same on every PE.")                                            \
   GSHMEM_CONFIG_ENTRY(reduce_ctas, "GSHMEM_REDUCE_CTAS", Int, "128",                                           \
                       "Most CTAs of the library's reduction kernel (host and on-stream "                       \
                       "reductions; 1 .. 128, a local choice: PEs may differ; PEs that share a "                \
@@ -142,6 +156,9 @@
   GSHMEM_CONFIG_RANGE(wait_timeout, "GSHMEM_WAIT_TIMEOUT", 0, 2000000)                         \
   GSHMEM_CONFIG_RANGE(heartbeat_timeout, "GSHMEM_HEARTBEAT_TIMEOUT", 0, 3600)                  \
   GSHMEM_CONFIG_RANGE(proxy_ring_entries, "GSHMEM_PROXY_RING_ENTRIES", 64, 1048576)            \
+  GSHMEM_CONFIG_RANGE(proxy_chunk, "GSHMEM_PROXY_CHUNK", 4ull << 10, 64ull << 20)              \
+  GSHMEM_CONFIG_RANGE(proxy_bulk_min, "GSHMEM_PROXY_BULK_MIN", 1, 1ull << 40)                  \
+  GSHMEM_CONFIG_RANGE(proxy_bulk_slots, "GSHMEM_PROXY_BULK_SLOTS", 1, 64)                      \
   GSHMEM_CONFIG_RANGE(reduce_ctas, "GSHMEM_REDUCE_CTAS", 1, 128)                               \
   GSHMEM_CONFIG_RANGE(coll_ctas, "GSHMEM_COLL_CTAS", 1, 64)
 

@@ -22,6 +22,8 @@ constexpr uint64_t kStageBytes = 8ull << 20;
 // pageable memory.
 constexpr uint64_t kViewBytes = 4ull << 20;
 constexpr uint64_t kAlign = 16;
+// Puts of whole words up to this size are applied by stream memory operations, not a copy.
+constexpr uint64_t kMemopPutMax = 64;
 
 unsigned width_of(uint16_t flags) {
   return 1u << ((flags & GSHMEMI_PROXY_F_WIDTH_MASK) >> GSHMEMI_PROXY_F_WIDTH_SHIFT);
@@ -70,6 +72,11 @@ Status CudaStager::create(const char* call, char* heap_base, std::function<uint6
   }
   s->view_ = static_cast<uint8_t*>(p);
   s->view_cap_ = kViewBytes;
+  for (cudaEvent_t& e : s->copy_events_)
+    if (!s->cuda("cudaEventCreateWithFlags", cudaEventCreateWithFlags(&e, cudaEventDisableTiming), &why)) {
+      GSHMEM_LOG_ERROR("%s: proxy apply stream: %s", call, why.c_str());
+      return GSHMEM_ERROR_CUDA;
+    }
   // Stream memory operations need the driver's entry and the device's support; without them
   // the apply kernel stores the counts and SET signals (an SM each, otherwise the same).
   int dev = 0, v = 0;
@@ -90,6 +97,9 @@ CudaStager::~CudaStager() {
   if (apply_) cudaStreamDestroy(apply_);
   if (copy_) cudaStreamDestroy(copy_);
   if (view_) cudaFreeHost(view_);
+  if (window_) cudaFreeHost(window_);
+  for (cudaEvent_t e : copy_events_)
+    if (e) cudaEventDestroy(e);
   if (stage_h_) cudaFreeHost(stage_h_);
   if (done_h_) cudaFreeHost(done_h_);
 }
@@ -134,12 +144,14 @@ uint8_t* CudaStager::stage(uint64_t bytes, uint64_t* end) {
   }
 }
 
-bool CudaStager::write_value(uint64_t addr, uint64_t value, std::string* why) {
+bool CudaStager::write_value(uint64_t addr, uint64_t value, std::string* why, bool no_barrier) {
   if (memops_) {
     // Default flags: a memory barrier before the write, so the write is ordered after the
     // stream's earlier copies for every observer (a release, as the signal contract needs).
-    const CUresult r = cu::api().StreamWriteValue64(reinterpret_cast<CUstream>(apply_), static_cast<CUdeviceptr>(addr),
-                                                    value, CU_STREAM_WRITE_VALUE_DEFAULT);
+    // no_barrier: a data word right after one written with the barrier.
+    const CUresult r = cu::api().StreamWriteValue64(
+        reinterpret_cast<CUstream>(apply_), static_cast<CUdeviceptr>(addr), value,
+        no_barrier ? CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER : CU_STREAM_WRITE_VALUE_DEFAULT);
     if (r == CUDA_SUCCESS) return true;
     GSHMEM_LOG_INFO("proxy: cuStreamWriteValue64 refused (%s); the apply kernel stores values from now on",
                     cu::error_string(r));
@@ -170,10 +182,23 @@ void CudaStager::apply_target(const proxy::ApplyOp& op, InFlight& f) {
     case GSHMEMI_PROXY_OP_PUT:
       if (!in_heap(op.offset, op.size, 1, &f.error)) return;
       if (op.size == 0) break;
-      if (memops_ && op.size == 8 && op.offset % 8 == 0) {  // a word (p, an 8-byte put_signal): no copy
-        uint64_t v = 0;
-        std::memcpy(&v, op.data, 8);
-        if (!write_value(heap + op.offset, v, &f.error)) return;
+      if (op.staged) {  // in the pinned window, untouched until this op completes: DMA from it
+        if (!cuda("cudaMemcpyAsync (put chunk)",
+                  cudaMemcpyAsync(heap_ + op.offset, op.data, op.size, cudaMemcpyHostToDevice, apply_), &f.error))
+          return;
+        break;
+      }
+      if (memops_ && op.size % 8 == 0 && op.size <= kMemopPutMax && op.offset % 8 == 0) {
+        // A few words (p, an 8- or 16-byte put_signal, a small reduction's data): stream
+        // memory operations, no copy engine. A copy's dispatch costs several microseconds more
+        // (perftest pingpong_put_signal: 8 B 12.8 us one-way this way, 16 B 25.2 us by a copy).
+        // The first write's barrier orders them after the stream's earlier work; the signal's
+        // own barrier orders them before it.
+        for (uint64_t w = 0; w < op.size; w += 8) {
+          uint64_t v = 0;
+          std::memcpy(&v, op.data + w, 8);
+          if (!write_value(heap + op.offset + w, v, &f.error, w != 0)) return;
+        }
         break;
       }
       if ((staged = stage(op.size, &f.stage_end)) != nullptr) {
@@ -327,6 +352,66 @@ const uint8_t* CudaStager::source_view(uint64_t addr, uint64_t size) {
     std::memset(to, 0, size);
   }
   return to;
+}
+
+}  // namespace gshmem::hproxy
+
+namespace gshmem::hproxy {
+
+uint8_t* CudaStager::make_window(uint64_t bytes, std::string* why) {
+  void* p = nullptr;
+  if (window_ || !cuda("cudaHostAlloc (bulk staging window)", cudaHostAlloc(&p, bytes, cudaHostAllocPortable), why))
+    return nullptr;
+  window_ = static_cast<uint8_t*>(p);
+  return window_;
+}
+
+// On the copy stream, as source_view: not behind the application's kernels (one of which may
+// be the producer waiting for this put), nor behind the applies.
+bool CudaStager::copy_source(uint64_t addr, uint64_t size, uint8_t* to, std::string* why) {
+  const void* p = reinterpret_cast<const void*>(static_cast<uintptr_t>(addr));
+  if (size == 0) return true;
+  if (in_host_memory(p)) {
+    std::memcpy(to, p, size);
+    return true;
+  }
+  const cudaError_t e = cudaMemcpyAsync(to, p, size, cudaMemcpyDefault, copy_);
+  return cuda("cudaMemcpyAsync (put chunk to the window)", e == cudaSuccess ? cudaStreamSynchronize(copy_) : e, why);
+}
+
+bool CudaStager::start_copy(uint64_t addr, uint64_t size, uint8_t* to, std::string* why) {
+  const void* p = reinterpret_cast<const void*>(static_cast<uintptr_t>(addr));
+  ++copies_started_;
+  if (size == 0 || in_host_memory(p)) {
+    if (size) std::memcpy(to, p, size);
+    copies_.push_back(-1);
+    return true;
+  }
+  const int ev = static_cast<int>(copies_started_ % kCopyEvents);
+  if (!cuda("cudaMemcpyAsync (put chunk to the window)", cudaMemcpyAsync(to, p, size, cudaMemcpyDefault, copy_), why) ||
+      !cuda("cudaEventRecord (put chunk)", cudaEventRecord(copy_events_[ev], copy_), why)) {
+    copies_.push_back(-1);  // failed: counted as done, reported by the caller
+    return false;
+  }
+  copies_.push_back(ev);
+  return true;
+}
+
+uint64_t CudaStager::copies_done() {
+  while (!copies_.empty()) {
+    const int ev = copies_.front();
+    if (ev >= 0) {
+      const cudaError_t e = cudaEventQuery(copy_events_[ev]);
+      if (e == cudaErrorNotReady) break;
+      if (e != cudaSuccess) {  // the copy failed: the chunk carries what the slot holds
+        cudaGetLastError();
+        GSHMEM_LOG_ERROR("proxy: copying a put's chunk to the staging window failed: %s", cudaGetErrorString(e));
+      }
+    }
+    copies_.pop_front();
+    ++copies_done_;
+  }
+  return copies_done_;
 }
 
 }  // namespace gshmem::hproxy

@@ -42,6 +42,17 @@ class CudaStager final : public proxy::Stager {
   void submit(const proxy::ApplyOp& op) override;
   void poll(std::vector<Done>& done) override;
   const uint8_t* source_view(uint64_t addr, uint64_t size) override;
+  // The bulk path's source side: a chunk of a put's payload into a window slot (pinned), by a
+  // D2H copy on the copy stream for device memory.
+  bool copy_source(uint64_t addr, uint64_t size, uint8_t* to, std::string* why) override;
+  // Asynchronous: the D2H copy and an event on the copy stream; copies_done() queries the
+  // events in order. Host memory is copied at once (counted in order all the same).
+  bool start_copy(uint64_t addr, uint64_t size, uint8_t* to, std::string* why) override;
+  uint64_t copies_done() override;
+  // The bulk path's staging window: pinned host memory owned by the stager (freed after the
+  // transport that registered it is gone). Call at set-up, on the init thread: cudaHostAlloc
+  // on the proxy thread could wait for a kernel that waits for the proxy. nullptr on failure.
+  uint8_t* make_window(uint64_t bytes, std::string* why);
 
  private:
   // What poll() does for an operation once the stream passed it.
@@ -62,7 +73,8 @@ class CudaStager final : public proxy::Stager {
   void retire();
   void apply_target(const proxy::ApplyOp& op, InFlight& f);
   void apply_local_write(const proxy::ApplyOp& op, InFlight& f);
-  bool write_value(uint64_t addr, uint64_t value, std::string* why);  // stream-ordered 8-byte store
+  // A stream-ordered 8-byte store; no_barrier: without the memory barrier before it.
+  bool write_value(uint64_t addr, uint64_t value, std::string* why, bool no_barrier = false);
   bool kernel(uint8_t kind, uint8_t op, uint8_t width, uint64_t addr, uint64_t operand, uint64_t compare,
               const uint8_t* result, std::string* why);
   bool cuda(const char* what, cudaError_t e, std::string* why);
@@ -82,8 +94,13 @@ class CudaStager final : public proxy::Stager {
   uint8_t* view_ = nullptr;                   // pinned: source_view's copy of a device payload
   uint64_t view_cap_ = 0;
   std::deque<InFlight> inflight_;
-  std::vector<Done> ready_;       // retired, not yet handed to poll()
-  std::vector<uint8_t> scratch_;  // source_view without pinned memory
+  std::vector<Done> ready_;               // retired, not yet handed to poll()
+  std::vector<uint8_t> scratch_;          // source_view without pinned memory
+  uint8_t* window_ = nullptr;             // the bulk path's staging window (make_window)
+  static constexpr int kCopyEvents = 64;  // >= the most copies outstanding (GSHMEM_PROXY_BULK_SLOTS)
+  cudaEvent_t copy_events_[kCopyEvents] = {};
+  std::deque<int> copies_;  // started, not yet counted: an event index, or -1 (done at once)
+  uint64_t copies_started_ = 0, copies_done_ = 0;
 };
 
 }  // namespace gshmem::hproxy

@@ -189,12 +189,65 @@ Status setup(Runtime& r, PeerFailureFn on_failure) {
     why = "its proxy apply stream could not be made (see its log)";
     ok = false;
   }
+
+  // 3. The bulk path (docs/internode.md section 5, "Bulk data"): a pinned window registered
+  // with the transport, its key to every PE. On only if every PE offers one (the engine puts
+  // into any peer's window), so a PE without RMA or memory turns it off for all, quietly.
+  proxy::BulkConfig bulk;
+  bulk.chunk = static_cast<uint64_t>(cfg.proxy_chunk);
+  bulk.slots_per_source = bulk.out_slots = static_cast<uint32_t>(cfg.proxy_bulk_slots);
+  bulk.min_size = static_cast<uint64_t>(cfg.proxy_bulk_min);
+  std::string key, bulk_why = !cfg.proxy_bulk ? "GSHMEM_PROXY_BULK=0" : "";
+  if (ok && cfg.proxy_bulk && !px->transport_->has_rma())
+    bulk_why = "the transport '" + std::string(px->transport_->name()) + "' has no RMA";
+  if (ok && bulk_why.empty()) {
+    std::vector<uint8_t> k;
+    uint8_t* w = px->stager_->make_window(bulk.window_bytes(r.n_pes), &bulk_why);
+    if (w && px->transport_->bulk_register(w, bulk.window_bytes(r.n_pes), &k, &bulk_why)) {
+      // The layout first: a source computes its slots' offsets in the target's window from its
+      // own chunk and slot count, so every PE must have the same.
+      const uint64_t layout[2] = {bulk.chunk, bulk.slots_per_source};
+      key.assign(reinterpret_cast<const char*>(layout), sizeof layout);
+      key.append(k.begin(), k.end());
+      bulk.window = w;
+    }
+  }
+  GSHMEM_TRY(exchange(r, true, key, &a));
+  // Decided from what every PE sees alike (all texts), so that all decide the same.
+  constexpr size_t kLayout = 2 * sizeof(uint64_t);
+  bool all_bulk = true, same_layout = true;
+  for (int pe = 0; pe < r.n_pes; ++pe) {
+    all_bulk = all_bulk && a.text[pe].size() > kLayout;
+    same_layout = same_layout && all_bulk && a.text[pe].compare(0, kLayout, a.text[0], 0, kLayout) == 0;
+  }
+  if (!all_bulk && bulk.window && bulk_why.empty()) bulk_why = "another PE has no staging window";
+  if (all_bulk && !same_layout) {
+    bulk_why = "GSHMEM_PROXY_CHUNK or GSHMEM_PROXY_BULK_SLOTS differs between PEs; set the same on every PE";
+    GSHMEM_LOG_WARN("gshmem_init: PE %d: proxy bulk path off: %s", r.my_pe, bulk_why.c_str());
+    all_bulk = false;
+  }
+  for (int pe : peers) {
+    std::string err;
+    if (all_bulk &&
+        !px->transport_->bulk_connect(pe, std::vector<uint8_t>(a.text[pe].begin() + kLayout, a.text[pe].end()), &err)) {
+      why = "the staging window key of PE " + std::to_string(pe) + " was refused: " + err;
+      ok = false;
+    }
+  }
+  if (!all_bulk) bulk.window = nullptr;
+  GSHMEM_LOG_INFO("proxy: bulk path %s%s%s", all_bulk ? "on: chunks of " : "off (",
+                  all_bulk ? (std::to_string(bulk.chunk >> 10) + " KiB, " + std::to_string(bulk.slots_per_source) +
+                              " in flight per peer, puts from " + std::to_string(bulk.min_size) + " B")
+                                 .c_str()
+                           : bulk_why.c_str(),
+                  all_bulk ? "" : ")");
   if (ok) {
     proxy::EngineConfig ec;
     ec.my_pe = r.my_pe;
     ec.n_pes = r.n_pes;
     ec.ring = px->channel_->region();
     ec.host_queue = &px->queue_;
+    ec.bulk = bulk;
     px->engine_ = std::make_unique<proxy::Engine>(ec, *px->transport_, *px->stager_, px->clock_);
   }
   GSHMEM_TRY(exchange(r, ok, ok ? std::string() : why, &a));

@@ -32,7 +32,8 @@ int init(const gshmemi_transport_init_args_v1* args, void** state, char* err, si
 }
 
 uint64_t capabilities(void*) {
-  return GSHMEMI_TRANSPORT_CAP_AM | GSHMEMI_TRANSPORT_CAP_WAKEUP | GSHMEMI_TRANSPORT_CAP_PEER_ERRORS;
+  return GSHMEMI_TRANSPORT_CAP_AM | GSHMEMI_TRANSPORT_CAP_WAKEUP | GSHMEMI_TRANSPORT_CAP_PEER_ERRORS |
+         GSHMEMI_TRANSPORT_CAP_RMA;
 }
 size_t max_header(void* s) { return T(s)->max_header(); }
 int worker_address(void* s, const void** a, size_t* n) { return T(s)->address(a, n); }
@@ -45,6 +46,13 @@ int wait_fd(void* s) { return T(s)->wait_fd(); }
 int arm(void* s) { return T(s)->arm(); }
 const char* last_error(void* s) { return T(s)->last_error(); }
 void finalize(void* s) { delete T(s); }
+int mem_register(void* s, void* base, size_t size, const void** key, size_t* n) {
+  return T(s)->mem_register(base, size, key, n);
+}
+int mem_connect(void* s, int pe, const void* key, size_t n) { return T(s)->mem_connect(pe, key, n); }
+int put(void* s, int pe, uint64_t local, uint64_t remote, size_t size, uint64_t token) {
+  return T(s)->put(pe, local, remote, size, token);
+}
 
 const gshmemi_transport_v1 kTable = {
     GSHMEMI_TRANSPORT_ABI_VERSION,
@@ -61,6 +69,9 @@ const gshmemi_transport_v1 kTable = {
     &arm,
     &last_error,
     &finalize,
+    &mem_register,
+    &mem_connect,
+    &put,
 };
 
 }  // namespace

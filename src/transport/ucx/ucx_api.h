@@ -33,6 +33,7 @@ using address_t = struct address_s;
 
 // ucp_params_t
 constexpr uint64_t kParamFieldFeatures = 1u << 0;
+constexpr uint64_t kFeatureRma = 1u << 1;
 constexpr uint64_t kFeatureWakeup = 1u << 4;
 constexpr uint64_t kFeatureAm = 1u << 6;
 struct params_t {
@@ -126,6 +127,23 @@ struct am_handler_param_t {
   uint8_t zero_tail[64];
 };
 
+// RMA (the bulk path): a registered window (ucp_mem_map) and the peers' remote keys.
+using mem_h = struct mem_s*;
+using rkey_h = struct rkey_s*;
+constexpr uint64_t kMemMapParamFieldAddress = 1u << 0;
+constexpr uint64_t kMemMapParamFieldLength = 1u << 1;
+constexpr uint64_t kMemMapParamFieldMemoryType = 1u << 4;
+struct mem_map_params_t {
+  uint64_t field_mask;
+  void* address;
+  size_t length;
+  unsigned flags;
+  unsigned prot;
+  int memory_type;  // ucs_memory_type_t
+  const void* exported_memh_buffer;
+  uint8_t zero_tail[128];
+};
+
 // The functions, resolved by name from libucp.so.0 (ucs_status_string lives in libucs, which
 // libucp brings; a lookup through libucp's handle finds it).
 struct Api {
@@ -151,6 +169,15 @@ struct Api {
   status_t (*request_check_status)(void*);
   void (*request_free)(void*);
   const char* (*status_string)(status_t);
+  // RMA
+  status_t (*mem_map)(context_h, const mem_map_params_t*, mem_h*);
+  status_t (*mem_unmap)(context_h, mem_h);
+  status_t (*rkey_pack)(context_h, mem_h, void**, size_t*);
+  void (*rkey_buffer_release)(void*);
+  status_t (*ep_rkey_unpack)(ep_h, const void*, rkey_h*);
+  void (*rkey_destroy)(rkey_h);
+  void* (*put_nbx)(ep_h, const void*, size_t, uint64_t, rkey_h, const request_param_t*);
+  void* (*ep_flush_nbx)(ep_h, const request_param_t*);
 };
 
 }  // namespace gshmem::ucx

@@ -67,6 +67,14 @@ bool load(const char* path, Lib* lib, std::string* error) {
   resolve(lib->dl, "ucp_request_check_status", &a.request_check_status, &missing);
   resolve(lib->dl, "ucp_request_free", &a.request_free, &missing);
   resolve(lib->dl, "ucs_status_string", &a.status_string, &missing);
+  resolve(lib->dl, "ucp_mem_map", &a.mem_map, &missing);
+  resolve(lib->dl, "ucp_mem_unmap", &a.mem_unmap, &missing);
+  resolve(lib->dl, "ucp_rkey_pack", &a.rkey_pack, &missing);
+  resolve(lib->dl, "ucp_rkey_buffer_release", &a.rkey_buffer_release, &missing);
+  resolve(lib->dl, "ucp_ep_rkey_unpack", &a.ep_rkey_unpack, &missing);
+  resolve(lib->dl, "ucp_rkey_destroy", &a.rkey_destroy, &missing);
+  resolve(lib->dl, "ucp_put_nbx", &a.put_nbx, &missing);
+  resolve(lib->dl, "ucp_ep_flush_nbx", &a.ep_flush_nbx, &missing);
   if (!missing.empty()) {
     *error = file + " lacks the symbol " + missing + ": not a UCX " + std::to_string(kApiMajor) + "." +
              std::to_string(kApiMinor) + "+ libucp (set GSHMEM_UCX_LIB to another libucp.so.0)";

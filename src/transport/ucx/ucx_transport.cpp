@@ -56,7 +56,7 @@ bool Transport::init(const gshmemi_transport_init_args_v1& args, std::string* er
   a.config_modify(cfg, "MEMTYPE_CACHE", "n");
   params_t p{};
   p.field_mask = kParamFieldFeatures;
-  p.features = kFeatureAm | kFeatureWakeup;
+  p.features = kFeatureAm | kFeatureWakeup | kFeatureRma;  // RMA: the bulk path's put
   status_t s = a.init_version(kApiMajor, kApiMinor, &p, cfg, &ctx_);
   a.config_release(cfg);
   if (s != kOk) {
@@ -100,9 +100,10 @@ Transport::~Transport() {
     if (ctx_) lib_.api.cleanup(ctx_);
     return;
   }
-  close_endpoints(true);
+  close_endpoints(true);  // the peers' rkeys first
   if (address_) lib_.api.worker_release_address(worker_, address_);
   lib_.api.worker_destroy(worker_);
+  if (window_) lib_.api.mem_unmap(ctx_, window_);
   lib_.api.cleanup(ctx_);
 }
 
@@ -114,6 +115,10 @@ void Transport::close_endpoints(bool all) {
   std::vector<void*> reqs;
   for (Peer& p : peers_) {
     if (!p.ep || !(all || p.close_pending)) continue;
+    if (p.rkey) {  // unpacked on this endpoint: goes before it
+      a.rkey_destroy(p.rkey);
+      p.rkey = nullptr;
+    }
     request_param_t prm{};
     prm.op_attr_mask = kOpAttrFieldFlags;
     prm.flags = p.failed ? kEpCloseFlagForce : 0;
@@ -296,6 +301,115 @@ int Transport::progress() {
   failed.swap(failed_);
   for (const auto& [pe, why] : failed) cb_.peer_failed(cb_.ctx, pe, why.c_str());
   return events_ + static_cast<int>(done.size() + failed.size());
+}
+
+// The bulk path. A window key is {the window's address, UCX's packed rkey}.
+int Transport::mem_register(void* base, size_t size, const void** key, size_t* key_size) {
+  if (window_) return set_error("mem_register: a window is registered already");
+  mem_map_params_t mp{};
+  mp.field_mask = kMemMapParamFieldAddress | kMemMapParamFieldLength | kMemMapParamFieldMemoryType;
+  mp.address = base;
+  mp.length = size;
+  mp.memory_type = kMemoryTypeHost;
+  if (status_t s = lib_.api.mem_map(ctx_, &mp, &window_); s != kOk) {
+    window_ = nullptr;
+    return set_error("ucp_mem_map of the " + std::to_string(size) + " B staging window failed: " + status_text(s));
+  }
+  void* rk = nullptr;
+  size_t rn = 0;
+  if (status_t s = lib_.api.rkey_pack(ctx_, window_, &rk, &rn); s != kOk)
+    return set_error("ucp_rkey_pack of the staging window failed: " + status_text(s));
+  const uint64_t addr = reinterpret_cast<uintptr_t>(base);
+  window_key_.resize(sizeof addr + rn);
+  std::memcpy(window_key_.data(), &addr, sizeof addr);
+  std::memcpy(window_key_.data() + sizeof addr, rk, rn);
+  lib_.api.rkey_buffer_release(rk);
+  window_base_ = static_cast<uint8_t*>(base);
+  window_size_ = size;
+  *key = window_key_.data();
+  *key_size = window_key_.size();
+  return GSHMEMI_TRANSPORT_OK;
+}
+
+int Transport::mem_connect(int pe, const void* key, size_t key_size) {
+  if (pe < 0 || pe >= static_cast<int>(peers_.size()))
+    return set_error("mem_connect: PE " + std::to_string(pe) + " is out of range");
+  if (key_size <= sizeof(uint64_t))
+    return set_error("mem_connect: PE " + std::to_string(pe) + "'s window key is " + std::to_string(key_size) + " B");
+  Peer& p = peers_[pe];
+  std::memcpy(&p.window, key, sizeof p.window);
+  const auto* b = static_cast<const uint8_t*>(key);
+  p.rkey_buffer.assign(b + sizeof p.window, b + key_size);
+  return GSHMEMI_TRANSPORT_OK;
+}
+
+struct Transport::FlushReq {
+  Transport* t;
+  int pe;
+  uint64_t token;
+};
+
+// A put, then a flush of the endpoint: the flush completes once every RMA issued on it before
+// is complete at the target, which is what the engine's descriptor must wait for (UCX does not
+// order an active message behind a put).
+int Transport::put(int pe, uint64_t local_offset, uint64_t remote_offset, size_t size, uint64_t token) {
+  if (pe < 0 || pe >= static_cast<int>(peers_.size()))
+    return set_error("put: PE " + std::to_string(pe) + " is out of range");
+  Peer& p = peers_[pe];
+  if (p.failed) return set_error("PE " + std::to_string(pe) + " has failed"), GSHMEMI_TRANSPORT_PEER_FAILED;
+  if (!window_ || local_offset > window_size_ || size > window_size_ - local_offset)
+    return set_error("put: " + std::to_string(size) + " B at offset " + std::to_string(local_offset) +
+                     " is outside this PE's staging window");
+  if (p.rkey_buffer.empty()) return set_error("put: no window key for PE " + std::to_string(pe));
+  ep_h ep = endpoint(pe);
+  if (!ep) return GSHMEMI_TRANSPORT_ERROR;
+  if (!p.rkey) {
+    if (status_t s = lib_.api.ep_rkey_unpack(ep, p.rkey_buffer.data(), &p.rkey); s != kOk) {
+      p.rkey = nullptr;
+      return set_error("ucp_ep_rkey_unpack of PE " + std::to_string(pe) + "'s window key failed: " + status_text(s));
+    }
+  }
+  request_param_t prm{};
+  prm.op_attr_mask = kOpAttrFieldMemoryType;
+  prm.memory_type = kMemoryTypeHost;
+  void* req = lib_.api.put_nbx(ep, window_base_ + local_offset, size, p.window + remote_offset, p.rkey, &prm);
+  if (ptr_is_err(req)) {
+    const std::string why = "ucp_put_nbx to it failed: " + status_text(ptr_status(req));
+    fail(pe, why);
+    return set_error("PE " + std::to_string(pe) + ": " + why), GSHMEMI_TRANSPORT_PEER_FAILED;
+  }
+  if (req) lib_.api.request_free(req);  // released by UCX once done; the flush reports the outcome
+  auto* f = new FlushReq{this, pe, token};
+  request_param_t fp{};
+  fp.op_attr_mask = kOpAttrFieldCallback | kOpAttrFieldUserData;
+  fp.cb.send = &on_flush;
+  fp.user_data = f;
+  void* fr = lib_.api.ep_flush_nbx(ep, &fp);
+  if (fr == nullptr) {
+    completed_.push_back(token);
+    delete f;
+  } else if (ptr_is_err(fr)) {
+    const std::string why = "ucp_ep_flush_nbx to it failed: " + status_text(ptr_status(fr));
+    delete f;
+    fail(pe, why);
+    return set_error("PE " + std::to_string(pe) + ": " + why), GSHMEMI_TRANSPORT_PEER_FAILED;
+  } else {
+    ++in_flight_;
+  }
+  return GSHMEMI_TRANSPORT_OK;
+}
+
+void Transport::on_flush(void* request, status_t status, void* user_data) {
+  auto* f = static_cast<FlushReq*>(user_data);
+  Transport* t = f->t;
+  --t->in_flight_;
+  ++t->events_;
+  if (status == kOk)
+    t->completed_.push_back(f->token);
+  else
+    t->fail(f->pe, "a put to it failed: " + t->status_text(status));
+  t->lib_.api.request_free(request);
+  delete f;
 }
 
 int Transport::wait_fd() {

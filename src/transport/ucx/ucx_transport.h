@@ -38,7 +38,10 @@ struct Peer {
   std::vector<uint8_t> address;
   ep_h ep = nullptr;
   bool failed = false;
-  bool close_pending = false;  // failed with an endpoint: force-closed after the progress call
+  bool close_pending = false;        // failed with an endpoint: force-closed after the progress call
+  std::vector<uint8_t> rkey_buffer;  // its window's packed key (mem_connect); unpacked at the first put
+  uint64_t window = 0;               // its window's address
+  rkey_h rkey = nullptr;
 };
 
 class Transport {
@@ -52,6 +55,9 @@ class Transport {
   int connect(int pe, const void* address, size_t size);
   int send(int pe, const void* header, size_t header_size, const void* payload, size_t payload_size, uint64_t token);
   int progress();
+  int mem_register(void* base, size_t size, const void** key, size_t* key_size);
+  int mem_connect(int pe, const void* key, size_t key_size);
+  int put(int pe, uint64_t local_offset, uint64_t remote_offset, size_t size, uint64_t token);
   int wait_fd();
   int arm();
   const char* last_error() const { return error_.c_str(); }
@@ -64,6 +70,8 @@ class Transport {
   static status_t on_am(void* arg, const void* header, size_t header_length, void* data, size_t length,
                         const am_recv_param_t* param);
   static void on_recv(void* request, status_t status, size_t length, void* user_data);
+  struct FlushReq;
+  static void on_flush(void* request, status_t status, void* user_data);
 
   int set_error(std::string msg);
   std::string status_text(status_t s) const;
@@ -85,6 +93,10 @@ class Transport {
   int events_ = 0;
   int in_flight_ = 0;  // sends and rendezvous receives not yet completed
   std::string error_;
+  mem_h window_ = nullptr;  // this PE's registered window (mem_register)
+  uint8_t* window_base_ = nullptr;
+  size_t window_size_ = 0;
+  std::vector<uint8_t> window_key_;  // its address, then the packed rkey
 };
 
 }  // namespace gshmem::ucx

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The bulk path over the UCX plugin (docs/internode.md section 5, "Bulk data"): two PEs as
+// processes on this machine over UCX_TLS=tcp, each with a staging window registered by
+// ucp_mem_map and the other's key, put to each other every size from 1 B to several chunks with
+// odd tails (chunks by ucp_put_nbx + flush + descriptor, smaller ones as active messages), each
+// with an ADD signal, and an inline put over the start of a chunked one (the later op wins).
+// Checked: every byte, the signal after every chunk of its put, the number of chunks that went
+// by RMA. A second test reports host-to-host bandwidth of 1 MiB and 64 MiB puts, bulk path
+// against active messages (a figure, not a pass condition). Exit 77 without UCX.
+#include <gtest/gtest.h>
+
+#include <cinttypes>
+#include <string>
+
+#include "gshmem/detail/proxy_abi.h"
+#include "transport_test_util.h"
+
+namespace {
+
+using namespace transport_test;
+
+void use_tcp() { setenv("UCX_TLS", "tcp", 1); }
+
+BulkConfig test_bulk() {
+  BulkConfig b;
+  b.window = reinterpret_cast<uint8_t*>(1);  // on: Pe::start makes the real one
+  b.chunk = 64u << 10;
+  b.slots_per_source = 2;
+  b.out_slots = 3;
+  b.min_size = 16u << 10;
+  return b;
+}
+
+const uint64_t kSizes[] = {1,
+                           15,
+                           4096 + 3,
+                           (16u << 10) - 1,
+                           16u << 10,
+                           (16u << 10) + 1,
+                           (64u << 10) - 1,
+                           64u << 10,
+                           (64u << 10) + 1,
+                           (128u << 10) + 77,
+                           (320u << 10) - 5};
+constexpr int kN = sizeof(kSizes) / sizeof(kSizes[0]);
+constexpr uint64_t kRegion = 320u << 10;
+constexpr uint64_t kSignal = 0, kData = 4096;
+constexpr uint64_t kHeap = kData + kN * kRegion;
+
+HostOp put(int q, uint64_t offset, const uint8_t* src, uint64_t n) {
+  HostOp h;
+  h.op.op = GSHMEMI_PROXY_OP_PUT;
+  h.op.target = q;
+  h.op.offset = offset;
+  h.op.size = n;
+  if (n <= GSHMEMI_PROXY_INLINE_MAX) {
+    std::memcpy(h.op.inline_data, src, n);
+  } else {
+    h.op.flags = GSHMEMI_PROXY_F_BY_REF | GSHMEMI_PROXY_F_NBI;
+    h.op.ref_addr = reinterpret_cast<uintptr_t>(src);
+  }
+  return h;
+}
+
+void exchange(int pe, Shared* sh) {
+  use_tcp();
+  const BulkConfig bulk = test_bulk();
+  Pe p;
+  p.start(pe, 2, sh, kHeap, &bulk);
+  std::memset(p.bytes() + kData, 0xee, kHeap - kData);  // poison
+  const int q = 1 - pe;
+  // The signal word counts this PE's puts from q; when it changes to v, the first v are whole.
+  int bad = 0, seen = 0;
+  p.stager->set_observer([&](const MemcpyStager::Change& ch) {
+    if (ch.kind != MemcpyStager::Change::kSignal) return;
+    uint64_t v;
+    std::memcpy(&v, p.bytes() + kSignal, 8);
+    for (uint64_t i = 0; i < v; ++i)
+      for (uint64_t b = 0; b < kSizes[i]; ++b) bad += p.bytes()[kData + i * kRegion + b] != pattern(q, i, b);
+    ++seen;
+  });
+  p.barrier(0, 2);  // both windows and engines exist before a put
+  std::vector<std::vector<uint8_t>> out(kN);
+  uint64_t pushed = 0, want_chunks = 0;
+  for (int i = 0; i < kN; ++i) {
+    out[i].resize(kSizes[i]);
+    for (uint64_t b = 0; b < kSizes[i]; ++b) out[i][b] = pattern(pe, i, b);
+    HostOp h = put(q, kData + i * kRegion, out[i].data(), kSizes[i]);
+    h.op.flags |= GSHMEMI_PROXY_F_HAS_SIGNAL | GSHMEMI_PROXY_F_SIGNAL_ADD;
+    h.op.sig_offset = kSignal;
+    h.op.sig_value = 1;
+    p.host.push(h);
+    ++pushed;
+    if (kSizes[i] >= bulk.min_size) want_chunks += (kSizes[i] + bulk.chunk - 1) / bulk.chunk;
+  }
+  uint8_t small[8];
+  for (int b = 0; b < 8; ++b) small[b] = pattern(9, pe, b);
+  p.host.push(put(q, kData + (kN - 1) * kRegion, small, 8));  // over the start of the largest put
+  ++pushed;
+  p.quiet(pushed);
+  TT_CHECK(p.engine->failures().empty(), "%s", p.engine->failures()[0].message.c_str());
+  TT_CHECK(p.engine->bulk_chunks() == want_chunks, "%llu chunks went by RMA, not %llu",
+           (unsigned long long)p.engine->bulk_chunks(), (unsigned long long)want_chunks);
+  p.barrier(1, 2);  // q's puts are complete here too
+  uint64_t v;
+  std::memcpy(&v, p.bytes() + kSignal, 8);
+  TT_CHECK(v == kN && seen == kN && bad == 0, "signal %llu, %d signal changes, %d bytes missing at a signal",
+           (unsigned long long)v, seen, bad);
+  for (int i = 0; i < kN; ++i) {
+    const uint8_t* at = p.bytes() + kData + i * kRegion;
+    for (uint64_t b = 0; b < kSizes[i]; ++b) {
+      const uint8_t want = i == kN - 1 && b < 8 ? pattern(9, q, b) : pattern(q, i, b);
+      TT_CHECK(at[b] == want, "put %d (%llu B) from PE %d: byte %llu", i, (unsigned long long)kSizes[i], q,
+               (unsigned long long)b);
+    }
+    for (uint64_t b = kSizes[i]; b < kRegion; ++b)
+      TT_CHECK(at[b] == 0xee, "put %d wrote past its end (byte %llu)", i, (unsigned long long)b);
+  }
+  p.barrier(2, 2);
+}
+
+TEST(TransportUcxBulk, TwoPesPutEverySizeThroughStagingWindows) {
+  Shared* sh = make_shared_block();
+  ASSERT_NE(sh, nullptr);
+  const std::vector<int> st = run_pes(2, sh, [&](int pe) { exchange(pe, sh); });
+  for (int pe = 0; pe < 2; ++pe)
+    EXPECT_TRUE(WIFEXITED(st[pe]) && WEXITSTATUS(st[pe]) == 0) << "PE " << pe << " wait status " << st[pe];
+}
+
+// PE 0 puts `size` bytes `reps` times to PE 1 and waits for completion (a quiet); PE 0 reports
+// the rate in sh->values[0][slot] (bytes per microsecond, x1000).
+void bandwidth(int pe, Shared* sh, bool bulk_on) {
+  use_tcp();
+  const BulkConfig bulk;  // the defaults: what the library uses
+  const uint64_t sizes[2] = {1u << 20, 64u << 20};
+  const int reps[2] = {20, 2};
+  Pe p;
+  BulkConfig b = bulk;
+  b.window = reinterpret_cast<uint8_t*>(1);
+  // For experiments: GSHMEM_TEST_BULK_CHUNK (bytes), GSHMEM_TEST_BULK_SLOTS (in and out).
+  if (const char* e = getenv("GSHMEM_TEST_BULK_CHUNK")) b.chunk = std::strtoull(e, nullptr, 0);
+  if (const char* e = getenv("GSHMEM_TEST_BULK_SLOTS")) b.slots_per_source = b.out_slots = std::atoi(e);
+  p.start(pe, 2, sh, (64u << 20) + 4096, bulk_on ? &b : nullptr);
+  p.barrier(0, 2);
+  if (pe == 0) {
+    std::vector<uint8_t> src(64u << 20);
+    for (uint64_t i = 0; i < src.size(); i += 4096) src[i] = static_cast<uint8_t>(i >> 12);
+    uint64_t pushed = 0;
+    for (int k = 0; k < 2; ++k) {
+      p.host.push(put(1, 0, src.data(), sizes[k]));  // warm-up: endpoints, registration caches
+      p.quiet(++pushed);
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int r = 0; r < reps[k]; ++r) p.host.push(put(1, 0, src.data(), sizes[k]));
+      pushed += reps[k];
+      p.quiet(pushed);
+      const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+      sh->values[0][k] = static_cast<uint64_t>(1000.0 * sizes[k] * reps[k] / us);
+    }
+    TT_CHECK(p.engine->failures().empty(), "%s", p.engine->failures()[0].message.c_str());
+  }
+  p.barrier(1, 2);
+}
+
+// Latency of the engine + UCX path without a GPU: an 8-byte put-with-signal ping-pong (the
+// one-way time is half a round; each side spins its engine on its own heap word, as a waiting
+// kernel spins on the word its proxy's apply writes), then a put followed by a quiet (the
+// acknowledgement's round trip). PE 0 reports both in ns.
+void latency(int pe, Shared* sh) {
+  use_tcp();
+  constexpr int kIters = 2000, kWarm = 100;
+  Pe p;
+  p.start(pe, 2, sh, 4096);
+  p.barrier(0, 2);
+  const int q = 1 - pe;
+  volatile uint64_t* word = reinterpret_cast<uint64_t*>(p.bytes());
+  uint64_t pushed = 0;
+  auto send = [&](uint64_t v) {
+    HostOp h = put(q, 8, reinterpret_cast<const uint8_t*>(&v), 8);
+    h.op.flags |= GSHMEMI_PROXY_F_HAS_SIGNAL;
+    h.op.sig_offset = 0;
+    h.op.sig_value = v;
+    p.host.push(h);
+    ++pushed;
+  };
+  auto wait = [&](uint64_t v) {
+    TT_CHECK(p.pump_until([&] { return *word >= v; }), "ping-pong stuck at %llu", (unsigned long long)v);
+  };
+  auto t0 = std::chrono::steady_clock::now();
+  for (uint64_t i = 1; i <= kIters + kWarm; ++i) {
+    if (i == kWarm + 1) t0 = std::chrono::steady_clock::now();
+    if (pe == 0) {
+      send(i);
+      wait(i);
+    } else {
+      wait(i);
+      send(i);
+    }
+  }
+  const double rt = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / kIters;
+  p.quiet(pushed);
+  p.barrier(1, 2);
+  if (pe == 0) {
+    sh->values[0][2] = static_cast<uint64_t>(rt / 2);
+    const uint64_t v = 7;
+    auto t1 = std::chrono::steady_clock::now();
+    for (int i = 0; i < kIters; ++i) {
+      p.host.push(put(q, 16, reinterpret_cast<const uint8_t*>(&v), 8));
+      p.quiet(++pushed);
+    }
+    sh->values[0][3] = static_cast<uint64_t>(
+        std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t1).count() / kIters);
+  }
+  p.barrier(2, 2);
+}
+
+// A figure, not a check, and seconds long on a busy machine: only with GSHMEM_TEST_BENCH=1.
+TEST(TransportUcxBulk, BandwidthReport) {
+  if (!getenv("GSHMEM_TEST_BENCH") || std::string(getenv("GSHMEM_TEST_BENCH")) != "1")
+    GTEST_SKIP() << "a report, not a check: run with GSHMEM_TEST_BENCH=1 on a quiet host";
+  double rate[2][2] = {};
+  for (int on = 0; on < 2; ++on) {
+    Shared* sh = make_shared_block();
+    ASSERT_NE(sh, nullptr);
+    const std::vector<int> st = run_pes(2, sh, [&](int pe) { bandwidth(pe, sh, on != 0); });
+    for (int pe = 0; pe < 2; ++pe)
+      ASSERT_TRUE(WIFEXITED(st[pe]) && WEXITSTATUS(st[pe]) == 0) << "PE " << pe << " wait status " << st[pe];
+    for (int k = 0; k < 2; ++k) rate[on][k] = sh->values[0][k] / 1e6;  // GB/s
+  }
+  Shared* sh = make_shared_block();
+  ASSERT_NE(sh, nullptr);
+  const std::vector<int> st = run_pes(2, sh, [&](int pe) { latency(pe, sh); });
+  for (int pe = 0; pe < 2; ++pe)
+    ASSERT_TRUE(WIFEXITED(st[pe]) && WEXITSTATUS(st[pe]) == 0) << "PE " << pe << " wait status " << st[pe];
+  std::printf("engine + UCX (tcp, 127.0.0.1), host memory:\n");
+  std::printf("  8 B put with signal, one-way (half a ping-pong): %.1f us\n", sh->values[0][2] / 1e3);
+  std::printf("  8 B put + quiet (the acknowledgement's round trip): %.1f us\n", sh->values[0][3] / 1e3);
+  RecordProperty("put_signal_8B_oneway_ns", std::to_string(sh->values[0][2]));
+  RecordProperty("put_quiet_8B_ns", std::to_string(sh->values[0][3]));
+  std::printf("put then quiet:\n");
+  std::printf("  1 MiB:  active messages %.2f GB/s, bulk path %.2f GB/s\n", rate[0][0], rate[1][0]);
+  std::printf("  64 MiB: active messages %.2f GB/s, bulk path %.2f GB/s\n", rate[0][1], rate[1][1]);
+  RecordProperty("am_1MiB_GBps", std::to_string(rate[0][0]));
+  RecordProperty("bulk_1MiB_GBps", std::to_string(rate[1][0]));
+  RecordProperty("am_64MiB_GBps", std::to_string(rate[0][1]));
+  RecordProperty("bulk_64MiB_GBps", std::to_string(rate[1][1]));
+}
+
+}  // namespace
