@@ -12,8 +12,8 @@
 // CTA. Its inputs are small integers (-1, 0, 1), so the accumulator is an exact integer, and the
 // value stored is folded to a multiple of 1/16 in [-0.5, 0.4375] (grad_value): every sum of up to
 // 32 PEs' gradients is then exact in fp32 and in bf16, whatever the order of the additions, and
-// every form's result must equal the reference sum bit for bit. The fold takes a per-step seed,
-// so that a step that reduced stale data fails the check.
+// every form's result must equal the reference sum bit for bit. The fold takes a per-step seed
+// (only its last 4 bits matter), so that consecutive steps' gradients differ everywhere.
 //
 // The device-initiated allreduce (k_allreduce): one kernel of a few CTAs on a second stream,
 // launched at the start of the step, that reduces each bucket as its rows come out of the GEMM:
