@@ -111,7 +111,8 @@ struct Gemm {
 // consecutive columns).
 template <class T>
 static __global__ void __launch_bounds__(kThreads) k_backward(Gemm g, T* out) {
-  __shared__ float xs[kTileK][kTile], ys[kTileK][kTile];
+  __shared__ __align__(16) float xs[kTileK][kTile];
+  __shared__ __align__(16) float ys[kTileK][kTile];
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
   const int64_t r0 = static_cast<int64_t>(blockIdx.y) * kTile;
   const int c0 = static_cast<int>(blockIdx.x) * kTile;
@@ -125,9 +126,10 @@ static __global__ void __launch_bounds__(kThreads) k_backward(Gemm g, T* out) {
     __syncthreads();
 #pragma unroll
     for (int kk = 0; kk < kTileK; ++kk) {
-      float a[4], b[4];
-#pragma unroll
-      for (int i = 0; i < 4; ++i) a[i] = xs[kk][ty * 4 + i], b[i] = ys[kk][tx * 4 + i];
+      // One 16-byte shared load each (a warp reads 2 rows of X^T and 16 of dY: no bank conflict).
+      const float4 a4 = *reinterpret_cast<const float4*>(&xs[kk][ty * 4]);
+      const float4 b4 = *reinterpret_cast<const float4*>(&ys[kk][tx * 4]);
+      const float a[4] = {a4.x, a4.y, a4.z, a4.w}, b[4] = {b4.x, b4.y, b4.z, b4.w};
 #pragma unroll
       for (int i = 0; i < 4; ++i)
 #pragma unroll
