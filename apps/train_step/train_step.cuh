@@ -204,28 +204,47 @@ struct Round {
 };
 
 // out[i] = sum over PEs p in order of (p == me ? out[i] : from + p * slot)[i], for i < len, in
-// fp32 rounded once to T; 16-byte vectors where the length allows (out and from are 16-byte
-// aligned: chunks start at multiples of 8 elements).
+// fp32 rounded once to T. 16-byte vectors where the length allows (out and from are 16-byte
+// aligned: chunks start at multiples of 8 elements), kSumUnroll of them a thread at once with all
+// their loads issued before any is used: one vector a thread kept too few loads in flight for a
+// block to read its chunks at more than a few tens of GB/s.
+constexpr int kSumUnroll = 4;
+
 template <class T>
 __device__ void sum_into(T* out, const T* from, int64_t slot, int me, int npes, int64_t len) {
   constexpr int kVec = 16 / sizeof(T);
-  const int64_t vecs = len / kVec;
-  for (int64_t v = threadIdx.x; v < vecs; v += blockDim.x) {
-    float s[kVec];
+  const int64_t vecs = len / kVec, step = static_cast<int64_t>(blockDim.x) * kSumUnroll;
+  for (int64_t v0 = threadIdx.x; v0 < vecs; v0 += step) {
+    float s[kSumUnroll][kVec];
 #pragma unroll
-    for (int e = 0; e < kVec; ++e) s[e] = 0.f;
+    for (int u = 0; u < kSumUnroll; ++u)
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) s[u][e] = 0.f;
     for (int p = 0; p < npes; ++p) {
-      const T* src = p == me ? out : from + p * slot;
-      const uint4 w = reinterpret_cast<const uint4*>(src)[v];
-      const T* t = reinterpret_cast<const T*>(&w);
+      const uint4* src = reinterpret_cast<const uint4*>(p == me ? out : from + p * slot);
+      uint4 w[kSumUnroll];
 #pragma unroll
-      for (int e = 0; e < kVec; ++e) s[e] += static_cast<float>(t[e]);
+      for (int u = 0; u < kSumUnroll; ++u) {
+        const int64_t v = v0 + u * static_cast<int64_t>(blockDim.x);
+        if (v < vecs) w[u] = src[v];
+      }
+#pragma unroll
+      for (int u = 0; u < kSumUnroll; ++u) {
+        const T* t = reinterpret_cast<const T*>(&w[u]);
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) s[u][e] += static_cast<float>(t[e]);
+      }
     }
-    uint4 w;
-    T* t = reinterpret_cast<T*>(&w);
 #pragma unroll
-    for (int e = 0; e < kVec; ++e) t[e] = static_cast<T>(s[e]);
-    reinterpret_cast<uint4*>(out)[v] = w;
+    for (int u = 0; u < kSumUnroll; ++u) {
+      const int64_t v = v0 + u * static_cast<int64_t>(blockDim.x);
+      if (v >= vecs) break;
+      uint4 w;
+      T* t = reinterpret_cast<T*>(&w);
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) t[e] = static_cast<T>(s[u][e]);
+      reinterpret_cast<uint4*>(out)[v] = w;
+    }
   }
   for (int64_t i = vecs * kVec + threadIdx.x; i < len; i += blockDim.x) {
     float s = 0.f;
