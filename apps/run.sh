@@ -33,13 +33,22 @@ run() {
   ((rc == 0)) || failed+=("$step(rc=$rc)")
 }
 
-for n in 4096 8192 16384; do run jacobi_$n jacobi --n $n --iters 200; done
+# jacobi: the scaling table, 1K^2 to 32K^2 (fewer iterations where one takes milliseconds).
+for n in 1024 2048 4096 8192 16384; do run jacobi_$n jacobi --n $n --iters 200; done
+run jacobi_32768 jacobi --n 32768 --iters 50
 for n in 2048 4096; do run matmul_$n matmul --n $n; done
 run transpose_8192_float transpose --n 8192 --type float
 run transpose_8191_float transpose --n 8191 --type float
 run transpose_8192_double transpose --n 8192 --type double
 run transpose_16384_float transpose --n 16384 --type float
 for s in 18 22 24; do run bfs_$s bfs --scale $s --roots 16; done
+# train_step: 8 buckets of 25 MiB, fp32 and bf16, at three amounts of compute per bucket.
+for k in 32 64 128; do run train_step_k$k train_step --buckets 8 --bucket 25M --k $k; done
+# The on-stream form with the library's reduction kernel held to 16 CTAs (default 128), so that
+# it leaves the GEMMs the SMs NCCL leaves them.
+GSHMEM_REDUCE_CTAS=16 run train_step_k64_rctas16 train_step --buckets 8 --bucket 25M --k 64
+# The device form with twice the CTAs (more bandwidth, fewer SMs left to the GEMMs).
+run train_step_k64_ctas32 train_step --buckets 8 --bucket 25M --k 64 --comm-ctas 32
 
 if ((${#failed[@]})); then
   echo "apps/run.sh: failed: ${failed[*]}"

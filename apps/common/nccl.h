@@ -15,8 +15,8 @@
 namespace app {
 namespace nccl {
 
-// ncclDataType_t values (NCCL's published ABI).
-enum Type { int8 = 0, uint8 = 1, int32 = 2, uint32 = 3, int64 = 4, uint64 = 5, float32 = 7, float64 = 8 };
+// ncclDataType_t values (NCCL's published ABI; bfloat16 since NCCL 2.10).
+enum Type { int8 = 0, uint8 = 1, int32 = 2, uint32 = 3, int64 = 4, uint64 = 5, float32 = 7, float64 = 8, bfloat16 = 9 };
 
 // Collective: loads NCCL and creates the communicator over every PE. false (and *why) when some
 // PE cannot; then no other call here may be made.

@@ -27,6 +27,7 @@
 // neighbour cannot run ahead by more than one iteration, because its next wait needs my signal.
 #pragma once
 
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <gshmem/gshmem.h>
@@ -77,15 +78,20 @@ struct Step {
   uint64_t it = 0;
 };
 
-static __global__ void __launch_bounds__(kMaxCtaThreads, 1) k_step(Step s) {
-  const int r0 = 1 + static_cast<int>(blockIdx.y) * kRows;
-  const bool top = blockIdx.y == 0 && s.up >= 0;
-  const bool bottom = blockIdx.y == gridDim.y - 1 && s.down >= 0;
-  if (top || bottom) {  // uniform over the CTA
+// The work of one CTA of k_step: tile (bx, by) of a gx x gy grid of tiles (strips x row groups).
+// k_step runs one tile per CTA; k_persistent loops its CTAs over the tiles, iteration after
+// iteration. With s.sig the boundary tiles wait for their halo and signal theirs (the
+// device-initiated form); with s.sig null but up / down set they only put (put_barrier form: the
+// caller synchronises between iterations); with neither (NCCL, one GPU) they do no communication.
+__device__ __forceinline__ void step_tile(const Step& s, int bx, int by, int gx, int gy) {
+  const int r0 = 1 + by * kRows;
+  const bool top = by == 0 && s.up >= 0;
+  const bool bottom = by == gy - 1 && s.down >= 0;
+  if ((top || bottom) && s.sig) {  // uniform over the CTA
     // 1. Wait until every strip of the neighbour's row of iteration it - 1 is in my halo. One
     //    thread waits (an acquire); the barrier orders every thread's loads after it.
     if (threadIdx.x == 0) {
-      const uint64_t want = static_cast<uint64_t>(gridDim.x) * s.it;
+      const uint64_t want = static_cast<uint64_t>(gx) * s.it;
       if (top) gshmem::signal_wait_until(&s.sig[0], gshmem::cmp::ge, want);
       if (bottom) gshmem::signal_wait_until(&s.sig[1], gshmem::cmp::ge, want);
     }
@@ -93,7 +99,7 @@ static __global__ void __launch_bounds__(kMaxCtaThreads, 1) k_step(Step s) {
   }
   // 2. Compute.
   const size_t n = static_cast<size_t>(s.n);
-  const size_t j0 = 1 + static_cast<size_t>(blockIdx.x) * blockDim.x, j = j0 + threadIdx.x;
+  const size_t j0 = 1 + static_cast<size_t>(bx) * blockDim.x, j = j0 + threadIdx.x;
   if (j + 1 < n) {
     const int rows = min(kRows, s.rows - r0 + 1);
     const double* p = s.in + (r0 - 1) * n + j;  // this column, the row above the first
@@ -116,12 +122,49 @@ static __global__ void __launch_bounds__(kMaxCtaThreads, 1) k_step(Step s) {
   if (top || bottom) {
     __syncthreads();  // the strip is written before the CTA reads it to send
     const size_t bytes = min(static_cast<size_t>(blockDim.x), n - 1 - j0) * sizeof(double);
-    if (top)
-      gshmem::putmem_signal<gshmem::block_scope>(s.out + (s.up_rows + 1) * n + j0, s.out + n + j0, bytes, &s.sig[1], 1,
-                                                 GSHMEM_SIGNAL_ADD, s.up);
-    if (bottom)
-      gshmem::putmem_signal<gshmem::block_scope>(s.out + j0, s.out + static_cast<size_t>(s.rows) * n + j0, bytes,
-                                                 &s.sig[0], 1, GSHMEM_SIGNAL_ADD, s.down);
+    double* to_up = s.out + (s.up_rows + 1) * n + j0;
+    double* to_down = s.out + j0;
+    const double* first = s.out + n + j0;
+    const double* last = s.out + static_cast<size_t>(s.rows) * n + j0;
+    if (s.sig) {
+      if (top) gshmem::putmem_signal<gshmem::block_scope>(to_up, first, bytes, &s.sig[1], 1, GSHMEM_SIGNAL_ADD, s.up);
+      if (bottom)
+        gshmem::putmem_signal<gshmem::block_scope>(to_down, last, bytes, &s.sig[0], 1, GSHMEM_SIGNAL_ADD, s.down);
+    } else {
+      if (top) gshmem::putmem<gshmem::block_scope>(to_up, first, bytes, s.up);
+      if (bottom) gshmem::putmem<gshmem::block_scope>(to_down, last, bytes, s.down);
+    }
+  }
+}
+
+static __global__ void __launch_bounds__(kMaxCtaThreads, 1) k_step(Step s) {
+  step_tile(s, static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y), static_cast<int>(gridDim.x),
+            static_cast<int>(gridDim.y));
+}
+
+// `iters` iterations in one kernel (the persistent form): communication and synchronisation both
+// inside it. The grid is launched collectively (gshmemx_collective_launch: every CTA resident, a
+// cooperative launch) with at most as many CTAs as fit on the GPU; they loop over the gx x gy
+// tiles of k_step's grid. Per iteration, the neighbours are synchronised by the same signals as
+// k_step's (boundary tiles wait for their halo, then put and count their strips), and the CTAs
+// of this PE by a grid-wide barrier: the next iteration's tiles read rows that other CTAs wrote.
+// The race argument at the top of this file holds unchanged: the CTAs that read a halo row are
+// the ones whose signals the neighbour waits for, wherever those tiles run. Registers: under
+// (512, 1) ptxas gives it the ceiling, 128, and spills 80 bytes of loop state (unbounded it would
+// take 194, keeping the next tile's loads in flight); k_step needs 72.
+static __global__ void __launch_bounds__(kMaxCtaThreads, 1) k_persistent(Step s, int gx, int gy, int iters) {
+  cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+  const int tiles = gx * gy;
+#pragma unroll 1
+  for (int k = 0; k < iters; ++k) {
+#pragma unroll 1
+    for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x))
+      step_tile(s, t % gx, t / gx, gx, gy);
+    grid.sync();  // every CTA's rows of this iteration are written before any CTA reads them
+    const double* in = s.in;
+    s.in = s.out;
+    s.out = const_cast<double*>(in);
+    ++s.it;
   }
 }
 
@@ -166,30 +209,38 @@ inline Shape shape(int threads, int rows, int n) {
 }
 
 // One way of iterating. With `sig` (symmetric, 2 counters, zero at the start) the kernel does
-// the halo exchange; without, the caller exchanges the halos of result() after each step (the
-// NCCL form), or there is nothing to exchange (the one-GPU solve: layout(0, 1, n)).
+// the halo exchange and the neighbour synchronisation; with `put_only` it puts the halos but the
+// caller synchronises after each step (gshmemx_barrier_all_on_stream); with neither, the caller
+// exchanges the halos of result() after each step (the NCCL form), or there is nothing to
+// exchange (the one-GPU solve: layout(0, 1, n)).
 struct Solver {
   Layout l;
   Shape sh;
   double* buf[2] = {nullptr, nullptr};  // symmetric for the distributed forms
   uint64_t* sig = nullptr;
+  bool put_only = false;
   uint64_t it = 0;  // iterations done; the signals count in it, across calls
 
-  // One iteration on `stream`.
-  cudaError_t step(cudaStream_t stream) {
+  // The kernel's arguments for the next iteration.
+  Step next() const {
     Step st;
     st.in = buf[it & 1];
     st.out = buf[(it + 1) & 1];
     st.rows = l.rows;
     st.n = l.n;
-    if (sig) {
+    if (sig || put_only) {
       st.up = l.up;
       st.down = l.down;
       st.up_rows = l.up_rows;
       st.sig = sig;
       st.it = it;
     }
-    k_step<<<sh.grid, sh.threads, 0, stream>>>(st);
+    return st;
+  }
+
+  // One iteration on `stream`.
+  cudaError_t step(cudaStream_t stream) {
+    k_step<<<sh.grid, sh.threads, 0, stream>>>(next());
     ++it;
     return cudaGetLastError();
   }

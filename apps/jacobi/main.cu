@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// gshmem-jacobi: the 2D Jacobi solver of jacobi.cuh run three ways on the same grid and kernel,
-// checked, and timed:
+// gshmem-jacobi: the 2D Jacobi solver of jacobi.cuh run five ways on the same grid and kernel,
+// checked, and timed (the GTC 2018 talk's stencil variants, beside the offload model):
 //   one GPU   the whole grid on this GPU alone: the reference every other form must equal bit
 //             for bit, and (its time / PEs) the ideal a distributed form can reach.
-//   gshmem    one kernel per iteration that waits for its halo rows and sends its own boundary
-//             rows (putmem_signal<block>): communication from inside the kernel, neighbour-only
-//             synchronisation.
+//   put+bar   communication only in the kernel: one kernel per iteration puts its boundary rows
+//             into the neighbours' halos (putmem<block>); the synchronisation stays on the stream
+//             (gshmemx_barrier_all_on_stream after each kernel).
+//   signal    communication and neighbour synchronisation in the kernel: one kernel per
+//             iteration that waits for its halo rows and sends its own boundary rows
+//             (putmem_signal<block>); nothing waits for the whole job.
+//   persist   communication and synchronisation in one persistent kernel for all iterations,
+//             launched collectively (gshmemx_collective_launch): the signals of `signal` between
+//             PEs, a grid-wide barrier between iterations within a PE, no launch per iteration.
 //   NCCL      the same kernel without the waits and puts, then the halo rows exchanged by
 //             grouped ncclSend/ncclRecv on the same stream: the offload model (skipped without
 //             NCCL, or at one PE where there is nothing to exchange).
@@ -15,6 +21,7 @@
 
 #include <gshmem/gshmem.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -59,6 +66,7 @@ int main(int argc, char** argv) {
   const int iters = static_cast<int>(f.num("iters", 100, "iterations timed per sample, and checked"));
   const int reps = static_cast<int>(f.num("reps", 5, "samples (the median is printed)"));
   const int threads = static_cast<int>(f.num("threads", jacobi::kDefaultThreads, "threads per CTA (at most 512)"));
+  const int max_ctas = static_cast<int>(f.num("persist-ctas", 0, "most CTAs of the persistent form (0: all that fit)"));
   const bool no_nccl = f.flag("no-nccl", "skip the NCCL form");
   f.done();
   const int me = app::me(), npes = app::npes();
@@ -84,7 +92,7 @@ int main(int argc, char** argv) {
   APP_CUDA(cudaStreamSynchronize(st));
   const double* want = ref.result();
 
-  // 2. gshmem: the buffers and the two signal counters are symmetric (gshmem_malloc is
+  // 2. signal: the buffers and the two signal counters are symmetric (gshmem_malloc is
   //    collective: every PE allocates the same sizes in the same order).
   const jacobi::Layout l = jacobi::layout(me, npes, n);
   jacobi::Solver g;
@@ -114,9 +122,69 @@ int main(int argc, char** argv) {
   iterate_gshmem(iters);
   APP_CUDA(cudaStreamSynchronize(st));
   gshmem_barrier_all();
-  bool ok = check("gshmem", g, want);
+  bool ok = check("signal", g, want);
 
-  // 3. NCCL: the same buffers and kernel; the halos move after each step, on the same stream.
+  // 3. put+bar: the same buffers, the kernel puts without signals, a barrier on the stream after
+  //    each iteration (it completes the puts, then lines the PEs up: nobody reads a halo before it
+  //    arrived, nobody overwrites one still being read).
+  jacobi::Solver pb = g;
+  pb.sig = nullptr;
+  pb.put_only = true;
+  auto iterate_put = [&](int k) {
+    while (k-- > 0) {
+      APP_CUDA(pb.step(st));
+      gshmemx_barrier_all_on_stream(st);
+    }
+  };
+  restart(pb);
+  const double t_put = time_per_iteration(10, iters, reps, iterate_put);
+  restart(pb);
+  iterate_put(iters);
+  APP_CUDA(cudaStreamSynchronize(st));
+  gshmem_barrier_all();
+  ok = check("put+bar", pb, want) && ok;
+
+  // 4. persist: one collective launch runs every iteration of a call; the signals count on from
+  //    where the `signal` form left them (Solver::it), so they need no reset.
+  jacobi::Solver p = g;
+  int ctas = 0;
+  {
+    jacobi::Step probe = p.next();
+    int gx = 0, gy = 0, k = 0;
+    void* args[] = {&probe, &gx, &gy, &k};
+    int fit = 0;
+    if (gshmemx_collective_launch_query_gridsize(reinterpret_cast<const void*>(jacobi::k_persistent),
+                                                 dim3(p.sh.threads), args, 0, &fit) != 0 ||
+        fit < 1) {
+      fprintf(stderr, "jacobi: PE %d: gshmemx_collective_launch_query_gridsize failed (%d CTAs fit)\n", me, fit);
+      return 1;
+    }
+    ctas = std::min(fit, static_cast<int>(p.sh.grid.x * p.sh.grid.y));
+    if (max_ctas > 0) ctas = std::min(ctas, max_ctas);
+  }
+  auto iterate_persistent = [&](int k) {
+    if (k <= 0) return;
+    jacobi::Step s = p.next();
+    int gx = static_cast<int>(p.sh.grid.x), gy = static_cast<int>(p.sh.grid.y);
+    void* args[] = {&s, &gx, &gy, &k};
+    const int rc = gshmemx_collective_launch(reinterpret_cast<const void*>(jacobi::k_persistent), dim3(ctas),
+                                             dim3(p.sh.threads), args, 0, st);
+    if (rc != 0) {
+      fprintf(stderr, "jacobi: PE %d: gshmemx_collective_launch of k_persistent (%d CTAs x %d threads) failed: %s\n",
+              me, ctas, p.sh.threads, gshmemx_status_string(rc));
+      exit(1);
+    }
+    p.it += static_cast<uint64_t>(k);
+  };
+  restart(p);
+  const double t_persist = time_per_iteration(10, iters, reps, iterate_persistent);
+  restart(p);
+  iterate_persistent(iters);
+  APP_CUDA(cudaStreamSynchronize(st));
+  gshmem_barrier_all();
+  ok = check("persist", p, want) && ok;
+
+  // 5. NCCL: the same buffers and kernel; the halos move after each step, on the same stream.
   double t_nccl = 0;
   std::string why = no_nccl ? "--no-nccl" : npes == 1 ? "one PE: nothing to exchange" : "";
   if (why.empty() && app::nccl::init(&why)) {
@@ -143,7 +211,7 @@ int main(int argc, char** argv) {
     app::nccl::fini();
   }
 
-  // 4. The table: time per iteration, the grid read and written per second, and the
+  // 6. The table: time per iteration, the grid read and written per second, and the
   //    strong-scaling efficiency (the one-GPU time / PEs over the form's).
   const double gb = 2.0 * n * static_cast<double>(n) * sizeof(double) / 1e9;
   app::say("jacobi: %d x %d doubles, %d PEs, %d iterations x %d samples (median, slowest PE)\n", n, n, npes, iters,
@@ -155,11 +223,25 @@ int main(int argc, char** argv) {
     if (t_nccl > 0) snprintf(vs, sizeof(vs), "%.2fx", t_nccl / t);
     app::say("%-8s %12.2f %10.1f %12s %9.0f%%\n", name, t, gb / (t * 1e-6), vs, 100.0 * t_one / npes / t);
   };
-  row("gshmem", t_gshmem);
+  row("put+bar", t_put);
+  row("signal", t_gshmem);
+  row("persist", t_persist);
   if (t_nccl > 0)
     row("NCCL", t_nccl);
   else
     app::say("%-8s skipped: %s\n", "NCCL", why.c_str());
+  app::say("persist: %d CTAs of %d threads over %u x %u tiles\n", ctas, p.sh.threads, p.sh.grid.x, p.sh.grid.y);
+  // The README's row: us/iter of each form, the best gshmem form against NCCL, strong scaling.
+  const double best = std::min({t_put, t_gshmem, t_persist});
+  const char* best_name = best == t_gshmem ? "signal" : best == t_persist ? "persist" : "put+bar";
+  char best_vs[48] = "-", nc[32] = "-", nscale[32] = "";
+  if (t_nccl > 0) {
+    snprintf(best_vs, sizeof(best_vs), "%.2f x (%s)", t_nccl / best, best_name);
+    snprintf(nc, sizeof(nc), "%.2f", t_nccl);
+    snprintf(nscale, sizeof(nscale), " (NCCL %.0f %%)", 100.0 * t_one / npes / t_nccl);
+  }
+  app::say("row: | %d | %d | %.2f | %.2f | %.2f | %.2f | %s | %s | %.0f %%%s |\n", npes, n, t_one / npes, t_put,
+           t_gshmem, t_persist, nc, best_vs, 100.0 * t_one / npes / best, nscale);
   app::say("jacobi: %s\n", ok ? "every PE's rows equal the one-GPU solve" : "FAILED");
 
   for (double* b : ref.buf) APP_CUDA(cudaFree(b));
