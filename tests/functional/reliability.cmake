@@ -5,6 +5,7 @@
 #                   (GSHMEM_HEARTBEAT_TIMEOUT=2 here; GSHMEM_WAIT_TIMEOUT left at its default)
 #   abort_release   gshmemx_abort from a host thread releases a spinning kernel within 100 ms;
 #                   host calls then fail; finalize and a new init work
+#   kill_matrix-2   PE 1 SIGKILLed at 5 call sites under 4 launchers (below)
 #   proxy_kill-sim2 a PE on another (simulated) node is SIGKILLed while the other waits in a
 #                   device barrier or a proxied get: the survivor names it within 5 s
 # The drivers run gshmrun themselves (the jobs must fail, and say why).
@@ -34,3 +35,18 @@ add_test(NAME proxy_kill-sim2
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/proxy_kill.sh $<TARGET_FILE:gshmrun> $<TARGET_FILE:proxy_kill>)
 set_tests_properties(proxy_kill-sim2 PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 200)
 set_property(TEST proxy_kill-sim2 APPEND PROPERTY RESOURCE_LOCK gshmem_gpus)
+
+# kill_matrix-2: PE 1 is SIGKILLed at 5 call sites (device barrier, device wait, on-stream
+# collective, host AMO, heap growth) under the unique-id bootstrap and torchrun's environment
+# without a supervisor, and under gshmrun and Open MPI's mpirun; every survivor must end on its
+# own within 5 s, and the next GPU job must pass. By default each site once (< 60 s);
+# GSHMEM_KILL_MATRIX_TRIALS=20 runs the full matrix (kill_matrix.sh says how to narrow it).
+add_executable(kill_matrix kill_matrix.cu)
+target_link_libraries(kill_matrix PRIVATE gshmem::gshmem)
+target_compile_options(kill_matrix PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>)
+set_target_properties(kill_matrix PROPERTIES CUDA_SEPARABLE_COMPILATION OFF)
+add_test(NAME kill_matrix-2
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/kill_matrix.sh $<TARGET_FILE:gshmrun> $<TARGET_FILE:kill_matrix> 2)
+# The short run takes about 30 s; the bound leaves room for the full matrix run through ctest.
+set_tests_properties(kill_matrix-2 PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 7200)
+set_property(TEST kill_matrix-2 APPEND PROPERTY RESOURCE_LOCK gshmem_gpus)
