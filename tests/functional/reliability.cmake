@@ -50,3 +50,15 @@ add_test(NAME kill_matrix-2
 # The short run takes about 30 s; the bound leaves room for the full matrix run through ctest.
 set_tests_properties(kill_matrix-2 PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 7200)
 set_property(TEST kill_matrix-2 APPEND PROPERTY RESOURCE_LOCK gshmem_gpus)
+
+# bad_rma_corpus-N: with GSHMEM_DEBUG_CHECKS=1, 1,000 seeded bad host calls per class (puts into
+# freed blocks and past an allocation's end, gets from freed blocks, misaligned AMOs, AMOs on
+# freed blocks) are all refused, and a matching good corpus all carried out.
+add_executable(test_bad_rma_corpus test_bad_rma_corpus.cu)
+target_link_libraries(test_bad_rma_corpus PRIVATE gshmem::gshmem)
+target_compile_options(test_bad_rma_corpus PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>)
+set_target_properties(test_bad_rma_corpus PROPERTIES CUDA_SEPARABLE_COMPILATION OFF)
+foreach(n 1 2)
+  gshmem_add_gpu_test(bad_rma_corpus test_bad_rma_corpus ${n})
+  gt_gpu_test_properties(bad_rma_corpus-${n} "${GT_GPU_ENV};GSHMEM_DEBUG_CHECKS=1")
+endforeach()
