@@ -62,3 +62,23 @@ foreach(n 1 2)
   gshmem_add_gpu_test(bad_rma_corpus test_bad_rma_corpus ${n})
   gt_gpu_test_properties(bad_rma_corpus-${n} "${GT_GPU_ENV};GSHMEM_DEBUG_CHECKS=1")
 endforeach()
+
+# soak-2: init/finalize cycles, heap grow/free cycles and a seeded RMA/AMO/collective mix with
+# checksums; fds, RSS and GPU memory flat. Short by default (~20 s); the issue's full length:
+# GSHMEM_SOAK_CYCLES=10000 GSHMEM_SOAK_GROWS=1000 GSHMEM_SOAK_OPS=1000000 (test_soak.cu).
+add_executable(test_soak test_soak.cu)
+target_link_libraries(test_soak PRIVATE gshmem::gshmem)
+target_compile_options(test_soak PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>)
+set_target_properties(test_soak PROPERTIES CUDA_SEPARABLE_COMPILATION OFF)
+gshmem_add_gpu_test(soak test_soak 2)
+gt_gpu_test_properties(soak-2 "${GT_GPU_ENV};GSHMEM_SYMMETRIC_SIZE=64M;GSHMEM_SYMMETRIC_SIZE_MAX=512M")
+
+# host_fuzz-2: 2,000 seeded invalid host calls per PE under a watchdog (no crash, no hang, the
+# library still right afterwards); GSHMEM_HOST_FUZZ_CALLS=100000 for the issue's full length.
+# The environment half runs on CPUs in CI: config_fuzz (tests/unit).
+add_executable(test_host_fuzz test_host_fuzz.cu)
+target_link_libraries(test_host_fuzz PRIVATE gshmem::gshmem)
+target_compile_options(test_host_fuzz PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>)
+set_target_properties(test_host_fuzz PROPERTIES CUDA_SEPARABLE_COMPILATION OFF)
+gshmem_add_gpu_test(host_fuzz test_host_fuzz 2)
+gt_gpu_test_properties(host_fuzz-2 "${GT_GPU_ENV}")
