@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // What a stuck wait of a barrier, sync or collective reports (issue 56, item 1): the call, the PE
 // it waited for, and - where the library can tell from this PE's own memory - the sets of team
-// members that arrived and that are missing, as world PE ranges ("arrived: 0,2-5; missing: 1").
+// members that arrived and that are missing, as world PEs, runs of three or more as ranges
+// ("arrived: 0,2-5,7,8; missing: 1").
 //
 // Everything here runs only inside a report, which does not return: a collective's wait passes
 // the word it polls and the value it waits for (both live in its loop anyway), a sync's the low
