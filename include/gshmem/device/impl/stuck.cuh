@@ -206,7 +206,7 @@ static __device__ __noinline__ inline void stuck_list(unsigned slot, int which) 
     first = last = pe;
   }
   if (!started && which < 2) stuck_put(o, which == 0 ? "; arrived: none" : "; missing: none");
-  if (which == 2 && t.size > kStuckMembers) stuck_put(o, " (of the first 512 members)");
+  if (which == 1 && t.size > kStuckMembers) stuck_put(o, " (of the first 512 members)");
   o.text[o.len] = '\0';
 }
 
