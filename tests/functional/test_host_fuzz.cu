@@ -72,12 +72,13 @@ int main() {
   const size_t bad_sizes[] = {size_t{1} << 63, SIZE_MAX, SIZE_MAX / 2 + 1, SIZE_MAX - 4096};
   auto bad_pe = [&] { return bad_pes[rng() % 5]; };
   auto good_pe = [&] { return static_cast<int>(rng() % n); };
-  // A symmetric-looking address that is not: outside the heap, one before it, non-symmetric
-  // device memory, or a host address.
+  // An address that is not symmetric: in the first 4 MiB of the address space, non-symmetric
+  // device memory, a host address, or far above everything. Never one below `sym`: that may be
+  // the heap's own (the library's flags), which a release build's bounds check lets through.
   auto bad_addr = [&]() -> char* {
     switch (rng() % 4) {
       case 0:
-        return sym - 4096 * (1 + rng() % 1024);
+        return reinterpret_cast<char*>(uintptr_t{4096} * (1 + rng() % 1024));
       case 1:
         return reinterpret_cast<char*>(dev_nonsym);
       case 2:

@@ -160,7 +160,7 @@ int main() {
           CUDA_CHECK(cudaGetLastError());
           break;
         case 1:
-          gshmem_putmem(recv + static_cast<size_t>(me) * kSlot, send, len, pe);
+          gshmem_putmem(recv + static_cast<size_t>(me) * kSlot, h.data(), len, pe);
           break;
         case 2: {
           const unsigned long long v = 1 + rng() % 1000;
@@ -176,15 +176,15 @@ int main() {
         }
       }
     }
+    // and one to every PE, so that every slot must hold this round's data
+    for (int pe = 0; pe < n; ++pe) gshmem_putmem(recv + static_cast<size_t>(me) * kSlot, h.data(), len, pe);
     CUDA_CHECK(cudaDeviceSynchronize());
     gshmem_barrier_all();
-    // every slot that holds this round's data from its PE must match the pattern: a PE that put
-    // nothing here this round left last round's (or nothing) - check those that did, by value
+    // every slot, byte by byte: the same data from every put of its PE this round
     std::vector<unsigned char> got(static_cast<size_t>(kSlot) * n);
     CUDA_CHECK(cudaMemcpy(got.data(), recv, got.size(), cudaMemcpyDeviceToHost));
     for (int from = 0; from < n; ++from) {
       const unsigned char* g = got.data() + static_cast<size_t>(from) * kSlot;
-      if (g[0] != pattern(from, 0, round, 0)) continue;  // no put from `from` this round
       size_t bad = 0;
       for (size_t i = 0; i < len; ++i) bad += g[i] != pattern(from, 0, round, i);
       gt::set_context("soak: round %llu, slot of PE %d (%zu bytes)", static_cast<unsigned long long>(round), from, len);
