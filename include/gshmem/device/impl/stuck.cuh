@@ -23,9 +23,12 @@
 //          other threads of a warp or block take (listed as "not seen by this thread"). The
 //          dissemination sync of larger teams tells nothing beyond the PE waited for.
 //   epoch  the sequence flags of the data-movement collectives (lanes[s][j] >= the awaited value:
-//          arrived): exact.
-//   ll     the LL collectives' tagged words (impl/ll_layout.cuh): member j arrived when the first
-//          word of its message here carries the call's tag: exact.
+//          arrived): exact, where every other member signals this PE in the call (an exchange:
+//          lanes_wait of all members); a wait for one sender (a broadcast's root, a node's
+//          leader, the spanning path's ranges) passes no flag and names only the PE.
+//   ll     the LL collectives' tagged words (impl/ll_layout.cuh): every member sends every other
+//          a tagged word in each LL call (a broadcast's non-roots tag-only words), so member j
+//          arrived when the first word of its message here carries the call's tag: exact.
 #pragma once
 
 #include <cstdint>

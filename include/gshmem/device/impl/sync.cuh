@@ -79,13 +79,16 @@ __device__ __forceinline__ void take_signal(uint64_t* flag, const uint64_t* slot
   red_add_relaxed_sys(flag, ~uint64_t{0});  // -1
 }
 
-// Its report names the members that arrived and those missing where `flag` is one of a team's
-// lanes (impl/stuck.cuh); `flag` and `target` are live in the loop anyway.
-__device__ __forceinline__ void wait_epoch(const uint64_t* flag, uint64_t target, const char* what, int peer) {
+// Spin until *flag >= target (acquire). `every`: every other member of the team signals a lane
+// of this row in this call (an exchange): then the report (impl/stuck.cuh) also names the members
+// that arrived and those missing; else (one sender, or some) only the PE waited for. `flag` and
+// `target` are live in the loop anyway.
+__device__ __forceinline__ void wait_epoch(const uint64_t* flag, uint64_t target, const char* what, int peer,
+                                           bool every = false) {
   if (ld_acquire_sys_global(flag) >= target) return;
   wait_deadline d;
   while (ld_acquire_sys_global(flag) < target)
-    if (d.expired()) report_stuck(what, flag, target, peer);
+    if (d.expired()) report_stuck(what, every ? flag : nullptr, target, peer);
 }
 
 // kAllToAllSyncMax (impl/stuck.cuh): the largest team that syncs all-to-all.
