@@ -122,6 +122,8 @@ int run_all(int me, int n, int* flag, int* src, int* dest) {
   for (int i = 0; i < kColl; ++i) h[i] = gt::value<int>(me, i, 56);
   CUDA_CHECK(cudaMemcpy(src, h, sizeof(h), cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemset(dest, 0xA5, sizeof(int) * kColl * n));
+  CUDA_CHECK(cudaDeviceSynchronize());
+  gshmem_barrier_all();  // every dest poisoned before anyone pushes into it
   GT_CHECK_EQ(0, gshmemx_int_fcollect_on_stream(GSHMEM_TEAM_WORLD, dest, src, kColl, s));
   CUDA_CHECK(cudaStreamSynchronize(s));
   CUDA_CHECK(cudaStreamDestroy(s));
