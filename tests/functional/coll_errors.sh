@@ -23,7 +23,11 @@ H='0x[0-9a-f]+'
 D="GSHMEM_DEBUG_CHECKS=1"
 T="GSHMEM_WAIT_TIMEOUT=2"                 # late_*: PE n-1 never calls; the others name it
 L="gshmem ERROR \[PE [0-9]+\]:"
-S="still waiting for PE $((n - 1)) after 2 s \(GSHMEM_WAIT_TIMEOUT\); that PE is stuck, dead, or did not enter the same collective"
+# The report gives the sets where the collective's flags tell (impl/stuck.cuh): then every PE but
+# n-1 arrived (as the device writes PE sets: fault_lib.sh) and PE n-1 is missing.
+. "$(dirname "$0")/fault_lib.sh"
+A=$(fault_ranges "$n" $((n - 1)))
+S="still waiting for PE $((n - 1)) after 2 s \(GSHMEM_WAIT_TIMEOUT\)(; arrived: $A; missing: $((n - 1)))?; that PE is stuck, dead, or did not enter the same collective"
 # case | environment ("-": none) | expected exit ("fail" or "ok") | extended regex the output must match
 cases=(
   "dev_bad_root|-|fail|$P.*gshmemx_int_broadcast_block: root 99 is not a PE of the team \(team size $n\).*PE_root is a team PE number from 0 to gshmem_team_n_pes\(team\)-1"

@@ -6,21 +6,12 @@
 // itself. gshmrun must notice, name PE 1 and signal 9, and end the job.
 // Driven by kill_in_barrier.sh, which checks the exit status, the messages and
 // the time gshmrun took after the kill. Exits 77 without enough GPUs.
-#include <signal.h>
-#include <time.h>
-#include <unistd.h>
-
 #include "common.h"
+#include "fault.h"
 
 __global__ void k_barrier_forever(int* done) {
   gshmem_barrier_all();  // PE 1 never arrives
   *done = 1;
-}
-
-static long long realtime_ns() {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<long long>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
 }
 
 int main() {
@@ -29,8 +20,7 @@ int main() {
   gshmem_barrier_all();  // everyone is up
   if (me == 1) {
     sleep(1);  // long enough for the others to be inside the barrier kernel
-    gt::emit(stdout, "kill_in_barrier: PE 1 raising SIGKILL at %lld ns\n", realtime_ns());
-    raise(SIGKILL);
+    fault::raise_now("kill_in_barrier", 1, SIGKILL, "raising SIGKILL");
     return 3;  // not reached
   }
   int* done = nullptr;

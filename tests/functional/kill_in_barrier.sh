@@ -12,33 +12,27 @@
 set -u
 gshmrun=$1 prog=$2 n=$3
 limit_s=10
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/kill_in_barrier.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/fault_lib.sh"
+fault_init kill_in_barrier
 
-start_ns=$(date +%s%N)
+start_ns=$(fault_now_ns)
 # Outer bound so a broken gshmrun cannot hang the test.
 timeout -s KILL 90 "$gshmrun" -n "$n" -- "$prog" >"$tmp/out" 2>"$tmp/err"
 rc=$?
-end_ns=$(date +%s%N)
+end_ns=$(fault_now_ns)
+fault_dump "$tmp/out" "$tmp/err" "$rc" "$start_ns" "$end_ns"
 
-echo "---- gshmrun stdout"; cat "$tmp/out"
-echo "---- gshmrun stderr"; cat "$tmp/err"
-echo "---- gshmrun exit status $rc after $(( (end_ns - start_ns) / 1000000 )) ms"
-
-if [ "$rc" -eq 77 ] || grep -q '^SKIP:' "$tmp/out"; then
+if fault_skipped "$rc" "$tmp/out"; then
   echo "SKIP: kill_in_barrier needs $n GPUs"
   exit 77
 fi
 
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
-
 [ "$rc" -ne 0 ] || bad "gshmrun exited 0 although PE 1 was killed"
-kill_ns=$(sed -n 's/^kill_in_barrier: PE 1 raising SIGKILL at \([0-9]*\) ns$/\1/p' "$tmp/out" | head -n1)
+kill_ns=$(fault_event "$tmp/out" '^kill_in_barrier: PE 1 pid [0-9]* raising SIGKILL')
 if [ -z "$kill_ns" ]; then
   bad "PE 1 never reached its kill (see the output above)"
 else
-  after_ms=$(( (end_ns - kill_ns) / 1000000 ))
+  after_ms=$(fault_ms "$kill_ns" "$end_ns")
   echo "gshmrun ended ${after_ms} ms after PE 1 was killed"
   [ "$after_ms" -le $((limit_s * 1000)) ] || bad "gshmrun took ${after_ms} ms (> ${limit_s} s) to end the job after the kill"
 fi
@@ -52,5 +46,4 @@ if grep -q 'BARRIER RETURNED (done=0' "$tmp/out"; then
   grep -q 'barrier_all: PE 1 failed' "$tmp/out" "$tmp/err" || bad "a barrier ended by an error that names no failed PE 1"
 fi
 
-[ "$fail" -eq 0 ] && echo "kill_in_barrier-$n: OK"
-exit "$fail"
+fault_finish "kill_in_barrier-$n"

@@ -5,6 +5,8 @@
 // GSHMEM_DEBUG_CHECKS (device checks); host checks are always on for PE and
 // sig_op/cmp and with GSHMEM_DEBUG_CHECKS=1 for local symmetric variables.
 //   device-* modes trap in a kernel: the program exits 1 after the message.
+//   host-freed / host-past-end: a put into a freed block / past its allocation's end, refused
+//   against the live allocation (GSHMEM_DEBUG_CHECKS=1).
 //   host-* modes log the error and return; the program prints
 //   "HOST CALL RETURNED" and exits 0, but for host-timeout: its wait's kernel
 //   traps (the host and on-stream set waits' warp scan, src/host/amo/wait_warp.cuh)
@@ -36,14 +38,17 @@ __global__ void k_bad(int mode, long* x, uint64_t* sym_sig, uint64_t* local_sig,
     case 4:
       gshmem_int_wait_until(ivar, GSHMEM_CMP_EQ, 12345);
       break;  // never satisfied: timeout
+    case 5:
+      gshmem_long_atomic_fetch_add(reinterpret_cast<long*>(reinterpret_cast<char*>(x) + 4), 1, 0);
+      break;  // misaligned
     default:
       break;
   }
 }
 
 int device_mode(const char* m) {
-  const char* modes[] = {"device-pe", "device-cmp", "device-sigop", "device-sym", "device-timeout"};
-  for (int i = 0; i < 5; ++i)
+  const char* modes[] = {"device-pe", "device-cmp", "device-sigop", "device-sym", "device-timeout", "device-align"};
+  for (int i = 0; i < 6; ++i)
     if (strcmp(m, modes[i]) == 0) return i;
   return -1;
 }
@@ -53,8 +58,8 @@ int device_mode(const char* m) {
 int main(int argc, char** argv) {
   if (argc < 2) {
     emit(stderr,
-         "usage: %s device-pe|device-cmp|device-sigop|device-sym|device-timeout|host-pe|host-sigop|"
-         "host-cmp|host-sym|host-timeout\n",
+         "usage: %s device-pe|device-cmp|device-sigop|device-sym|device-timeout|device-align|host-pe|"
+         "host-sigop|host-cmp|host-sym|host-timeout|host-freed|host-past-end\n",
          argv[0]);
     return 2;
   }
@@ -91,7 +96,18 @@ int main(int argc, char** argv) {
     gshmem_int_wait_until_some(ivar, 1, idx, nullptr, 9, 0);
   else if (strcmp(mode, "host-sym") == 0)
     gshmem_putmem_signal(local_sig, x, 8, sig, 1, GSHMEM_SIGNAL_SET, 0);
-  else {
+  else if (strcmp(mode, "host-freed") == 0 || strcmp(mode, "host-past-end") == 0) {
+    // GSHMEM_DEBUG_CHECKS=1: the live allocation, not only the heap (host/mem/query.cpp)
+    char* y = static_cast<char*>(gshmem_malloc(64));
+    const long v[2] = {1, 2};
+    if (mode[5] == 'f') {
+      gshmem_free(y);
+      gshmem_putmem(y + 8, v, 8, 0);
+    } else {
+      gshmem_putmem(y + 60, v, 8, 0);
+      gshmem_free(y);
+    }
+  } else {
     emit(stderr, "unknown mode %s\n", mode);
     return 2;
   }

@@ -5,6 +5,7 @@
 #                   (GSHMEM_HEARTBEAT_TIMEOUT=2 here; GSHMEM_WAIT_TIMEOUT left at its default)
 #   abort_release   gshmemx_abort from a host thread releases a spinning kernel within 100 ms;
 #                   host calls then fail; finalize and a new init work
+#   kill_matrix-2   PE 1 SIGKILLed at 5 call sites under 4 launchers (below)
 #   proxy_kill-sim2 a PE on another (simulated) node is SIGKILLed while the other waits in a
 #                   device barrier or a proxied get: the survivor names it within 5 s
 # The drivers run gshmrun themselves (the jobs must fail, and say why).
@@ -34,3 +35,50 @@ add_test(NAME proxy_kill-sim2
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/proxy_kill.sh $<TARGET_FILE:gshmrun> $<TARGET_FILE:proxy_kill>)
 set_tests_properties(proxy_kill-sim2 PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 200)
 set_property(TEST proxy_kill-sim2 APPEND PROPERTY RESOURCE_LOCK gshmem_gpus)
+
+# kill_matrix-2: PE 1 is SIGKILLed at 5 call sites (device barrier, device wait, on-stream
+# collective, host AMO, heap growth) under the unique-id bootstrap and torchrun's environment
+# without a supervisor, and under gshmrun and Open MPI's mpirun; every survivor must end on its
+# own within 5 s, and the next GPU job must pass. By default each site once (< 60 s);
+# GSHMEM_KILL_MATRIX_TRIALS=20 runs the full matrix (kill_matrix.sh says how to narrow it).
+add_executable(kill_matrix kill_matrix.cu)
+target_link_libraries(kill_matrix PRIVATE gshmem::gshmem)
+target_compile_options(kill_matrix PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>)
+set_target_properties(kill_matrix PROPERTIES CUDA_SEPARABLE_COMPILATION OFF)
+add_test(NAME kill_matrix-2
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/kill_matrix.sh $<TARGET_FILE:gshmrun> $<TARGET_FILE:kill_matrix> 2)
+# The short run takes about 30 s; the bound leaves room for the full matrix run through ctest.
+set_tests_properties(kill_matrix-2 PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 7200)
+set_property(TEST kill_matrix-2 APPEND PROPERTY RESOURCE_LOCK gshmem_gpus)
+
+# bad_rma_corpus-N: with GSHMEM_DEBUG_CHECKS=1, 1,000 seeded bad host calls per class (puts into
+# freed blocks and past an allocation's end, gets from freed blocks, misaligned AMOs, AMOs on
+# freed blocks) are all refused, and a matching good corpus all carried out.
+add_executable(test_bad_rma_corpus test_bad_rma_corpus.cu)
+target_link_libraries(test_bad_rma_corpus PRIVATE gshmem::gshmem)
+target_compile_options(test_bad_rma_corpus PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>)
+set_target_properties(test_bad_rma_corpus PROPERTIES CUDA_SEPARABLE_COMPILATION OFF)
+foreach(n 1 2)
+  gshmem_add_gpu_test(bad_rma_corpus test_bad_rma_corpus ${n})
+  gt_gpu_test_properties(bad_rma_corpus-${n} "${GT_GPU_ENV};GSHMEM_DEBUG_CHECKS=1")
+endforeach()
+
+# soak-2: init/finalize cycles, heap grow/free cycles and a seeded RMA/AMO/collective mix with
+# checksums; fds, RSS and GPU memory flat. Short by default (~20 s); the issue's full length:
+# GSHMEM_SOAK_CYCLES=10000 GSHMEM_SOAK_GROWS=1000 GSHMEM_SOAK_OPS=1000000 (test_soak.cu).
+add_executable(test_soak test_soak.cu)
+target_link_libraries(test_soak PRIVATE gshmem::gshmem)
+target_compile_options(test_soak PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>)
+set_target_properties(test_soak PROPERTIES CUDA_SEPARABLE_COMPILATION OFF)
+gshmem_add_gpu_test(soak test_soak 2)
+gt_gpu_test_properties(soak-2 "${GT_GPU_ENV};GSHMEM_SYMMETRIC_SIZE=64M;GSHMEM_SYMMETRIC_SIZE_MAX=512M")
+
+# host_fuzz-2: 2,000 seeded invalid host calls per PE under a watchdog (no crash, no hang, the
+# library still right afterwards); GSHMEM_HOST_FUZZ_CALLS=100000 for the issue's full length.
+# The environment half runs on CPUs in CI: config_fuzz (tests/unit).
+add_executable(test_host_fuzz test_host_fuzz.cu)
+target_link_libraries(test_host_fuzz PRIVATE gshmem::gshmem)
+target_compile_options(test_host_fuzz PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>)
+set_target_properties(test_host_fuzz PROPERTIES CUDA_SEPARABLE_COMPILATION OFF)
+gshmem_add_gpu_test(host_fuzz test_host_fuzz 2)
+gt_gpu_test_properties(host_fuzz-2 "${GT_GPU_ENV}")

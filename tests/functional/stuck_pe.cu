@@ -13,23 +13,14 @@
 // stopped PE, the host log names the stopped PE, and the library ends the process (exit 1)
 // 3 s later. The survivors print when their wait ended and then wait for that exit; one that is
 // still alive 20 s later exits 5. Driven by stuck_pe.sh. Exits 77 without enough GPUs.
-#include <signal.h>
-#include <time.h>
-#include <unistd.h>
-
 #include <cstring>
 
 #include "common.h"
+#include "fault.h"
 
 __global__ void k_barrier() { gshmem_barrier_all(); }
 __global__ void k_wait(int* flag) { gshmem_int_wait_until(flag, GSHMEM_CMP_EQ, 1); }
 __global__ void k_fcollect(int* dest, const int* src) { gshmem_int_fcollect(GSHMEM_TEAM_WORLD, dest, src, 3); }
-
-static long long realtime_ns() {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<long long>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
-}
 
 int main(int argc, char** argv) {
   const char* c = argc > 1 ? argv[1] : "";
@@ -49,8 +40,7 @@ int main(int argc, char** argv) {
   }
   gshmem_barrier_all();  // everyone is up
   if (me == victim) {
-    gt::emit(stdout, "stuck_pe: PE %d pid %d stopping at %lld ns\n", me, static_cast<int>(getpid()), realtime_ns());
-    raise(SIGSTOP);
+    fault::raise_now("stuck_pe", me, SIGSTOP, "stopping");
     gt::emit(stdout, "stuck_pe: PE %d continued\n", me);
     return 0;
   }
@@ -69,9 +59,5 @@ int main(int argc, char** argv) {
     CUDA_CHECK(cudaGetLastError());
     e = cudaDeviceSynchronize();
   }
-  gt::emit(stdout, "stuck_pe: PE %d: %s ended at %lld ns (%s)\n", me, c, realtime_ns(), cudaGetErrorString(e));
-  fflush(nullptr);
-  sleep(20);  // the library ends this PE (GSHMEM_PEER_FAILURE_ABORT)
-  gt::emit(stdout, "stuck_pe: PE %d STILL RUNNING 20 s after its wait ended\n", me);
-  return 5;
+  return fault::survivor_ended("stuck_pe", me, c, cudaGetErrorString(e));  // the library ends this PE
 }

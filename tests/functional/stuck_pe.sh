@@ -6,7 +6,8 @@
 # asserts for every other PE that
 #   - its wait ended within the bound + 4 s of the stop (and not before the bound - 1 s),
 #   - its device report names the call and PE 1 ("gshmem ERROR [PE x]: CALL: PE 1 failed ...";
-#     barrier and fcollect also "stopped waiting for PE 1 (missing)"),
+#     barrier and fcollect also "stopped waiting for PE 1 (missing); arrived: A; missing: 1",
+#     A every other PE as ranges, e.g. "0,2-4": the sets the library reads from its flags),
 #   - its log names PE 1 as stopped ("PE 1 failed (bootstrap: PE 1 sent nothing ...") - from its
 #     own heartbeat bound or the notice a neighbour flooded,
 #   - it ended through the library (no "STILL RUNNING"), and gshmrun exits non-zero.
@@ -31,16 +32,15 @@ fi
 case=$1
 victim=1 bound=2
 limit_ms=$(((bound + 4) * 1000))
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/stuck_pe.XXXXXX") || exit 1
-cleanup() {
+. "$(dirname "$0")/fault_lib.sh"
+fault_init stuck_pe
+fault_cleanup_hook() {
   pid=$(sed -n 's/^stuck_pe: PE [0-9]* pid \([0-9]*\) stopping at .*/\1/p' "$tmp/out" 2>/dev/null | head -n1)
   if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
     kill -CONT "$pid" 2>/dev/null
     kill -KILL "$pid" 2>/dev/null
   fi
-  rm -rf "$tmp"
 }
-trap cleanup EXIT
 
 case $case in
   barrier) call='gshmem_barrier_all' missing=1 ;;
@@ -50,36 +50,33 @@ case $case in
   *) echo "unknown case $case"; exit 2 ;;
 esac
 
-start_ns=$(date +%s%N)
+start_ns=$(fault_now_ns)
 # Outer bound so a broken library or gshmrun cannot hang the test.
 env -u GSHMEM_WAIT_TIMEOUT GSHMEM_HEARTBEAT_TIMEOUT=$bound STUCK_PE_VICTIM=$victim \
   timeout -s KILL 90 "$gshmrun" -n "$n" -- "$prog" "$case" >"$tmp/out" 2>"$tmp/err"
 rc=$?
-end_ns=$(date +%s%N)
+end_ns=$(fault_now_ns)
+fault_dump "$tmp/out" "$tmp/err" "$rc" "$start_ns" "$end_ns"
 
-echo "---- gshmrun stdout"; cat "$tmp/out"
-echo "---- gshmrun stderr"; cat "$tmp/err"
-echo "---- gshmrun exit status $rc after $(( (end_ns - start_ns) / 1000000 )) ms"
-
-if [ "$rc" -eq 77 ] || grep -q '^SKIP:' "$tmp/out"; then
+if fault_skipped "$rc" "$tmp/out"; then
   echo "SKIP: stuck_pe needs $n GPUs"
   exit 77
 fi
 
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
+# The PEs but the victim as the device report writes the set of those that arrived.
+arrived=$(fault_ranges "$n" "$victim")
 
 [ "$rc" -ne 0 ] || bad "gshmrun exited 0 although PE $victim was stopped"
-stop_ns=$(sed -n "s/^stuck_pe: PE $victim pid [0-9]* stopping at \([0-9]*\) ns$/\1/p" "$tmp/out" | head -n1)
+stop_ns=$(fault_event "$tmp/out" "^stuck_pe: PE $victim pid [0-9]* stopping")
 [ -n "$stop_ns" ] || bad "PE $victim never reached its stop"
 for ((pe = 0; pe < n; ++pe)); do
   [ "$pe" -eq "$victim" ] && continue
   grep -q "^stuck_pe: PE $pe entering $case\$" "$tmp/out" || bad "PE $pe did not report entering $case"
-  ended=$(sed -n "s/^stuck_pe: PE $pe: $case ended at \([0-9]*\) ns.*/\1/p" "$tmp/out" | head -n1)
+  ended=$(fault_event "$tmp/out" "^stuck_pe: PE $pe: $case ended")
   if [ -z "$ended" ]; then
     bad "PE $pe: its wait never ended"
   elif [ -n "$stop_ns" ]; then
-    ms=$(((ended - stop_ns) / 1000000))
+    ms=$(fault_ms "$stop_ns" "$ended")
     echo "PE $pe: $case ended ${ms} ms after PE $victim stopped"
     [ "$ms" -le "$limit_ms" ] || bad "PE $pe: $case ended ${ms} ms after the stop (> ${limit_ms} ms)"
     [ "$ms" -ge $(((bound - 1) * 1000)) ] || bad "PE $pe: $case ended ${ms} ms after the stop, before the bound"
@@ -89,11 +86,12 @@ for ((pe = 0; pe < n; ++pe)); do
   if [ "$missing" -eq 1 ]; then
     grep -Eq "gshmem ERROR \[PE $pe\]: $call: PE $victim failed .*stopped waiting for PE $victim \(missing\)" \
       "$tmp/out" || bad "PE $pe: the device report does not name PE $victim as missing"
+    grep -Fq "stopped waiting for PE $victim (missing); arrived: $arrived; missing: $victim. Trapping." "$tmp/out" ||
+      bad "PE $pe: the device report does not give the sets 'arrived: $arrived; missing: $victim'"
   fi
   grep -Eq "gshmem ERROR \[PE $pe/$n [^]]*\]: PE $victim failed \(bootstrap: PE $victim sent nothing to PE [0-9]+ for [0-9]+ s \(GSHMEM_HEARTBEAT_TIMEOUT=$bound\)" \
     "$tmp/err" || bad "PE $pe: its log does not name PE $victim as stopped"
 done
 ! grep -q 'STILL RUNNING' "$tmp/out" || bad "a PE was not ended by the library after its wait ended"
 
-[ "$fail" -eq 0 ] && echo "stuck_pe-$n $case: OK"
-exit "$fail"
+fault_finish "stuck_pe-$n $case"

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstdint>
 #include <map>
 #include <random>
@@ -409,4 +411,89 @@ TEST(Allocator, SameCallSequenceGivesSameOffsets) {
   }
   EXPECT_EQ(a.free_bytes(), b.free_bytes());
   EXPECT_EQ(a.largest_free(), b.largest_free());
+}
+
+// The debug checks' corpus (issue 56, item 6; host/mem/query.cpp check_live): a seeded heap of
+// live and freed blocks, then >= 1,000 bad ranges per class - inside a freed block, past the end
+// of a live block (into its padding or the next block), in memory never allocated - each must be
+// classified as bad, and a matching good corpus (ranges inside the bytes of live blocks, edges
+// included) never. Prints the counts.
+TEST(Allocator, ClassifyCatchesEveryBadRangeAndNoGoodOne) {
+  const uint64_t seed = 56;
+  std::mt19937_64 rng(seed);
+  Allocator a(256 * MiB);
+  struct Block {
+    uint64_t off, size;
+  };
+  std::vector<Block> live, freed;
+  for (int i = 0; i < 400; ++i) {
+    const uint64_t size = 1 + rng() % (64 * KiB), align = uint64_t{1} << (rng() % 14);
+    uint64_t off = 0;
+    ASSERT_TRUE(a.allocate(size, align, &off));
+    live.push_back({off, size});
+  }
+  // Free about half of them, last (nothing reuses them): their ranges are free now.
+  for (size_t i = 0; i < live.size(); i += 2) {
+    ASSERT_TRUE(a.free(live[i].off));
+    freed.push_back(live[i]);
+    live.erase(live.begin() + i);
+  }
+  uint64_t top = 0;
+  for (const Block& b : live) top = std::max(top, round_up(b.off + b.size, kMin));
+  for (const Block& b : freed) top = std::max(top, round_up(b.off + b.size, kMin));
+  ASSERT_LT(top, a.capacity());
+
+  const int kPerClass = 1000;
+  int caught[3] = {0, 0, 0}, wrong_good = 0;
+  uint64_t start = 0, requested = 0;
+  for (int i = 0; i < kPerClass; ++i) {
+    // freed: any range starting inside a freed block
+    const Block& f = freed[rng() % freed.size()];
+    const uint64_t fin = rng() % f.size;
+    if (a.classify(f.off + fin, 1 + rng() % (f.size - fin + 64), &start, &requested) == Allocator::Span::kFree)
+      ++caught[0];
+    // past the end: starts inside a live block's bytes, ends 1..4096 bytes past them
+    const Block& l = live[rng() % live.size()];
+    const uint64_t lin = rng() % l.size;
+    const uint64_t over = l.size - lin + 1 + rng() % 4096;
+    if (a.classify(l.off + lin, over, &start, &requested) == Allocator::Span::kPastEnd && start == l.off &&
+        requested == l.size)
+      ++caught[1];
+    // never allocated: above every block
+    const uint64_t off = top + rng() % (a.capacity() - top);
+    if (a.classify(off, 1 + rng() % 4096, &start, &requested) == Allocator::Span::kFree) ++caught[2];
+    // good: inside a live block's bytes (sometimes exactly the whole block, or its last byte)
+    const Block& g = live[rng() % live.size()];
+    uint64_t gin = rng() % g.size, gbytes = 1 + rng() % (g.size - gin);
+    if (i % 10 == 0) gin = 0, gbytes = g.size;
+    if (i % 10 == 1) gin = g.size - 1, gbytes = 1;
+    if (a.classify(g.off + gin, gbytes, &start, &requested) != Allocator::Span::kLive) ++wrong_good;
+  }
+  printf(
+      "classify (seed %llu): caught %d/%d freed, %d/%d past the end, %d/%d never allocated; %d/%d good "
+      "ranges refused\n",
+      static_cast<unsigned long long>(seed), caught[0], kPerClass, caught[1], kPerClass, caught[2], kPerClass,
+      wrong_good, kPerClass);
+  // What the check costs a host call in a debug run: one classify (the lock around it aside).
+  const int kTimed = 200000;
+  uint64_t sink = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < kTimed; ++i) {
+    const Block& g = live[static_cast<size_t>(i) % live.size()];
+    sink += static_cast<uint64_t>(a.classify(g.off + static_cast<uint64_t>(i) % g.size, 1, &start, &requested));
+  }
+  const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / kTimed;
+  printf("classify: %.0f ns a call over %zu live and %zu freed blocks (%llu)\n", ns, live.size(), freed.size(),
+         static_cast<unsigned long long>(sink % 2));
+  EXPECT_EQ(kPerClass, caught[0]);
+  EXPECT_EQ(kPerClass, caught[1]);
+  EXPECT_EQ(kPerClass, caught[2]);
+  EXPECT_EQ(0, wrong_good);
+  // A zero-byte range is fine anywhere; a withheld range (registered buffer) is not the
+  // allocator's to judge.
+  EXPECT_EQ(Allocator::Span::kLive, a.classify(freed[0].off, 0, &start, &requested));
+  Allocator w(1 * MiB);
+  w.grow_withheld(2 * MiB);
+  EXPECT_EQ(Allocator::Span::kLive, w.classify(1 * MiB + 100, 64, &start, &requested));
+  EXPECT_EQ(Allocator::Span::kFree, w.classify(100, 64, &start, &requested));
 }

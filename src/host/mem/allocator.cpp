@@ -111,6 +111,26 @@ bool Allocator::find_block(uint64_t offset, uint64_t* start, uint64_t* reserved)
   return true;
 }
 
+Allocator::Span Allocator::classify(uint64_t offset, uint64_t bytes, uint64_t* start, uint64_t* requested) const {
+  if (bytes == 0) return Span::kLive;
+  auto it = used_.upper_bound(offset);  // first block starting after `offset`
+  if (it != used_.begin()) {
+    --it;
+    if (offset - it->first < it->second.reserved) {
+      if (start) *start = it->first;
+      if (requested) *requested = it->second.requested;
+      const uint64_t in = offset - it->first;  // < reserved
+      return in < it->second.requested && bytes <= it->second.requested - in ? Span::kLive : Span::kPastEnd;
+    }
+  }
+  auto f = free_.upper_bound(offset);
+  if (f != free_.begin()) {
+    --f;
+    if (offset - f->first < f->second) return Span::kFree;
+  }
+  return Span::kLive;
+}
+
 void Allocator::grow(uint64_t new_capacity) {
   if (new_capacity <= capacity_) return;  // the heap never shrinks
   insert_free(capacity_, new_capacity - capacity_);

@@ -34,6 +34,13 @@ class Allocator {
   bool block_size(uint64_t offset, uint64_t* requested, uint64_t* reserved) const;
   // The live block containing `offset` (any byte inside it); false if none.
   bool find_block(uint64_t offset, uint64_t* start, uint64_t* reserved) const;
+  // Where [offset, offset + bytes) lies, for the debug checks (GSHMEM_DEBUG_CHECKS): inside the
+  // bytes a live block's caller asked for (kLive), starting in a live block but running past
+  // them (kPastEnd: *start and *requested say which block), or starting in the free list (kFree:
+  // freed, or never allocated). A range in none of them (withheld: a registered buffer, or a hole
+  // it left) is kLive: it is checked elsewhere. bytes 0 is kLive anywhere.
+  enum class Span { kLive, kPastEnd, kFree };
+  Span classify(uint64_t offset, uint64_t bytes, uint64_t* start, uint64_t* requested) const;
   // Extend capacity (the heap grew); the new range joins the free list.
   // A new_capacity not above capacity() changes nothing (heap chunks are never unmapped).
   void grow(uint64_t new_capacity);

@@ -99,7 +99,12 @@ using bootstrap::all_agree;
 }  // namespace gshmem::mem
 
 namespace gshmem {
-// With GSHMEM_DEBUG_CHECKS: [p, p+bytes) lies in this PE's symmetric heap (rt().heap).
+// [p, p+bytes) lies in this PE's symmetric heap (rt().heap); with GSHMEM_DEBUG_CHECKS also
+// inside a live allocation (check_live).
 Status check_symmetric(const char* call, const void* p, size_t bytes);
+// GSHMEM_DEBUG_CHECKS: [p, p+bytes), inside the heap, lies inside the bytes of one live allocation
+// (mem::Allocator::classify): not in freed memory, not past the allocation's end. A registered
+// buffer's range passes (the allocator withholds it). pe >= 0 is named in the message.
+Status check_live(const char* call, int pe, const void* p, size_t bytes);
 
 }  // namespace gshmem

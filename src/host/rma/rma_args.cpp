@@ -3,6 +3,7 @@
 
 #include <cstdint>
 
+#include "host/core/config.h"
 #include "host/core/runtime.h"
 #include "host/mem/heap.h"
 #include "host/proxy/host_ops.h"
@@ -73,6 +74,7 @@ bool resolve(const Request& r, Transfer* out) {
         static_cast<const void*>(base + heap));
     return false;
   }
+  if (config::get().debug_checks && check_live(r.call, r.pe, remote, rspan) != GSHMEM_SUCCESS) return false;
   if (local == nullptr && lspan != 0) {
     GSHMEM_LOG_ERROR("%s: target PE %d: the local %s is NULL; pass a buffer of at least %zu bytes", r.call, r.pe,
                      r.put ? "source" : "destination", lspan);

@@ -82,6 +82,7 @@ __device__ __forceinline__ T amo(T* dest, T value, T cond, int pe, const char* c
   static_assert(sizeof(T) == 4 || sizeof(T) == 8, "gshmem atomics: T must be a 4- or 8-byte type");
   (void)call;
   GSHMEMI_CHECK_REMOTE(call, dest, sizeof(T), pe);
+  GSHMEMI_CHECK_ALIGNED(call, dest, sizeof(T), pe);
   return route(
       dest, pe, [&](T* p) { return amo_direct<Op>(p, value, cond); },
       [&] { return amo_proxied<Op>(call, dest, value, cond, pe); });

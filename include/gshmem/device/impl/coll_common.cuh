@@ -77,8 +77,9 @@ __device__ __forceinline__ void lanes_signal(const gshmemi_team& t, int s0, int 
 template <class Scope>
 __device__ __forceinline__ void lanes_wait(const gshmemi_team& t, int s0, int n, int from, uint64_t value,
                                            const char* call) {
-  for_lane_members<Scope>(t, s0, n, from,
-                          [&](int s, int j) { wait_epoch(lane_flag(t, s, j), value, call, team_world_pe(t, j)); });
+  for_lane_members<Scope>(t, s0, n, from, [&](int s, int j) {
+    wait_epoch(lane_flag(t, s, j), value, call, team_world_pe(t, j), from < 0);  // from < 0: all signal
+  });
   Scope::sync();
 }
 

@@ -207,7 +207,7 @@ __device__ __forceinline__ void ll_wait_words(uint32_t tag, const uint64_t* at, 
   };
   wait_deadline d;
   while (!here())
-    if (d.expired()) report_wait_timeout(what, peer, d.timeout_ns / 1000000000ull);
+    if (d.expired()) report_stuck(what, at, tag, peer);
 }
 
 __device__ __forceinline__ bool ll_aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15) == 0; }
@@ -425,7 +425,7 @@ __device__ __forceinline__ void ll_exchange(const gshmemi_team& t, const ll_area
     const int lane = Scope::rank() & 31;
     const unsigned lanes = warp_scope::mask();
     const auto report = [&](int i, wait_deadline& d) {
-      report_wait_timeout(call, team_world_pe(t, member(i)), d.timeout_ns / 1000000000ull);
+      report_stuck(call, c.inbox(member(i)), c.tag, team_world_pe(t, member(i)));
     };
     for (int b = Scope::rank() & ~31; b < slots; b += batch * Scope::size()) {
       if (pairs) {

@@ -159,7 +159,8 @@ __device__ __forceinline__ void reduce_ll_recv(const reduce_ctx<T>& c, const ll_
       return settle();
     };
     const auto report = [&](wait_deadline& d) {
-      report_wait_timeout(c.call, team_world_pe(c.t, j0 + (__ffs(pending) - 1) / kW), d.timeout_ns / 1000000000ull);
+      const int j = j0 + (__ffs(pending) - 1) / kW;
+      report_stuck(c.call, k.inbox(j), k.tag, team_world_pe(c.t, j));
     };
     if constexpr (std::is_same<Scope, warp_scope>::value) {
       ll_wait_vote(warp_scope::mask(), settle(), round, report);

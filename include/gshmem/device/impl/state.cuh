@@ -288,6 +288,19 @@ __device__ __forceinline__ void check_remote(const char* call, const void* addr,
 }
 #define GSHMEMI_CHECK_REMOTE(call, addr, bytes, pe) ::gshmem::detail::check_remote(call, addr, bytes, pe)
 
+// AMOs and signals need naturally aligned objects: a misaligned one ends the kernel with
+// cudaErrorMisalignedAddress and no word of which call or address. The test in line (one AND),
+// the report out of line and not returning, as above.
+[[noreturn]] static __device__ __noinline__ inline void report_misaligned(const char* call, const void* addr,
+                                                                          unsigned long long size, int pe) {
+  report_bad_argument(call, bad_arg::misaligned, addr, nullptr, size, 0, pe);
+  __trap();
+}
+__device__ __forceinline__ void check_aligned(const char* call, const void* addr, unsigned long long size, int pe) {
+  if ((reinterpret_cast<uintptr_t>(addr) & (size - 1)) != 0) report_misaligned(call, addr, size, pe);
+}
+#define GSHMEMI_CHECK_ALIGNED(call, addr, size, pe) ::gshmem::detail::check_aligned(call, addr, size, pe)
+
 // Bytes covered by n elements of `elem` bytes, `stride` elements apart; false on overflow.
 __device__ __forceinline__ bool strided_span(long long stride, unsigned long long n, unsigned long long elem,
                                              unsigned long long* span) {
@@ -381,6 +394,7 @@ __device__ __forceinline__ void check_rma(const char* call, bool put, const void
   ::gshmem::detail::check_rma<Scope>(call, put, remote, rstride, local, lstride, nelems, elem, pe)
 #else
 #define GSHMEMI_CHECK_REMOTE(call, addr, bytes, pe) ((void)0)
+#define GSHMEMI_CHECK_ALIGNED(call, addr, size, pe) ((void)0)
 #define GSHMEMI_CHECK_RMA(Scope, call, put, remote, rstride, local, lstride, nelems, elem, pe) ((void)0)
 #endif
 

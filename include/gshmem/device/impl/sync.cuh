@@ -6,6 +6,7 @@
 #include "memops.cuh"
 #include "proxy.cuh"
 #include "state.cuh"
+#include "stuck.cuh"
 #include "team.cuh"
 #include "gshmem/types.h"
 
@@ -62,27 +63,35 @@ __device__ __forceinline__ void wait_for(Ready ready, const char* what, int peer
     if (d.expired()) report_wait_timeout(what, peer, d.timeout_ns / 1000000000ull);
 }
 
-// Waits until the counted signal slot *flag is non-zero (acquire), then takes
-// one signal back (sync_members).
-__device__ __forceinline__ void take_signal(uint64_t* flag, const char* what, int peer) {
-  wait_for([flag] { return ld_acquire_sys_global(flag) != 0; }, what, peer);
+// Waits until the counted signal slot `flag` of the team whose slots start at `slots` is non-zero
+// (acquire), then takes one signal back (sync_members). `peer`: the world PE that signals the
+// slot; `scope`: the threads that share the slots (Scope::size()). Its report (impl/stuck.cuh) also
+// names the members that arrived and those missing; it finds the team by the low half of the
+// address of its slots, a team field (the world's in the constant bank): the slot's own address
+// took a barrier's kernel two registers more (tests/registers).
+__device__ __forceinline__ void take_signal(uint64_t* flag, const uint64_t* slots, const char* what, int peer,
+                                            unsigned scope) {
+  if (ld_acquire_sys_global(flag) == 0) {
+    wait_deadline d;
+    while (ld_acquire_sys_global(flag) == 0)
+      if (d.expired()) report_sync_stuck(what, peer, static_cast<uint32_t>(reinterpret_cast<uintptr_t>(slots)), scope);
+  }
   red_add_relaxed_sys(flag, ~uint64_t{0});  // -1
 }
 
-// Spin until *flag >= target (acquire).
-__device__ __forceinline__ void wait_epoch(const uint64_t* flag, uint64_t target, const char* what, int peer) {
-  wait_for([flag, target] { return ld_acquire_sys_global(flag) >= target; }, what, peer);
+// Spin until *flag >= target (acquire). `every`: every other member of the team signals a lane
+// of this row in this call (an exchange): then the report (impl/stuck.cuh) also names the members
+// that arrived and those missing; else (one sender, or some) only the PE waited for. `flag` and
+// `target` are live in the loop anyway.
+__device__ __forceinline__ void wait_epoch(const uint64_t* flag, uint64_t target, const char* what, int peer,
+                                           bool every = false) {
+  if (ld_acquire_sys_global(flag) >= target) return;
+  wait_deadline d;
+  while (ld_acquire_sys_global(flag) < target)
+    if (d.expired()) report_stuck(what, every ? flag : nullptr, target, peer);
 }
 
-// Teams up to this size synchronise all-to-all (one round trip, the scope's
-// threads share the members); larger ones by dissemination (ceil(log2 M) rounds).
-// GSHMEMI_ALLTOALL_SYNC_MAX lets a test force dissemination on small teams (all
-// code syncing one team must then agree on it: the library's host forms do not).
-#if defined(GSHMEMI_ALLTOALL_SYNC_MAX)
-constexpr int kAllToAllSyncMax = GSHMEMI_ALLTOALL_SYNC_MAX;
-#else
-constexpr int kAllToAllSyncMax = 32;
-#endif
+// kAllToAllSyncMax (impl/stuck.cuh): the largest team that syncs all-to-all.
 
 // Counted signals over a team. Slot j of a member's sync_flags holds how many
 // syncs team PE j has announced there that this member has not yet waited for:
@@ -160,7 +169,7 @@ static __device__ __noinline__ void sync_members_mixed(const gshmemi_team t, con
     }
     if (proxied) proxy_sync_signals<Scope>(t.sync_flags, t.start, t.stride, t.size, t.my_pe);
     for (int i = Scope::rank(); i < t.size; i += Scope::size())
-      if (i != t.my_pe) take_signal(t.sync_flags + i, what, team_world_pe(t, i));
+      if (i != t.my_pe) take_signal(t.sync_flags + i, t.sync_flags, what, team_world_pe(t, i), Scope::size());
   } else if (Scope::rank() == 0) {
     if (quiet) fence_sc_sys();
     for (int r = 0, d = 1; d < t.size; ++r, d <<= 1) {
@@ -170,7 +179,7 @@ static __device__ __noinline__ void sync_members_mixed(const gshmemi_team t, con
         red_add_release_sys(flag, uint64_t{1});
       else
         proxy::signal(t.sync_flags + r, 1, GSHMEM_SIGNAL_ADD, team_world_pe(t, to));
-      take_signal(t.sync_flags + r, what, team_world_pe(t, from));
+      take_signal(t.sync_flags + r, t.sync_flags, what, team_world_pe(t, from), 0);
     }
   }
   Scope::sync();
@@ -208,13 +217,13 @@ __device__ __forceinline__ void sync_members(const gshmemi_team& t, const char* 
                           uint64_t{1});
     }
     for (int i = Scope::rank(); i < t.size; i += Scope::size())
-      if (i != t.my_pe) take_signal(t.sync_flags + i, what, team_world_pe(t, i));
+      if (i != t.my_pe) take_signal(t.sync_flags + i, t.sync_flags, what, team_world_pe(t, i), Scope::size());
   } else if (Scope::rank() == 0) {
     if (quiet) fence_sc_sys();
     for (int r = 0, d = 1; d < t.size; ++r, d <<= 1) {
       const int to = (t.my_pe + d) % t.size, from = (t.my_pe + t.size - d) % t.size;
       red_add_release_sys(peer_address(t.sync_flags + r, team_world_pe(t, to)), uint64_t{1});
-      take_signal(t.sync_flags + r, what, team_world_pe(t, from));
+      take_signal(t.sync_flags + r, t.sync_flags, what, team_world_pe(t, from), 0);
     }
   }
   Scope::sync();
