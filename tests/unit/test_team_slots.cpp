@@ -26,7 +26,8 @@ TEST(TeamSlots, SmallJobsKeepEqualSlotsSizedForEveryPe) {
     const SlotPlan p = plan_slots(n, n, 64, kScratch);
     ASSERT_EQ(p.capacity.size(), 64u);
     for (int c : p.capacity) EXPECT_EQ(c, n) << "n " << n;
-    EXPECT_EQ(p.region_bytes(), 64 * (slot_ctrl_bytes(n) + kScratch)) << "n " << n;
+    // The three predefined teams' scratch is kPredefinedScratchFactor times a split team's.
+    EXPECT_EQ(p.region_bytes(), 64 * slot_ctrl_bytes(n) + (61 + 3 * kPredefinedScratchFactor) * kScratch) << "n " << n;
   }
 }
 
@@ -35,7 +36,7 @@ TEST(TeamSlots, OffsetsAreContiguousAndAligned) {
   ASSERT_EQ(p.offset.size(), p.capacity.size() + 1);
   for (size_t k = 0; k < p.capacity.size(); ++k) {
     EXPECT_EQ(p.offset[k] % 256, 0u);
-    EXPECT_EQ(p.offset[k + 1] - p.offset[k], p.ctrl[k] + 1024) << "slot " << k;
+    EXPECT_EQ(p.offset[k + 1] - p.offset[k], p.ctrl[k] + (k < 3 ? kPredefinedScratchFactor : 1) * 1024) << "slot " << k;
     EXPECT_GE(p.ctrl[k], kPerMember * p.capacity[k]);
   }
 }

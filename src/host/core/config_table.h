@@ -58,9 +58,10 @@
   GSHMEM_CONFIG_ENTRY(max_teams, "GSHMEM_MAX_TEAMS", Int, "64",                                                \
                       "Most teams that may exist at once on a PE (predefined teams included).")                \
   GSHMEM_CONFIG_ENTRY(team_scratch_size, "GSHMEM_TEAM_SCRATCH_SIZE", Size, "1M",                               \
-                      "Symmetric scratch memory each team reserves for collectives, per PE. "                  \
-                      "Reductions of up to about this / (2 x team size) bytes a member take the "              \
-                      "one-round push path.")                                                                  \
+                      "Symmetric scratch memory each team made by a split reserves for "                       \
+                      "collectives, per PE; the predefined teams (WORLD, SHARED, NODE) reserve 4 "             \
+                      "times this. Reductions of up to about a team's scratch / (2 x team size) "              \
+                      "bytes a member take the one-round push path.")                                          \
   GSHMEM_CONFIG_ENTRY(ll_max_bytes, "GSHMEM_LL_MAX_BYTES", Size, "256",                                        \
                       "Largest message (broadcast, fcollect and alltoall: per member or pair; "                \
                       "reductions: the array) taken by the LL path, whose data carries its own "               \
@@ -97,7 +98,7 @@
   GSHMEM_CONFIG_ENTRY(proxy_chunk, "GSHMEM_PROXY_CHUNK", Size, "256K",                                         \
                       "Chunk of the proxy's bulk path: a large put is cut into chunks that "                   \
                       "travel pipelined. Same on every PE.")                                                   \
-  GSHMEM_CONFIG_ENTRY(proxy_bulk_min, "GSHMEM_PROXY_BULK_MIN", Size, "64K",                                    \
+  GSHMEM_CONFIG_ENTRY(proxy_bulk_min, "GSHMEM_PROXY_BULK_MIN", Size, "1M",                                     \
                       "Smallest put that takes the proxy's bulk path; smaller ones are active "                \
                       "messages.")                                                                             \
   GSHMEM_CONFIG_ENTRY(proxy_bulk_slots, "GSHMEM_PROXY_BULK_SLOTS", Int, "4",                                   \

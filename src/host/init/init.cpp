@@ -187,8 +187,8 @@ Status setup_world_team(Runtime& r) {
   }
   char* region = nullptr;
   GSHMEM_TRY(init_alloc(r, bytes,
-                        "the team slots (GSHMEM_MAX_TEAMS x (GSHMEM_TEAM_SCRATCH_SIZE + control); "
-                        "or lower those)",
+                        "the team slots (GSHMEM_MAX_TEAMS x (GSHMEM_TEAM_SCRATCH_SIZE + control), the "
+                        "predefined teams' scratch x4; or lower those)",
                         &region));
   return team::setup(r, region);
 }

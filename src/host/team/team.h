@@ -8,7 +8,7 @@
 //     control: sync_flags[M] coll_flags[M] lanes[GSHMEMI_COLL_MAX_LANES][M]
 //              counts[M] check[M][GSHMEMI_TEAM_CHECK_WORDS]   (M = team size <= the slot's
 //              capacity: GSHMEMI_TEAM_CTRL_WORDS * 8 * capacity bytes, 256-aligned)
-//     scratch: GSHMEM_TEAM_SCRATCH_SIZE bytes (256-aligned)
+//     scratch: GSHMEM_TEAM_SCRATCH_SIZE bytes (256-aligned; x4 for the predefined teams)
 //
 // Lifecycle: init.cpp calls setup() (WORLD = slot 0, SHARED = 1, NODE = 2);
 // split.cu installs / uninstalls the others; teardown() at finalize.
