@@ -4,6 +4,7 @@ dtypes, the unique-id exchange over a real torch.distributed TCPStore between tw
 start-up errors, and the custom ops' registration and fake implementations under make_fx and
 torch.compile (on CPU, with stand-in CPU kernels: the real ones need GPUs, python/tests/gpu/)."""
 import datetime
+import os
 import pathlib
 import re
 import socket
@@ -75,7 +76,10 @@ class TorchDtypesTest(unittest.TestCase):
 
 # One rank of gshmem.init() under an initialized torch.distributed (gloo, CPU): the start-up
 # takes rank and size from the group and the id from rank 0 through the group's store; the
-# library's init is replaced by a recorder (no GPU here).
+# library's init is replaced by a recorder. The ranks run without a GPU even where there is one
+# (_run_ranks): start-up makes a visible GPU current first (select_device), both ranks would
+# take cuda:0 without torchrun's LOCAL_RANK (a GPU in exclusive-process mode refuses the second),
+# and the GPU tests cover that part.
 _GROUP_INIT = """
 import sys
 import torch.distributed as dist
@@ -100,17 +104,41 @@ dist.destroy_process_group()
 
 @unittest.skipIf(torch is None, "torch is not installed")
 class StoreStartupTest(unittest.TestCase):
-    def _run_pair(self, fake):
+    def _run_ranks(self, script, *args):
+        """Runs `script` as ranks 0 and 1 (argv: rank, a free port, args), without GPUs; returns
+        each rank's last stdout line, failing with both ranks' output if either fails."""
         port = _free_port()
-        procs = [subprocess.Popen([sys.executable, "-c", _EXCHANGE, str(r), str(port), "1" if fake else "0"],
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for r in (0, 1)]
-        got = []
-        for p in procs:
-            out, err = p.communicate(timeout=120)
-            self.assertEqual(p.returncode, 0, err)
-            got.append(bytes.fromhex(out.strip().splitlines()[-1]))
-        self.assertEqual(len(got[0]), UID_BYTES)
-        self.assertEqual(got[0], got[1])  # rank 1 got rank 0's id through the store
+        # gloo's own sockets on the loopback too: by default it binds the address the host name
+        # resolves to, which a sandbox's /etc/hosts may not route
+        env = dict(os.environ, CUDA_VISIBLE_DEVICES="", GLOO_SOCKET_IFNAME="lo")
+        env.pop("LOCAL_RANK", None)
+        procs = [subprocess.Popen([sys.executable, "-c", script, str(r), str(port), *args], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True, env=env) for r in (0, 1)]
+        outs = []
+        try:
+            for p in procs:
+                try:
+                    outs.append(p.communicate(timeout=120))
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    outs.append(p.communicate())
+                    outs[-1] = (outs[-1][0], outs[-1][1] + "\n[killed after 120 s]")
+        finally:
+            for p in procs:
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+        report = "\n".join(f"--- rank {r}: exit {p.returncode}\nstdout:\n{o[-2000:]}\nstderr:\n{e[-4000:]}"
+                           for r, (p, (o, e)) in enumerate(zip(procs, outs)))
+        if any(p.returncode for p in procs) or not all(o.strip() for o, _ in outs):
+            self.fail(f"a rank failed (torch {torch.__version__}):\n{report}")
+        return [o.strip().splitlines()[-1] for o, _ in outs], report
+
+    def _run_pair(self, fake):
+        lines, report = self._run_ranks(_EXCHANGE, "1" if fake else "0")
+        got = [bytes.fromhex(x) for x in lines]
+        self.assertEqual(len(got[0]), UID_BYTES, report)
+        self.assertEqual(got[0], got[1], report)  # rank 1 got rank 0's id through the store
         return got[0]
 
     def test_unique_id_through_a_tcp_store(self):
@@ -119,18 +147,12 @@ class StoreStartupTest(unittest.TestCase):
         self.assertNotEqual(uid, bytes(UID_BYTES))
 
     def test_init_through_a_process_group(self):
-        port = _free_port()
-        procs = [subprocess.Popen([sys.executable, "-c", _GROUP_INIT, str(r), str(port)], stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True) for r in (0, 1)]
-        got = []
-        for p in procs:
-            out, err = p.communicate(timeout=120)
-            self.assertEqual(p.returncode, 0, err)
-            got.append(out.strip().splitlines()[-1].split())
-        self.assertEqual(got[0], got[1])  # both start-ups: the same id on both ranks
-        self.assertEqual(len(got[0]), 2)
+        lines, report = self._run_ranks(_GROUP_INIT)
+        got = [x.split() for x in lines]
+        self.assertEqual(got[0], got[1], report)  # both start-ups: the same id on both ranks
+        self.assertEqual(len(got[0]), 2, report)
         if pathlib.Path(gshmem.library_path()).exists():
-            self.assertNotEqual(got[0][0], got[0][1])  # a fresh id per start-up
+            self.assertNotEqual(got[0][0], got[0][1], report)  # a fresh id per start-up
 
     def test_rank_without_rank0_times_out_with_a_clear_error(self):
         import torch.distributed as dist

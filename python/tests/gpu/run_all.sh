@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The Python package's GPU tests, run from the repository root of a built tree:
 #   bash python/tests/gpu/run_all.sh [STAGE...]     (default: unit gpu1 gpu2 examples)
-# Stages: unit (the CPU unittest files, with torch), gpu1 / gpu2 (pytest python/tests/gpu under
-# torchrun with 1 / 2 processes), examples (put_signal_kernel, moe_dispatch on 2 GPUs), bench
-# (python/bench/bench_torch.py on 2 GPUs; not in the default). Every process runs under
+# Stages: unit (the CPU unittest files, with torch, each in its own process with its own
+# PASS/FAIL line), unit-v (the same with unittest -v: every test's name and outcome as it runs),
+# gpu1 / gpu2 (pytest python/tests/gpu under torchrun with 1 / 2 processes), examples
+# (put_signal_kernel, moe_dispatch on 2 GPUs), bench (python/bench/bench_torch.py on 2 GPUs; not
+# in the default). Every process runs under
 # `timeout`; the last lines are a PASS/FAIL summary and the exit status is non-zero on a FAIL
 # (77, "skipped", without torch or with fewer than 2 GPUs: ctest's python_torch_gpu runs it so).
 # Environment: BUILD (default build/default) holds lib/libgshmem.so and include/gshmem/version.h;
@@ -55,16 +57,21 @@ TORCHRUN=("$PY" -m torch.distributed.run --standalone --nproc-per-node)
 
 for stage in "${stages[@]}"; do
   case $stage in
-    unit)
-      run unit "$T_SHORT" bash -c "cd python/tests && $PY -m unittest test_import test_no_gpu test_prototypes \
-        test_dtypes test_errors test_calls test_torch test_triton" ;;
+    unit | unit-v)
+      # One process per file: a process that dies (an abort inside a native library) takes only
+      # its own file's results with it, and its FAIL line names the file.
+      verbose=()
+      [[ $stage == unit-v ]] && verbose=(-v)
+      for t in import no_gpu prototypes dtypes errors calls torch triton; do
+        run "$stage-$t" "$T_SHORT" bash -c "cd python/tests && exec $PY -m unittest ${verbose[*]} test_$t"
+      done ;;
     gpu1) run gpu-1pe "$T_GPU" "${TORCHRUN[@]}" 1 -m pytest -q -rfEs -p no:cacheprovider python/tests/gpu ;;
     gpu2) run gpu-2pe "$T_GPU" "${TORCHRUN[@]}" 2 -m pytest -q -rfEs -p no:cacheprovider python/tests/gpu ;;
     examples)
       run example-put_signal_kernel "$T_SHORT" "${TORCHRUN[@]}" 2 examples/python/put_signal_kernel.py
       run example-moe_dispatch "$T_SHORT" "${TORCHRUN[@]}" 2 examples/python/moe_dispatch.py ;;
     bench) run bench_torch "$T_GPU" "${TORCHRUN[@]}" 2 python/bench/bench_torch.py ;;
-    *) echo "run_all: unknown stage $stage (unit gpu1 gpu2 examples bench)"; exit 2 ;;
+    *) echo "run_all: unknown stage $stage (unit unit-v gpu1 gpu2 examples bench)"; exit 2 ;;
   esac
 done
 

@@ -5,7 +5,13 @@
     `_ZL16gshmemi_tu_state`) renamed to its plain name, which gshmemx_cumodule_init looks up
     in the loaded module;
   - the `nvvm-reflect-ftz` module flag dropped (Triton's linker refuses a library whose value
-    differs from its module's: "Failed to link library").
+    differs from its module's: "Failed to link library");
+  - no function left taking a struct by value (`byval`): the LLVM inside Triton 3.6 aborts the
+    whole process compiling a kernel that calls one ("Cannot use this version of
+    ReplaceAllUsesWith!" in its DAG combiner; Triton 3.9's does not). The only one is the team
+    barrier's `__noinline__` sync_members_mixed(const gshmemi_team, ...), reached from
+    barrier_all_block: such functions are made `alwaysinline` and the module is optimised again
+    (clang -O2 on the bitcode), so their bodies land in the wrappers.
 clang's CUDA headers need two shims with CUDA 13: an empty texture_fetch_functions.h (gone
 from CUDA 13) and __ldcg for plain integer types (clang_shim.h).
 
@@ -77,6 +83,22 @@ def build(out, *, arch="sm_90"):
             raise UnsupportedError(CALL, f"clang failed ({' '.join(cmd)}):\n{r.stderr[-4000:]}")
         subprocess.run([dis, str(tmp / "raw.bc"), "-o", str(tmp / "raw.ll")], check=True)
         ll = (tmp / "raw.ll").read_text()
+        inlined = _inline_byval_functions(ll)
+        if inlined != ll:
+            (tmp / "inline.ll").write_text(inlined)
+            subprocess.run([asm, str(tmp / "inline.ll"), "-o", str(tmp / "inline.bc")], check=True)
+            cmd = [clang, "--target=nvptx64-nvidia-cuda", f"-march={arch}", "-O2", "-c", "-emit-llvm",
+                   str(tmp / "inline.bc"), "-o", str(tmp / "opt.bc")]
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            if r.returncode:
+                raise UnsupportedError(CALL, f"clang failed ({' '.join(cmd)}):\n{r.stderr[-4000:]}")
+            subprocess.run([dis, str(tmp / "opt.bc"), "-o", str(tmp / "raw.ll")], check=True)
+            ll = (tmp / "raw.ll").read_text()
+        left = byval_functions(ll)
+        if left:
+            raise UnsupportedError(CALL, f"the bitcode still has functions taking a struct by value ({', '.join(left)}), "
+                                   "which Triton 3.6's LLVM aborts on; the device headers changed: extend "
+                                   "_inline_byval_functions")
         ll = re.sub(r"@_ZL\d+gshmemi_tu_state\b", "@gshmemi_tu_state", ll)
         m = re.search(r'^(!\d+) = !\{i32 \d+, !"nvvm-reflect-ftz", i32 \d+\}$', ll, re.M)
         if m:
@@ -88,6 +110,35 @@ def build(out, *, arch="sm_90"):
         (tmp / "fixed.ll").write_text(ll)
         subprocess.run([asm, str(tmp / "fixed.ll"), "-o", str(out)], check=True)
     return out
+
+
+def byval_functions(ll):
+    """The functions of LLVM IR text `ll` that take a parameter `byval` (defined or declared)."""
+    return sorted(set(re.findall(r"^(?:define|declare) [^\n]*?@([\w.$]+)\([^\n]*\bbyval\(", ll, re.M)))
+
+
+def _inline_byval_functions(ll):
+    """`ll` with each function defined with a `byval` parameter moved to a copy of its attribute
+    group that says `alwaysinline` instead of `noinline` (the next -O2 inlines it everywhere and
+    drops it). Unchanged when there is none."""
+    groups = dict(re.findall(r"^attributes #(\d+) = \{ (.*) \}$", ll, re.M))
+    next_id = max(map(int, groups), default=-1) + 1
+    added = []
+
+    def make_inline(m):
+        nonlocal next_id
+        line = m.group(0)
+        g = re.search(r" #(\d+) \{$", line)
+        if "byval(" not in line or not g:
+            return line
+        attrs = " ".join(a for a in groups[g.group(1)].split() if a not in ("noinline", "alwaysinline"))
+        added.append(f"attributes #{next_id} = {{ alwaysinline {attrs} }}")
+        line = line[:g.start()] + f" #{next_id} {{"
+        next_id += 1
+        return line
+
+    out = re.sub(r"^define [^\n]*$", make_inline, ll, flags=re.M)
+    return out + "\n" + "\n".join(added) + "\n" if added else ll
 
 
 def _fingerprint():
