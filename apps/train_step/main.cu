@@ -34,7 +34,7 @@
 namespace {
 
 struct Config {
-  int buckets = 8, k = 64, cols = 4096, comm_ctas = 16, steps = 10, reps = 5;
+  int buckets = 8, k = 64, cols = 4096, comm_ctas = 32, steps = 10, reps = 5;
   int64_t bucket_bytes = 25 << 20, chunk_bytes = 256 << 10;
   bool nccl = false;  // NCCL initialised
   std::string why;    // why not

@@ -2,7 +2,8 @@
 // C wrappers of gshmem's device API for Triton: compiled to LLVM bitcode by clang
 // (gshmem/triton/_bitcode.py) and linked into Triton kernels through `extern_libs`; the
 // Triton side is gshmem/triton/__init__.py. Every thread of a Triton program calls each of
-// them with the same arguments, which is what the block-scope calls expect. Addresses travel as
+// them with the same arguments, which is what the block-scope calls expect; the one call with a
+// thread's effect that must happen once (signal_op) is made by the program's first thread. Addresses travel as
 // uint64_t (Triton's extern calls key their signatures by hashable scalar types, which pointer
 // types are not in every Triton version). Functions without a result return 0: Triton's
 // extern calls need one.
@@ -30,8 +31,14 @@ __device__ int gshmem_triton_putmem_signal_block(uint64_t dest, uint64_t source,
   return 0;
 }
 
+// Once per program, not once per thread: every thread of a Triton program runs an extern call, and
+// a signal ADD by each of them added num_warps x 32 times (seen on 2 x H200: 128 where 1 was
+// added). The block barrier first orders every thread's earlier operations (a fence or a quiet
+// each ran) before the first thread's signal, as a block-scope call would.
 __device__ int gshmem_triton_signal_op(uint64_t sig, uint64_t value, int sig_op, int pe) {
-  gshmemx_signal_op(GSHMEM_TRITON_P(uint64_t*, sig), value, sig_op, pe);
+  __syncthreads();
+  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0)
+    gshmemx_signal_op(GSHMEM_TRITON_P(uint64_t*, sig), value, sig_op, pe);
   return 0;
 }
 
