@@ -108,6 +108,59 @@ TEST(BootstrapHeartbeat, StarStoppedRootNamedByEverySurvivor) {
   stopped_pe_test(3, 0);
 }
 
+// PE `victim` of n is SIGKILLed while the others sit in a barrier, with no heartbeats (so only
+// the collective can notice): the barrier returns the failure, and the monitor's callback names
+// the PE within a second - once, as when the monitor itself finds a death. (It used to end
+// silently on the failed state: the library's survivors then kept running with their device
+// waits unreleased; tests/functional/kill_matrix, site heap_grow.)
+void killed_in_collective_test(int n, int victim) {
+  gshmemx_uniqueid_t id = loopback_id();
+  std::vector<Child> cs;
+  for (int r = 0; r < n; ++r)
+    cs.push_back(spawn(r, 30, [&, r] {
+      Seen seen;
+      std::unique_ptr<Bootstrap> b = connect_beating(id, r, n, 0, &seen);
+      CHILD_CHECK(b != nullptr, "connect and start_failure_monitor");
+      CHILD_CHECK(b->barrier() == GSHMEM_SUCCESS, "barrier");
+      if (r == victim) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the others are in the barrier
+        kill(getpid(), SIGKILL);
+      }
+      const Status st = b->barrier();
+      const auto t0 = Clock::now();
+      CHILD_CHECK(st == GSHMEM_ERROR_PEER_FAILURE, "barrier with a PE killed in it: %s", status_name(st));
+      while (seen.calls.load() == 0 && seconds_since(t0) < 3.0)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      const double dt = seconds_since(t0);
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      CHILD_CHECK(seen.calls.load() == 1, "callback calls: %d after %.2f s", seen.calls.load(), dt);
+      CHILD_CHECK(dt < 1.0, "callback %.2f s after the barrier failed", dt);
+      // The PE named: the one killed, or (a tree member whose link to it went through others)
+      // a neighbour the failure notice names; never -1.
+      CHILD_CHECK(seen.dead.load() >= 0 && seen.dead.load() < n, "callback names PE %d (how: %s)", seen.dead.load(),
+                  seen.how.c_str());
+      fprintf(stderr, "PE %d: named PE %d %.3f s after the barrier failed\n", r, seen.dead.load(), dt);
+      return 0;
+    }));
+  release_uniqueid_listener(id);
+  std::vector<Child*> survivors;
+  for (Child& c : cs)
+    if (c.rank != victim) survivors.push_back(&c);
+  wait_all(survivors, 30);
+  wait_all(std::vector<Child*>{&cs[victim]}, 5);
+  for (Child* c : survivors) EXPECT_TRUE(c->exited_with(0)) << c->describe();
+}
+
+TEST(BootstrapHeartbeat, KilledInCollectiveNamedThroughTheMonitor) { killed_in_collective_test(5, 1); }
+TEST(BootstrapHeartbeat, StarKilledInCollectiveNamedThroughTheMonitor) {
+  Star star;
+  killed_in_collective_test(3, 1);
+}
+TEST(BootstrapHeartbeat, StarRootKilledInCollectiveNamedThroughTheMonitor) {
+  Star star;
+  killed_in_collective_test(3, 0);
+}
+
 // Bound 1 s. PE 3's main thread sleeps 3.5 s while the others wait for it in a barrier; then PE
 // 0 sleeps 3 s while its children send it 4 MiB each (an allgather: more than the socket
 // buffers hold, so their sends block and their heartbeats to it cannot go). Nobody is declared

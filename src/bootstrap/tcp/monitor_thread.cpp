@@ -30,14 +30,18 @@ Status MonitorThread::start(std::function<void()> body) {
   return GSHMEM_SUCCESS;
 }
 
-void MonitorThread::stop() {
-  if (!thread_.joinable()) return;
-  stop_.store(true);
+void MonitorThread::wake() const {
   if (wake_[1] >= 0) {
     char c = 1;
     ssize_t ignored = write(wake_[1], &c, 1);
     (void)ignored;
   }
+}
+
+void MonitorThread::stop() {
+  if (!thread_.joinable()) return;
+  stop_.store(true);
+  wake();
   if (thread_.get_id() == std::this_thread::get_id())
     thread_.detach();  // called from the callback; the thread ends right after it
   else

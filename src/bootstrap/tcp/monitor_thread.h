@@ -29,6 +29,8 @@ class MonitorThread {
   // Closes the wake pipe (after stop()).
   void close_pipe();
 
+  // Cuts the thread's current poll() short (it then looks at what changed); any thread.
+  void wake() const;
   bool stopping() const { return stop_.load(); }
   int wake_fd() const { return wake_[0]; }  // poll it for POLLIN
   void drain_wakes() const;                 // read what woke the poll
