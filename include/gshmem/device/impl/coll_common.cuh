@@ -20,8 +20,9 @@
 // (bar.sync / bar.warp.sync order them before the signalling thread's release
 // pattern: the release is cumulative), then fence.acq_rel.sys and a relaxed
 // store of the flag. In a multi-CTA kernel the CTAs' stores reach the signalling
-// CTA through a count: each CTA fences (fence.acq_rel.sys) before it counts
-// itself in, and the last one, acquiring the count, signals (grid.cuh). The
+// CTA through a count: each CTA counts itself in with a GPU-scope release, and
+// the last one, acquiring the count, signals; its system-scope fence releases
+// what it acquired, cumulatively (grid.cuh says why that suffices). The
 // waiter's ld_acquire_sys, then Scope::sync(), orders every thread's later
 // reads (or forwarding loads) after the data.
 #pragma once
