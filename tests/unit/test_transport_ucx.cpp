@@ -43,21 +43,6 @@ void use_tcp() {
   setenv("UCX_RNDV_THRESH", "16384", 1);
 }
 
-HostOp put(int q, uint64_t offset, const uint8_t* src, uint64_t n) {
-  HostOp h;
-  h.op.op = GSHMEMI_PROXY_OP_PUT;
-  h.op.target = q;
-  h.op.offset = offset;
-  h.op.size = n;
-  if (n <= GSHMEMI_PROXY_INLINE_MAX) {
-    std::memcpy(h.op.inline_data, src, n);
-  } else {
-    h.op.flags = GSHMEMI_PROXY_F_BY_REF | GSHMEMI_PROXY_F_NBI;
-    h.op.ref_addr = reinterpret_cast<uintptr_t>(src);
-  }
-  return h;
-}
-
 HostOp fetch_add(int q, uint64_t offset, uint64_t v, uint64_t* result) {
   HostOp h;
   h.op.op = GSHMEMI_PROXY_OP_AMO_ADD;

@@ -47,21 +47,6 @@ constexpr uint64_t kRegion = 320u << 10;
 constexpr uint64_t kSignal = 0, kData = 4096;
 constexpr uint64_t kHeap = kData + kN * kRegion;
 
-HostOp put(int q, uint64_t offset, const uint8_t* src, uint64_t n) {
-  HostOp h;
-  h.op.op = GSHMEMI_PROXY_OP_PUT;
-  h.op.target = q;
-  h.op.offset = offset;
-  h.op.size = n;
-  if (n <= GSHMEMI_PROXY_INLINE_MAX) {
-    std::memcpy(h.op.inline_data, src, n);
-  } else {
-    h.op.flags = GSHMEMI_PROXY_F_BY_REF | GSHMEMI_PROXY_F_NBI;
-    h.op.ref_addr = reinterpret_cast<uintptr_t>(src);
-  }
-  return h;
-}
-
 void exchange(int pe, Shared* sh) {
   use_tcp();
   const BulkConfig bulk = test_bulk();

@@ -157,6 +157,23 @@ struct Pe {
   }
 };
 
+// A host put of n bytes from src to `offset` of PE q's heap: inline when it fits an entry, else
+// by reference (non-blocking).
+inline HostOp put(int q, uint64_t offset, const uint8_t* src, uint64_t n) {
+  HostOp h;
+  h.op.op = GSHMEMI_PROXY_OP_PUT;
+  h.op.target = q;
+  h.op.offset = offset;
+  h.op.size = n;
+  if (n <= GSHMEMI_PROXY_INLINE_MAX) {
+    std::memcpy(h.op.inline_data, src, n);
+  } else {
+    h.op.flags = GSHMEMI_PROXY_F_BY_REF | GSHMEMI_PROXY_F_NBI;
+    h.op.ref_addr = reinterpret_cast<uintptr_t>(src);
+  }
+  return h;
+}
+
 // Runs body(pe) in `n` forked children; returns their wait statuses, or skips the test with 77.
 inline std::vector<int> run_pes(int n, Shared* sh, const std::function<void(int)>& body) {
   std::vector<pid_t> pids;
