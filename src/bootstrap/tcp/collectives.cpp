@@ -89,11 +89,7 @@ Status TcpBootstrap::fail(Status st, int dead, const std::string& msg, int about
   GSHMEM_LOG_ERROR("%s", msg.c_str());
   failed_ = st;
   failed_msg_ = msg;
-  if (st == GSHMEM_ERROR_PEER_FAILURE && failed_peer_ < 0) {
-    failed_peer_ = dead >= 0 ? dead : about;
-    failure_pending_.store(true);
-    monitor_.wake();
-  }
+  if (st == GSHMEM_ERROR_PEER_FAILURE) monitor_.found_failure(dead >= 0 ? dead : about);
   if (rank_ == 0) {
     if (dead > 0 && dead < size_) broken_[dead] = 1;
     send_abort_to_all(st, dead >= 0 ? dead : about, msg);

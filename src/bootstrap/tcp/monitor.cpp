@@ -151,10 +151,8 @@ void TcpBootstrap::monitor_main(std::function<void(int, const std::string&)> cb)
     pf[0] = {monitor_.wake_fd(), POLLIN, 0};
     for (size_t i = 0; i < n; ++i)
       pf[i + 1] = {fd_of[i], static_cast<short>(pending[i] || busy ? POLLRDHUP : (POLLIN | POLLRDHUP)), 0};
-    int wait_ms = beat.poll_ms();
-    const bool pending_failure = failure_pending_.load();
-    if (pending_failure && (wait_ms < 0 || wait_ms > 50)) wait_ms = 50;  // until the collective ends
-    int k = poll(pf.data(), pf.size(), wait_ms);
+    const bool found = monitor_.failure_found();  // by a collective: see below
+    int k = poll(pf.data(), pf.size(), monitor_.poll_ms(beat.poll_ms()));
     if (monitor_.stopping()) return;
     if (k < 0 && errno != EINTR) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     if (k > 0 && pf[0].revents) monitor_.drain_wakes();
@@ -163,7 +161,7 @@ void TcpBootstrap::monitor_main(std::function<void(int, const std::string&)> cb)
     const int silent = beat.silent_link(now);
     bool any = false;
     for (size_t i = 1; k > 0 && i < pf.size(); ++i) any = any || pf[i].revents != 0;
-    if (!any && silent < 0 && !pending_failure) continue;
+    if (!any && silent < 0 && !found) continue;
 
     // Never waits for io_mutex_: a collective may hold it for long, and the heartbeats above
     // must go on meanwhile.
@@ -174,14 +172,8 @@ void TcpBootstrap::monitor_main(std::function<void(int, const std::string&)> cb)
       continue;
     }
     if (monitor_.stopping() || closed_) return;
-    if (failed_ != GSHMEM_SUCCESS) {
-      // A collective met the failure first and returned it to its caller: the callback still
-      // runs, once, naming the failed PE, as when the monitor finds it (device waits released,
-      // GSHMEM_PEER_FAILURE_ABORT). Other failures (a timeout, a mismatch) stay the caller's.
-      const int dead = failed_ == GSHMEM_ERROR_PEER_FAILURE ? failed_peer_ : -1;
-      const std::string how = failed_msg_;
-      lock.unlock();
-      if (dead >= 0) cb(dead, how);
+    if (failed_ != GSHMEM_SUCCESS) {  // a collective met it first (MonitorThread::found_failure)
+      monitor_.report_found(failed_, failed_msg_, lock, cb);
       return;  // `this` may be gone once the callback returned: touch nothing
     }
     if (generation_.load() != gen) continue;  // a collective ran meanwhile: look again

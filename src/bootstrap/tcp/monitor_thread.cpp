@@ -38,6 +38,20 @@ void MonitorThread::wake() const {
   }
 }
 
+void MonitorThread::found_failure(int peer) {
+  int none = -1;
+  if (peer >= 0 && found_peer_.compare_exchange_strong(none, peer)) wake();
+}
+
+void MonitorThread::report_found(Status failed, const std::string& how, std::unique_lock<std::mutex>& lock,
+                                 const std::function<void(int, const std::string&)>& cb) const {
+  // Other failures (a timeout, a mismatch) stay the caller's.
+  const int dead = failed == GSHMEM_ERROR_PEER_FAILURE ? found_peer_.load() : -1;
+  const std::string msg = how;  // copied under the lock
+  lock.unlock();
+  if (dead >= 0) cb(dead, msg);
+}
+
 void MonitorThread::stop() {
   if (!thread_.joinable()) return;
   stop_.store(true);

@@ -129,12 +129,6 @@ class TcpBootstrap final : public Bootstrap {
   int heartbeat_s_ = 0;             // GSHMEM_HEARTBEAT_TIMEOUT; 0: none
   Status failed_ = GSHMEM_SUCCESS;  // sticky failure (under io_mutex_)
   std::string failed_msg_;
-  // The PE a peer failure (failed_ == GSHMEM_ERROR_PEER_FAILURE) names, -1: none; and whether a
-  // collective found it, which the monitor then reports through its callback (it would otherwise
-  // end silently on the failed state: a survivor's malloc returned NULL and nothing stopped its
-  // device waits or ended it; tests/functional/kill_matrix, heap_grow).
-  int failed_peer_ = -1;
-  std::atomic<bool> failure_pending_{false};
   bool closed_ = false;  // finalize() done or connections closed
 
   MonitorThread monitor_;

@@ -96,11 +96,7 @@ Status TreeBootstrap::fail(Status st, const std::string& msg, int about, size_t 
   GSHMEM_LOG_ERROR("%s", msg.c_str());
   failed_ = st;
   failed_msg_ = msg;
-  if (st == GSHMEM_ERROR_PEER_FAILURE && failed_peer_ < 0) {
-    failed_peer_ = about;
-    failure_pending_.store(true);
-    monitor_.wake();
-  }
+  if (st == GSHMEM_ERROR_PEER_FAILURE) monitor_.found_failure(about);
   const std::string& text = wire_text.empty() ? msg : wire_text;
   Header h{static_cast<uint32_t>(Op::notice), static_cast<uint32_t>(origin < 0 ? rank_ : origin), text.size(), about,
            st};
