@@ -2,8 +2,9 @@
 // Scoped memory copy used by every put/get on the load/store path.
 // For puts and gets (scoped_copy_unit_first), a copy of at most one aligned
 // unit a thread (one element; a block's few KiB) goes straight to its load
-// (copy_unit_per_thread); a block's larger copies go out of line
-// (copy_general), so that the user's kernel keeps its registers. In the other
+// (copy_unit_per_thread); a block's larger aligned puts and small gets loop one
+// load a thread in flight, in line; its larger gets and misaligned copies go out
+// of line (copy_general), so that the user's kernel keeps its registers. In the other
 // copies the widest unit both pointers can be aligned to at once (16, 8, 4, 2
 // or 1 bytes) is used for the body; the few bytes before and after it go in at
 // most four naturally aligned pieces (1, 2, 4, 8 bytes), one per thread. Each
@@ -264,22 +265,24 @@ __device__ __forceinline__ void copy_units_guarded(char* dst_c, const char* src_
   }
 }
 
-// A block's RMA copies' general path (more than one unit for some thread: beyond 16 KiB for a
-// block of 1,024), out of line so that it does not take the registers of the user's kernel that
-// calls put or get. Inlined (five unit widths, each unrolled), it pushed a stencil kernel with a
-// block put (perftest/apps/jacobi_nbi.cu) from 14 to 52-58 registers: one block of 1,024 threads
-// an SM instead of two, and 0.6 x NVSHMEM's speed. Called through a pointer the compiler cannot
-// see through: with a direct call ptxas kept the caller's live values in registers above the
-// callee's instead of saving them (a put, a quiet and a signal took 49). The price, measured on
-// 2 x H200: the callee saves and restores its callee-saved registers in local memory, and the
-// restores wait behind the copy's stores, 0.4-0.7 us a call (a 32 KiB put: 2.26 -> 2.96 us;
-// 1 MiB: 24.9 -> 25.3). One unrolled loop, the 16-byte body (aligned objects), 2 units a thread
-// in flight (32 KiB for a block of 1,024; gets of 64 KiB-1 MiB are 1.3-1.4 x slower than with 4,
-// which needs 47 registers); narrower units one a pass; misaligned bytes as units of 1 byte; no
-// early return (each of those alternatives took the count past 32). Warps and lone threads keep
-// the copy in line (scoped_copy_to): their callee would need 4 and 8 units in flight to keep
-// their speed, and through the pointer every kernel of a translation unit that calls it gets
-// that callee's registers (ptxas counts the largest function a pointer may reach).
+// A block's RMA copies' general path (a get of more than two 16-byte units a thread, a
+// misaligned copy of more than one unit a thread), out of line so that it does not take the
+// registers of the user's kernel that calls put or get. Inlined (five unit widths, each
+// unrolled), it pushed a stencil kernel with a block put (perftest/apps/jacobi_nbi.cu) from 14 to
+// 52-58 registers: one block of 1,024 threads an SM instead of two, and 0.6 x NVSHMEM's speed.
+// Called through a pointer the compiler cannot see through: with a direct call ptxas kept the
+// caller's live values in registers above the callee's instead of saving them (a put, a quiet and
+// a signal took 49). The price, measured on 2 x H200: the callee saves and restores its
+// callee-saved registers in local memory, and the restores wait behind the copy's stores, about
+// 1 us a call (a block's 32 KiB put + quiet: 2.92 us through it, 2.00 with
+// scoped_copy_unit_first's loop in line), so only what gains from more than one load in flight
+// comes here (a get of 1 MiB: 33.2 us, 60 with one). One unrolled loop, the 16-byte body
+// (aligned objects), 2 units a thread in flight (gets of 64 KiB-1 MiB are 1.3-1.4 x slower than
+// with 4, which needs 47 registers); narrower units one a pass; misaligned bytes as units of 1
+// byte; no early return (each of those alternatives took the count past 32). Warps and lone
+// threads keep the copy in line (scoped_copy_to): their callee would need 4 and 8 units in
+// flight to keep their speed, and through the pointer every kernel of a translation unit that
+// calls it gets that callee's registers (ptxas counts the largest function a pointer may reach).
 // Counts: ptxas 13 -O3 sm_90 (tests/registers).
 template <class Scope>
 static __device__ __noinline__ inline void copy_general(char* d, const char* src, size_t bytes) {
@@ -309,14 +312,27 @@ static __device__ __noinline__ inline void copy_general(char* d, const char* src
 
 // The copy of the RMA calls (put, get, put_signal): one unit a thread in line
 // (copy_unit_per_thread: an element, a warp's 512 B, a block's 16 KiB); anything else in line
-// for a thread or a warp, out of line for a block (copy_general). The collectives keep
-// scoped_copy: their kernels are the library's, tuned with the copy in line.
-template <class Scope>
+// for a thread or a warp. A block's 16-byte units (aligned objects, the common case) in line too,
+// one load in flight a thread, which takes no more registers than the unit path: a put's loads
+// are local and its speed is the SM's store rate to NVLink (1 MiB: 24.5 us against 25.3 through
+// copy_general; 32 KiB: 2.00 against 2.92, NVSHMEM 2.19), and a get's first two units a thread
+// (32 KiB for a block of 1,024: 2.38 us against 2.73). A block's larger gets, whose remote loads
+// want more than one in flight, and misaligned copies go out of line (copy_general). The
+// collectives keep scoped_copy: their kernels are the library's, tuned with the copy in line.
+// Figures: suite put_latency / get_latency -s block, 2 x H200 (perftest/probe/block_copy_probe.cu
+// compares the loops).
+template <class Scope, bool kGet = false>
 __device__ __forceinline__ void scoped_copy_unit_first(void* dst, const void* src, size_t bytes) {
   const one_dest d{static_cast<char*>(dst)};
   const char* s = static_cast<const char*>(src);
   if (copy_unit_per_thread<Scope>(d, s, bytes, static_cast<size_t>(Scope::rank()))) return;
   if constexpr (std::is_same_v<Scope, block_scope>) {
+    const size_t m = static_cast<size_t>(Scope::size());
+    if (((reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src) | bytes) & 15) == 0 &&
+        (!kGet || bytes <= 2 * 16 * m)) {
+      copy_units_guarded<uint4, 1>(d.p, s, bytes >> 4, static_cast<size_t>(Scope::rank()), m);
+      return;
+    }
     void (*general)(char*, const char*, size_t) = &copy_general<Scope>;
     asm volatile("" : "+l"(general));
     general(d.p, s, bytes);

@@ -94,7 +94,7 @@ template <class Scope>
 __device__ __forceinline__ void getmem_nbi(const char* call, void* dest, const void* source, size_t bytes, int pe) {
   GSHMEMI_CHECK_RMA(Scope, call, false, source, 1, dest, 1, bytes, 1, pe);
   route(
-      source, pe, [&](const void* a) { scoped_copy_unit_first<Scope>(dest, a, bytes); },
+      source, pe, [&](const void* a) { scoped_copy_unit_first<Scope, true>(dest, a, bytes); },
       [&] { proxy::get<Scope>(dest, source, bytes, pe, true); });
 }
 
@@ -123,7 +123,7 @@ __device__ __forceinline__ void getmem(const char* call, void* dest, const void*
       source, pe,
       [&](const void* a) {
         Scope::sync();
-        scoped_copy_unit_first<Scope>(dest, a, bytes);
+        scoped_copy_unit_first<Scope, true>(dest, a, bytes);
         Scope::sync();
       },
       [&] { proxy::get<Scope>(dest, source, bytes, pe, false); });
