@@ -155,16 +155,18 @@ int main() {
         // the pattern in every slot, PE 0's destination the poison.
         std::vector<unsigned char> h(kWindow);
         for (size_t i = 0; i < kWindow; ++i) h[i] = pattern(get ? i % ((bytes + 127) / 128 * 128) : i, salt);
-        if (me == 0) PROBE_CHECK(cudaMemcpy(loc, get ? std::vector<unsigned char>(kMax, 0xA5).data() : h.data(), kMax,
-                                            cudaMemcpyHostToDevice));
-        if (me == 1) PROBE_CHECK(get ? cudaMemcpy(sym, h.data(), kWindow, cudaMemcpyHostToDevice)
-                                     : cudaMemset(sym, 0xA5, kWindow));
+        if (me == 0)
+          PROBE_CHECK(cudaMemcpy(loc, get ? std::vector<unsigned char>(kMax, 0xA5).data() : h.data(), kMax,
+                                 cudaMemcpyHostToDevice));
+        if (me == 1)
+          PROBE_CHECK(get ? cudaMemcpy(sym, h.data(), kWindow, cudaMemcpyHostToDevice)
+                          : cudaMemset(sym, 0xA5, kWindow));
         PROBE_CHECK(cudaDeviceSynchronize());
         gshmem_barrier_all();
         std::vector<double> med;
         for (int r = 0; r < kReps && me == 0; ++r) {
           kernel_of(v, get, std::make_integer_sequence<int, v_count>{})<<<1, kThreads>>>(sym, peer_sym, loc, bytes,
-                                                                                          cycles, cal);
+                                                                                         cycles, cal);
           PROBE_CHECK(cudaGetLastError());
           PROBE_CHECK(cudaDeviceSynchronize());
           unsigned long long c[4];

@@ -60,9 +60,11 @@ struct RmaCases {
   // Untyped, C names: every source offset against every destination offset up to 4097
   // bytes; above, pairs covering every unit width (rel = dst - src: 0 -> 16, 8 -> 8, 4 -> 4,
   // 2 -> 2, odd -> 1). 1-16 and 4096 bytes: one unit, and one unit a thread of a 256-thread
-  // block, when aligned.
+  // block, when aligned. 8192, 65536 and 1 MiB, aligned: a block's in-line loop of 16-byte
+  // units (puts; gets of two units a thread) and its out-of-line get (impl/copy.cuh).
   static void mem_matrix(Bufs& b) {
-    const size_t sizes[] = {0, 1, 2, 3, 4, 8, 15, 16, 17, 31, 32, 1000, 4096, 4097, 65537, (1u << 20) + 7};
+    const size_t sizes[] = {
+        0, 1, 2, 3, 4, 8, 15, 16, 17, 31, 32, 1000, 4096, 4097, 8192, 65536, 65537, 1u << 20, (1u << 20) + 7};
     const size_t offs[] = {0, 1, 2, 3, 4, 7, 8, 12};
     const size_t big_pairs[][2] = {{0, 0}, {8, 0}, {4, 12}, {1, 3}, {3, 2}, {7, 7}, {12, 4}, {2, 8}};
     for (size_t n : sizes)
