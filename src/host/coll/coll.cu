@@ -132,12 +132,16 @@ __global__ void __launch_bounds__(kThreads) k_alltoalls(Args a) {
 // A split collective's pieces (grid.cuh): one CTA per kCtaBytes this PE pushes,
 // at least one per lane, at most kMaxCtas in all (about half the SMs of an H100 or
 // H200; the bandwidth of the largest messages needs 32-64). One CTA per lane is too
-// few even for a few hundred KiB: more CTAs keep more bytes in flight. GSHMEM_COLL_CTAS
-// lowers the limit.
-constexpr uint64_t kCtaBytes = 16u << 10;
+// few even for a few hundred KiB: more CTAs keep more bytes in flight. But up to
+// kOneCtaBytes a lane one CTA moves alone: a second one's count-in (grid.cuh) costs more
+// than the half it takes over (2 x H200, 2 PEs, in a CUDA graph: broadcast of 32 KiB 6.76 ->
+// 5.74 us, fcollect 7.02 -> 5.48; NCCL 6.4-6.6; 64 KiB and up faster with 4 CTAs and more).
+// GSHMEM_COLL_CTAS lowers the limit.
+constexpr uint64_t kCtaBytes = 16u << 10, kOneCtaBytes = 32u << 10;
 constexpr int kMaxCtas = 64;
 
 int parts_for(uint64_t pushed, int lanes) {
+  if (pushed / static_cast<uint64_t>(lanes) <= kOneCtaBytes) return 1;
   const uint64_t want = (pushed / static_cast<uint64_t>(lanes) + kCtaBytes - 1) / kCtaBytes;
   const int most = kMaxCtas / lanes;
   return want <= 1 || most <= 1 ? 1 : (want < static_cast<uint64_t>(most) ? static_cast<int>(want) : most);
