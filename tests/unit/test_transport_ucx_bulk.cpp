@@ -6,7 +6,8 @@
 // with an ADD signal, and an inline put over the start of a chunked one (the later op wins).
 // Checked: every byte, the signal after every chunk of its put, the number of chunks that went
 // by RMA. A second test reports host-to-host bandwidth of 1 MiB and 64 MiB puts, bulk path
-// against active messages (a figure, not a pass condition). Exit 77 without UCX.
+// against active messages and against the plugin's own put loop without the engine (a figure,
+// not a pass condition). Exit 77 without UCX.
 #include <gtest/gtest.h>
 
 #include <cinttypes>
@@ -113,8 +114,13 @@ TEST(TransportUcxBulk, TwoPesPutEverySizeThroughStagingWindows) {
 }
 
 // PE 0 puts `size` bytes `reps` times to PE 1 and waits for completion (a quiet); PE 0 reports
-// the rate in sh->values[0][slot] (bytes per microsecond, x1000).
-void bandwidth(int pe, Shared* sh, bool bulk_on) {
+// the rate in sh->values[0][slot] (bytes per microsecond, x1000). Mode 0: active messages;
+// 1: the bulk path with the source copies on a thread (as a GPU's copy engine does the D2H
+// copies beside the proxy thread); 2: the bulk path with them in the engine's thread; 3: the
+// bulk path without its two host copies (the engine's and the network's share alone).
+enum Mode { kAm = 0, kBulkCopyThread = 1, kBulkCopyInline = 2, kBulkNoCopies = 3 };
+void bandwidth(int pe, Shared* sh, Mode mode) {
+  const bool bulk_on = mode != kAm;
   use_tcp();
   const BulkConfig bulk;  // the defaults: what the library uses
   const uint64_t sizes[2] = {1u << 20, 64u << 20};
@@ -126,6 +132,8 @@ void bandwidth(int pe, Shared* sh, bool bulk_on) {
   if (const char* e = getenv("GSHMEM_TEST_BULK_CHUNK")) b.chunk = std::strtoull(e, nullptr, 0);
   if (const char* e = getenv("GSHMEM_TEST_BULK_SLOTS")) b.slots_per_source = b.out_slots = std::atoi(e);
   p.start(pe, 2, sh, (64u << 20) + 4096, bulk_on ? &b : nullptr);
+  if (mode == kBulkCopyThread) p.stager->set_async_copies();
+  if (mode == kBulkNoCopies) p.stager->set_elide_bulk_copies();
   p.barrier(0, 2);
   if (pe == 0) {
     std::vector<uint8_t> src(64u << 20);
@@ -142,6 +150,66 @@ void bandwidth(int pe, Shared* sh, bool bulk_on) {
       sh->values[0][k] = static_cast<uint64_t>(1000.0 * sizes[k] * reps[k] / us);
     }
     TT_CHECK(p.engine->failures().empty(), "%s", p.engine->failures()[0].message.c_str());
+  }
+  p.barrier(1, 2);
+}
+
+// The plugin's own put loop, no engine: PE 0 writes `size` bytes in chunks of b.chunk from its
+// outbound slots into its slots of PE 1's window, bulk_put (put + the completion the engine
+// waits for) with b.slots_per_source in flight, `reps` times; PE 1 only progresses. The anchor
+// the bulk path is measured against in one process pair. Rates as in bandwidth().
+struct CountDone final : TransportCallbacks {
+  uint64_t done = 0;
+  std::string failed;
+  void on_message(int, const uint8_t*, size_t) override {}
+  void on_send_complete(uint64_t) override { ++done; }
+  void on_peer_failed(int, const std::string& why) override { failed = why; }
+};
+
+void raw_puts(int pe, Shared* sh) {
+  use_tcp();
+  BulkConfig b;
+  b.window = reinterpret_cast<uint8_t*>(1);
+  if (const char* e = getenv("GSHMEM_TEST_BULK_CHUNK")) b.chunk = std::strtoull(e, nullptr, 0);
+  if (const char* e = getenv("GSHMEM_TEST_BULK_SLOTS")) b.slots_per_source = b.out_slots = std::atoi(e);
+  const uint64_t sizes[2] = {1u << 20, 64u << 20};
+  const int reps[2] = {20, 2};
+  Pe p;
+  p.start(pe, 2, sh, 4096, &b);
+  p.barrier(0, 2);
+  CountDone cd;  // PE 0's callbacks from here on (the engine only pumps the barrier after)
+  if (pe == 0) {
+    p.transport->set_callbacks(&cd);
+    const uint32_t depth = std::min(b.slots_per_source, b.out_slots);
+    uint64_t issued = 0;
+    auto t0 = std::chrono::steady_clock::now();
+    auto pump = [&] {  // as Pe::pump_until: yields after a round that completed nothing
+      const uint64_t before = cd.done;
+      p.transport->progress();
+      TT_CHECK(cd.failed.empty(), "PE 1 failed: %s", cd.failed.c_str());
+      TT_CHECK(std::chrono::steady_clock::now() - t0 < kTimeout, "plugin puts: %llu of %llu complete",
+               (unsigned long long)cd.done, (unsigned long long)issued);
+      if (cd.done == before) std::this_thread::yield();
+    };
+    auto run = [&](uint64_t size, int n) {
+      t0 = std::chrono::steady_clock::now();
+      for (int r = 0; r < n; ++r)
+        for (uint64_t off = 0; off < size; off += b.chunk) {
+          while (issued - cd.done >= depth) pump();
+          const uint32_t s = issued % depth;
+          TT_CHECK(p.transport->bulk_put(1, b.out_offset(2, s), b.in_offset(0, s), std::min(b.chunk, size - off), issued),
+                   "bulk_put refused");
+          ++issued;
+        }
+      while (cd.done < issued) pump();
+    };
+    for (int k = 0; k < 2; ++k) {
+      run(sizes[k], 1);  // warm-up
+      const auto t0 = std::chrono::steady_clock::now();
+      run(sizes[k], reps[k]);
+      const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+      sh->values[0][k] = static_cast<uint64_t>(1000.0 * sizes[k] * reps[k] / us);
+    }
   }
   p.barrier(1, 2);
 }
@@ -202,14 +270,23 @@ void latency(int pe, Shared* sh) {
 TEST(TransportUcxBulk, BandwidthReport) {
   if (!getenv("GSHMEM_TEST_BENCH") || std::string(getenv("GSHMEM_TEST_BENCH")) != "1")
     GTEST_SKIP() << "a report, not a check: run with GSHMEM_TEST_BENCH=1 on a quiet host";
-  double rate[2][2] = {};
-  for (int on = 0; on < 2; ++on) {
+  double rate[4][2] = {};
+  for (int on = 0; on < 4; ++on) {
     Shared* sh = make_shared_block();
     ASSERT_NE(sh, nullptr);
-    const std::vector<int> st = run_pes(2, sh, [&](int pe) { bandwidth(pe, sh, on != 0); });
+    const std::vector<int> st = run_pes(2, sh, [&](int pe) { bandwidth(pe, sh, static_cast<Mode>(on)); });
     for (int pe = 0; pe < 2; ++pe)
       ASSERT_TRUE(WIFEXITED(st[pe]) && WEXITSTATUS(st[pe]) == 0) << "PE " << pe << " wait status " << st[pe];
     for (int k = 0; k < 2; ++k) rate[on][k] = sh->values[0][k] / 1e6;  // GB/s
+  }
+  double raw[2] = {};
+  {
+    Shared* shr = make_shared_block();
+    ASSERT_NE(shr, nullptr);
+    const std::vector<int> st = run_pes(2, shr, [&](int pe) { raw_puts(pe, shr); });
+    for (int pe = 0; pe < 2; ++pe)
+      ASSERT_TRUE(WIFEXITED(st[pe]) && WEXITSTATUS(st[pe]) == 0) << "PE " << pe << " wait status " << st[pe];
+    for (int k = 0; k < 2; ++k) raw[k] = shr->values[0][k] / 1e6;
   }
   Shared* sh = make_shared_block();
   ASSERT_NE(sh, nullptr);
@@ -221,13 +298,22 @@ TEST(TransportUcxBulk, BandwidthReport) {
   std::printf("  8 B put + quiet (the acknowledgement's round trip): %.1f us\n", sh->values[0][3] / 1e3);
   RecordProperty("put_signal_8B_oneway_ns", std::to_string(sh->values[0][2]));
   RecordProperty("put_quiet_8B_ns", std::to_string(sh->values[0][3]));
-  std::printf("put then quiet:\n");
-  std::printf("  1 MiB:  active messages %.2f GB/s, bulk path %.2f GB/s\n", rate[0][0], rate[1][0]);
-  std::printf("  64 MiB: active messages %.2f GB/s, bulk path %.2f GB/s\n", rate[0][1], rate[1][1]);
-  RecordProperty("am_1MiB_GBps", std::to_string(rate[0][0]));
-  RecordProperty("bulk_1MiB_GBps", std::to_string(rate[1][0]));
-  RecordProperty("am_64MiB_GBps", std::to_string(rate[0][1]));
-  RecordProperty("bulk_64MiB_GBps", std::to_string(rate[1][1]));
+  std::printf("put then quiet (GB/s)                          1 MiB   64 MiB\n");
+  std::printf("  active messages                              %6.2f   %6.2f\n", rate[0][0], rate[0][1]);
+  std::printf("  bulk path, source copies on a thread         %6.2f   %6.2f\n", rate[1][0], rate[1][1]);
+  std::printf("  bulk path, source copies in the engine       %6.2f   %6.2f\n", rate[2][0], rate[2][1]);
+  std::printf("  bulk path, no host copies (engine + network) %6.2f   %6.2f\n", rate[3][0], rate[3][1]);
+  std::printf("  anchor: the plugin's puts alone, no engine   %6.2f   %6.2f\n", raw[0], raw[1]);
+  for (int m = 1; m < 4; m += 2)
+    std::printf("  %-44s %6.2f   %6.2f\n", m == 1 ? "bulk path (copy thread) / anchor" : "bulk path (no host copies) / anchor",
+                raw[0] > 0 ? rate[m][0] / raw[0] : 0, raw[1] > 0 ? rate[m][1] / raw[1] : 0);
+  const char* names[4] = {"am", "bulk", "bulk_inline_copy", "bulk_no_copies"};
+  for (int m = 0; m < 4; ++m) {
+    RecordProperty(std::string(names[m]) + "_1MiB_GBps", std::to_string(rate[m][0]));
+    RecordProperty(std::string(names[m]) + "_64MiB_GBps", std::to_string(rate[m][1]));
+  }
+  RecordProperty("anchor_1MiB_GBps", std::to_string(raw[0]));
+  RecordProperty("anchor_64MiB_GBps", std::to_string(raw[1]));
 }
 
 }  // namespace
