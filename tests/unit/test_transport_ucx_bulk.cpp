@@ -10,6 +10,7 @@
 // not a pass condition). Exit 77 without UCX.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <string>
 
@@ -270,24 +271,28 @@ void latency(int pe, Shared* sh) {
 TEST(TransportUcxBulk, BandwidthReport) {
   if (!getenv("GSHMEM_TEST_BENCH") || std::string(getenv("GSHMEM_TEST_BENCH")) != "1")
     GTEST_SKIP() << "a report, not a check: run with GSHMEM_TEST_BENCH=1 on a quiet host";
-  double rate[4][2] = {};
-  for (int on = 0; on < 4; ++on) {
-    Shared* sh = make_shared_block();
-    ASSERT_NE(sh, nullptr);
-    const std::vector<int> st = run_pes(2, sh, [&](int pe) { bandwidth(pe, sh, static_cast<Mode>(on)); });
-    for (int pe = 0; pe < 2; ++pe)
-      ASSERT_TRUE(WIFEXITED(st[pe]) && WEXITSTATUS(st[pe]) == 0) << "PE " << pe << " wait status " << st[pe];
-    for (int k = 0; k < 2; ++k) rate[on][k] = sh->values[0][k] / 1e6;  // GB/s
-  }
-  double raw[2] = {};
-  {
-    Shared* shr = make_shared_block();
-    ASSERT_NE(shr, nullptr);
-    const std::vector<int> st = run_pes(2, shr, [&](int pe) { raw_puts(pe, shr); });
-    for (int pe = 0; pe < 2; ++pe)
-      ASSERT_TRUE(WIFEXITED(st[pe]) && WEXITSTATUS(st[pe]) == 0) << "PE " << pe << " wait status " << st[pe];
-    for (int k = 0; k < 2; ++k) raw[k] = shr->values[0][k] / 1e6;
-  }
+  // Each row is the best of `rounds` runs, the rows taking turns: the host's noise (other
+  // processes, the scheduler) then weighs on all rows alike, and the best run is the one it
+  // disturbed least (GSHMEM_TEST_BENCH_ROUNDS, default 3).
+  int rounds = 3;
+  if (const char* e = getenv("GSHMEM_TEST_BENCH_ROUNDS")) rounds = std::max(1, std::atoi(e));
+  double rate[4][2] = {}, raw[2] = {};
+  for (int r = 0; r < rounds; ++r)
+    for (int on = 0; on < 5; ++on) {  // the four modes, then the anchor
+      Shared* sh = make_shared_block();
+      ASSERT_NE(sh, nullptr);
+      const std::vector<int> st = run_pes(2, sh, [&](int pe) {
+        if (on < 4)
+          bandwidth(pe, sh, static_cast<Mode>(on));
+        else
+          raw_puts(pe, sh);
+      });
+      for (int pe = 0; pe < 2; ++pe)
+        ASSERT_TRUE(WIFEXITED(st[pe]) && WEXITSTATUS(st[pe]) == 0) << "PE " << pe << " wait status " << st[pe];
+      double* row = on < 4 ? rate[on] : raw;
+      for (int k = 0; k < 2; ++k) row[k] = std::max(row[k], sh->values[0][k] / 1e6);  // GB/s
+      munmap(sh, sizeof(Shared));
+    }
   Shared* sh = make_shared_block();
   ASSERT_NE(sh, nullptr);
   const std::vector<int> st = run_pes(2, sh, [&](int pe) { latency(pe, sh); });
@@ -298,7 +303,7 @@ TEST(TransportUcxBulk, BandwidthReport) {
   std::printf("  8 B put + quiet (the acknowledgement's round trip): %.1f us\n", sh->values[0][3] / 1e3);
   RecordProperty("put_signal_8B_oneway_ns", std::to_string(sh->values[0][2]));
   RecordProperty("put_quiet_8B_ns", std::to_string(sh->values[0][3]));
-  std::printf("put then quiet (GB/s)                          1 MiB   64 MiB\n");
+  std::printf("put then quiet (GB/s, best of %d)               1 MiB   64 MiB\n", rounds);
   std::printf("  active messages                              %6.2f   %6.2f\n", rate[0][0], rate[0][1]);
   std::printf("  bulk path, source copies on a thread         %6.2f   %6.2f\n", rate[1][0], rate[1][1]);
   std::printf("  bulk path, source copies in the engine       %6.2f   %6.2f\n", rate[2][0], rate[2][1]);

@@ -11,12 +11,13 @@
 // is always host memory (UCS_MEMORY_TYPE_HOST is passed, the memory-type cache is off): the
 // engine stages device data itself.
 //
-// The bulk path's puts (mem_register, put) run on a second context and worker of their own,
-// made by mem_register, with only the RMA feature and rendezvous off: UCX (1.20 and later) gives
-// an endpoint with peer error handling a zero-copy RMA lane only where the transport can
-// invalidate memory or rendezvous is off, and tcp cannot, so on the active-message context a
-// put over tcp is emulated by active messages (an 8 KiB fragment and a completion message each
-// way: ~1.4 GB/s on 127.0.0.1 where a put moves 4-8 GB/s). docs/internode.md section 5.
+// The bulk path's puts (mem_register, put) run, with UCX 1.20 or later, on a second context and
+// worker of their own, made by mem_register, with only the RMA feature and rendezvous off: UCX
+// gives an endpoint with peer error handling a zero-copy RMA lane only where the transport can
+// invalidate memory or (from 1.20) rendezvous is off, and tcp cannot invalidate, so on the
+// active-message context a put over tcp is emulated by active messages (8 KiB fragments, each
+// answered by a completion message: ~1.3 GB/s on 127.0.0.1 where a put moves 4-8 GB/s). Older
+// UCX emulates it on any context: there the puts stay on the first. docs/internode.md section 5.
 #pragma once
 
 #include <cstdint>
