@@ -5,10 +5,13 @@
 // odd tails (chunks by ucp_put_nbx + flush + descriptor, smaller ones as active messages), each
 // with an ADD signal, and an inline put over the start of a chunked one (the later op wins).
 // Checked: every byte, the signal after every chunk of its put, the number of chunks that went
-// by RMA. A killed target fails the chunked puts to it, reported, without a hang. A third test reports host-to-host bandwidth of 1 MiB and 64 MiB puts, bulk path
+// by RMA. A killed target fails the chunked puts to it, reported, without a hang; the wait fd
+// wakes for a put alone (the RMA worker's events). A fourth test reports host-to-host bandwidth of 1 MiB and 64 MiB puts, bulk path
 // against active messages and against the plugin's own put loop without the engine (a figure,
 // not a pass condition). Exit 77 without UCX.
 #include <gtest/gtest.h>
+
+#include <poll.h>
 
 #include <algorithm>
 #include <cinttypes>
@@ -174,6 +177,78 @@ TEST(TransportUcxBulk, KilledTargetFailsChunkedPuts) {
   EXPECT_TRUE(WIFSIGNALED(st[1]) && WTERMSIG(st[1]) == SIGKILL) << "PE 1 wait status " << st[1];
 }
 
+// Counts a transport's completions (the anchor's and wake_on_put's own callbacks).
+struct CountDone final : TransportCallbacks {
+  uint64_t done = 0;
+  std::string failed;
+  void on_message(int, const uint8_t*, size_t) override {}
+  void on_send_complete(uint64_t) override { ++done; }
+  void on_peer_failed(int, const std::string& why) override { failed = why; }
+};
+
+// The proxy thread's sleep (Proxy::nap): arm(), then poll the wait fd. PE 1 sleeps so with
+// nothing pending; PE 0 then writes into PE 1's window with the plugin's put alone (no
+// descriptor, no active message): PE 1 must wake within a second, not at the poll's timeout.
+// With UCX >= 1.20 the put travels on the second worker, so its events must reach the same fd.
+void wake_on_put(int pe, Shared* sh) {
+  use_tcp();
+  const BulkConfig bulk = test_bulk();
+  Pe p;
+  p.start(pe, 2, sh, kHeap, &bulk);
+  p.barrier(0, 2);
+  std::vector<uint8_t> data(kRegion, 7);
+  if (pe == 0) {  // both workers' endpoints exist and have carried data before the sleep
+    p.host.push(put(1, kData, data.data(), data.size()));
+    p.quiet(1);
+  }
+  p.barrier(1, 2);
+  std::atomic<int>& armed = sh->barrier[5];
+  std::atomic<int>& put_done = sh->barrier[6];
+  CountDone cd;  // PE 0's callbacks once PE 1 sleeps (the engine only pumps the last barrier)
+  if (pe == 1) {
+    const auto t0 = std::chrono::steady_clock::now();
+    while (!p.transport->arm()) {
+      TT_CHECK(std::chrono::steady_clock::now() - t0 < kTimeout, "arm() never found the workers quiet");
+      p.engine->progress();
+    }
+    const int fd = p.transport->wait_fd();
+    TT_CHECK(fd >= 0, "no wait fd");
+    armed.store(1);
+    pollfd pfd = {fd, POLLIN, 0};
+    const auto t1 = std::chrono::steady_clock::now();
+    const int rc = poll(&pfd, 1, 3000);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count();
+    TT_CHECK(rc == 1 && ms < 1000, "the wait fd did not wake for a put into the window: poll returned %d after %.0f ms",
+             rc, ms);
+    TT_CHECK(p.pump_until([&] { return put_done.load() == 1; }), "PE 0's put did not complete");
+    const uint8_t* slot = p.window.data() + bulk.in_offset(0, 0);
+    for (uint64_t b = 0; b < 4096; ++b) TT_CHECK(slot[b] == pattern(0, 9, b), "window byte %llu", (unsigned long long)b);
+  } else {
+    TT_CHECK(p.pump_until([&] { return armed.load() == 1; }), "PE 1 never slept");
+    // Past PE 1's arm: anything from here on must wake it.
+    p.transport->set_callbacks(&cd);
+    uint8_t* out = p.window.data() + bulk.out_offset(2, 0);
+    for (uint64_t b = 0; b < 4096; ++b) out[b] = pattern(0, 9, b);
+    TT_CHECK(p.transport->bulk_put(1, bulk.out_offset(2, 0), bulk.in_offset(0, 0), 4096, 1), "bulk_put refused");
+    const auto t0 = std::chrono::steady_clock::now();
+    while (cd.done == 0) {
+      TT_CHECK(cd.failed.empty() && std::chrono::steady_clock::now() - t0 < kTimeout, "the put did not complete %s",
+               cd.failed.c_str());
+      p.transport->progress();
+    }
+    put_done.store(1);
+  }
+  p.barrier(2, 2);
+}
+
+TEST(TransportUcxBulk, WaitFdWakesForAPut) {
+  Shared* sh = make_shared_block();
+  ASSERT_NE(sh, nullptr);
+  const std::vector<int> st = run_pes(2, sh, [&](int pe) { wake_on_put(pe, sh); });
+  for (int pe = 0; pe < 2; ++pe)
+    EXPECT_TRUE(WIFEXITED(st[pe]) && WEXITSTATUS(st[pe]) == 0) << "PE " << pe << " wait status " << st[pe];
+}
+
 // PE 0 puts `size` bytes `reps` times to PE 1 and waits for completion (a quiet); PE 0 reports
 // the rate in sh->values[0][slot] (bytes per microsecond, x1000). Mode 0: active messages;
 // 1: the bulk path with the source copies on a thread (as a GPU's copy engine does the D2H
@@ -219,14 +294,6 @@ void bandwidth(int pe, Shared* sh, Mode mode) {
 // outbound slots into its slots of PE 1's window, bulk_put (put + the completion the engine
 // waits for) with b.slots_per_source in flight, `reps` times; PE 1 only progresses. The anchor
 // the bulk path is measured against in one process pair. Rates as in bandwidth().
-struct CountDone final : TransportCallbacks {
-  uint64_t done = 0;
-  std::string failed;
-  void on_message(int, const uint8_t*, size_t) override {}
-  void on_send_complete(uint64_t) override { ++done; }
-  void on_peer_failed(int, const std::string& why) override { failed = why; }
-};
-
 void raw_puts(int pe, Shared* sh) {
   use_tcp();
   BulkConfig b;
