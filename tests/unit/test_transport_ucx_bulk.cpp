@@ -6,9 +6,9 @@
 // with an ADD signal, and an inline put over the start of a chunked one (the later op wins).
 // Checked: every byte, the signal after every chunk of its put, the number of chunks that went
 // by RMA. A killed target fails the chunked puts to it, reported, without a hang; the wait fd
-// wakes for a put alone (the RMA worker's events). A fourth test reports host-to-host bandwidth of 1 MiB and 64 MiB puts, bulk path
-// against active messages and against the plugin's own put loop without the engine (a figure,
-// not a pass condition). Exit 77 without UCX.
+// wakes for a put alone (the RMA worker's events). A fourth test reports host-to-host bandwidth
+// of 1 MiB and 64 MiB puts, bulk path against active messages and against the plugin's own put
+// loop without the engine (a figure, not a pass condition). Exit 77 without UCX.
 #include <gtest/gtest.h>
 
 #include <poll.h>
