@@ -123,7 +123,7 @@ void Transport::close_endpoints(bool all) {
   std::vector<void*> reqs;
   for (Peer& p : peers_) {
     if ((!p.ep && !p.rma_ep) || !(all || p.close_pending)) continue;
-    if (p.rkey) {  // unpacked on the RMA endpoint: goes before it
+    if (p.rkey) {  // unpacked on the endpoint the puts use: goes before it
       a.rkey_destroy(p.rkey);
       p.rkey = nullptr;
     }

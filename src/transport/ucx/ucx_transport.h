@@ -49,9 +49,9 @@ struct Peer {
   bool close_pending = false;        // failed with an endpoint: force-closed after the progress call
   std::vector<uint8_t> rkey_buffer;  // its window's packed key (mem_connect); unpacked at the first put
   uint64_t window = 0;               // its window's address
-  rkey_h rkey = nullptr;             // unpacked on rma_ep
+  rkey_h rkey = nullptr;             // unpacked on the endpoint the puts use (rma_endpoint)
   std::vector<uint8_t> rma_address;  // its RMA worker's address (mem_connect)
-  ep_h rma_ep = nullptr;             // on the RMA worker, made at the first put
+  ep_h rma_ep = nullptr;             // on the RMA worker (UCX >= 1.20), made at the first put
 };
 
 class Transport {
