@@ -13,6 +13,33 @@ namespace gshmem::proxy {
 MemcpyStager::MemcpyStager(uint8_t* heap, uint64_t heap_size, uint64_t seed, bool lag)
     : heap_(heap), heap_size_(heap_size), lag_(lag), rng_(seed) {}
 
+MemcpyStager::~MemcpyStager() {
+  if (!copier_.joinable()) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_one();
+  copier_.join();
+}
+
+void MemcpyStager::set_async_copies() {
+  if (copier_.joinable() || lag_) return;
+  copier_ = std::thread([this] {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      cv_.wait(lock, [this] { return stop_ || !copies_.empty(); });
+      if (copies_.empty()) return;  // stopping
+      const Copy c = copies_.front();
+      lock.unlock();
+      if (c.size) std::memcpy(c.to, c.from, c.size);
+      lock.lock();
+      copies_.pop_front();  // after the copy: start_copy appends only at the back
+      async_done_.fetch_add(1, std::memory_order_release);
+    }
+  });
+}
+
 void MemcpyStager::submit(const ApplyOp& op) { queue_.push_back(op); }
 
 void MemcpyStager::poll(std::vector<Done>& done) {
@@ -27,11 +54,21 @@ void MemcpyStager::poll(std::vector<Done>& done) {
 }
 
 bool MemcpyStager::start_copy(uint64_t addr, uint64_t size, uint8_t* to, std::string*) {
-  copies_.push_back({reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(addr)), to, size});
+  const Copy c{reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(addr)), to, elide_ ? 0 : size};
+  if (copier_.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      copies_.push_back(c);
+    }
+    cv_.notify_one();
+    return true;
+  }
+  copies_.push_back(c);
   return true;
 }
 
 uint64_t MemcpyStager::copies_done() {
+  if (copier_.joinable()) return async_done_.load(std::memory_order_acquire);  // the slot's bytes with it
   size_t n = copies_.size();
   if (lag_ && n > 0) n = std::min<size_t>(n, rng_() % 3);
   for (size_t i = 0; i < n; ++i) {
@@ -101,7 +138,7 @@ Stager::Done MemcpyStager::apply(const ApplyOp& op) {
   switch (op.op) {
     case GSHMEMI_PROXY_OP_PUT:
       if (!in_heap(op.offset, op.size, 1, &d.error)) return d;
-      std::memcpy(heap_ + op.offset, op.data, op.size);
+      if (!(elide_ && op.staged)) std::memcpy(heap_ + op.offset, op.data, op.size);
       note(Change::kData, op, op.offset, op.size);
       break;
     case GSHMEMI_PROXY_OP_GET:

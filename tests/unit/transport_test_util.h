@@ -136,12 +136,14 @@ struct Pe {
     engine = std::make_unique<Engine>(cfg, *transport, *stager, clock);
   }
 
-  // Progresses until `done`; false after kTimeout.
+  // Progresses until `done`; false after kTimeout. A pass that moved nothing yields the CPU:
+  // on a host with fewer free cores than PEs (CI's 2 cores, shared), a PE that spins through
+  // its time slice only delays the peer it waits for.
   bool pump_until(const std::function<bool()>& done) {
     const auto t0 = std::chrono::steady_clock::now();
     while (!done()) {
       if (std::chrono::steady_clock::now() - t0 > kTimeout) return false;
-      engine->progress();
+      if (!engine->progress()) std::this_thread::yield();
     }
     return true;
   }

@@ -10,6 +10,14 @@
 // a rendezvous arrival is received into a buffer of its own and delivered once complete. Memory
 // is always host memory (UCS_MEMORY_TYPE_HOST is passed, the memory-type cache is off): the
 // engine stages device data itself.
+//
+// The bulk path's puts (mem_register, put) run, with UCX 1.20 or later, on a second context and
+// worker of their own, made by mem_register, with only the RMA feature and rendezvous off: UCX
+// gives an endpoint with peer error handling a zero-copy RMA lane only where the transport can
+// invalidate memory or (from 1.20) rendezvous is off, and tcp cannot invalidate, so on the
+// active-message context a put over tcp is emulated by active messages (8 KiB fragments, each
+// answered by a completion message: ~1.3 GB/s on 127.0.0.1 where a put moves 4-8 GB/s). Older
+// UCX emulates it on any context: there the puts stay on the first. docs/internode.md section 5.
 #pragma once
 
 #include <cstdint>
@@ -41,7 +49,9 @@ struct Peer {
   bool close_pending = false;        // failed with an endpoint: force-closed after the progress call
   std::vector<uint8_t> rkey_buffer;  // its window's packed key (mem_connect); unpacked at the first put
   uint64_t window = 0;               // its window's address
-  rkey_h rkey = nullptr;
+  rkey_h rkey = nullptr;             // unpacked on the endpoint the puts use (rma_endpoint)
+  std::vector<uint8_t> rma_address;  // its RMA worker's address (mem_connect)
+  ep_h rma_ep = nullptr;             // on the RMA worker (UCX >= 1.20), made at the first put
 };
 
 class Transport {
@@ -75,7 +85,11 @@ class Transport {
 
   int set_error(std::string msg);
   std::string status_text(status_t s) const;
-  ep_h endpoint(int pe);  // nullptr with error_ set
+  ep_h endpoint(int pe);      // nullptr with error_ set
+  ep_h rma_endpoint(int pe);  // the same, on the RMA worker
+  ep_h make_endpoint(worker_h w, Peer& p, const std::vector<uint8_t>& address, const char* what);
+  bool make_rma(std::string* why);  // the RMA context and worker (mem_register)
+  unsigned progress_workers();
   void fail(int pe, const std::string& why);
   void close_endpoints(bool all);
 
@@ -93,10 +107,18 @@ class Transport {
   int events_ = 0;
   int in_flight_ = 0;  // sends and rendezvous receives not yet completed
   std::string error_;
-  mem_h window_ = nullptr;  // this PE's registered window (mem_register)
+  context_h rma_ctx_ = nullptr;  // the bulk path's context and worker (make_rma)
+  worker_h rma_worker_ = nullptr;
+  address_t* rma_address_ = nullptr;
+  size_t rma_address_length_ = 0;
+  int wake_fd_ = -1;        // with the RMA worker: an epoll set of both workers' fds
+  int rma_hot_ = 0;         // progress_workers: rounds the RMA worker is still polled in each
+  unsigned rma_idle_rounds_ = 0;
+  int rma_in_flight_ = 0;   // puts whose flush has not completed
+  mem_h window_ = nullptr;  // this PE's registered window (mem_register, on rma_ctx_)
   uint8_t* window_base_ = nullptr;
   size_t window_size_ = 0;
-  std::vector<uint8_t> window_key_;  // its address, then the packed rkey
+  std::vector<uint8_t> window_key_;  // its address, the RMA worker's address, the packed rkey
 };
 
 }  // namespace gshmem::ucx
