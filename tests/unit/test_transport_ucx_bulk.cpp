@@ -161,7 +161,8 @@ void killed_target(int pe, Shared* sh) {
     bool found = false;
     for (const Failure& f : p.engine->failures())
       found |= f.host && f.id == ids[i] && f.target == 1 &&
-               (f.message.find("PE 1 failed") != std::string::npos || f.message.find("PE 1 has failed") != std::string::npos);
+               (f.message.find("PE 1 failed") != std::string::npos ||
+                f.message.find("PE 1 has failed") != std::string::npos);
     TT_CHECK(found, "chunked put %d (host operation %llu) to the dead PE 1 was not reported failed", i,
              (unsigned long long)ids[i]);
   }
@@ -222,7 +223,8 @@ void wake_on_put(int pe, Shared* sh) {
              rc, ms);
     TT_CHECK(p.pump_until([&] { return put_done.load() == 1; }), "PE 0's put did not complete");
     const uint8_t* slot = p.window.data() + bulk.in_offset(0, 0);
-    for (uint64_t b = 0; b < 4096; ++b) TT_CHECK(slot[b] == pattern(0, 9, b), "window byte %llu", (unsigned long long)b);
+    for (uint64_t b = 0; b < 4096; ++b)
+      TT_CHECK(slot[b] == pattern(0, 9, b), "window byte %llu", (unsigned long long)b);
   } else {
     TT_CHECK(p.pump_until([&] { return armed.load() == 1; }), "PE 1 never slept");
     // Past PE 1's arm: anything from here on must wake it.
@@ -325,8 +327,9 @@ void raw_puts(int pe, Shared* sh) {
         for (uint64_t off = 0; off < size; off += b.chunk) {
           while (issued - cd.done >= depth) pump();
           const uint32_t s = issued % depth;
-          TT_CHECK(p.transport->bulk_put(1, b.out_offset(2, s), b.in_offset(0, s), std::min(b.chunk, size - off), issued),
-                   "bulk_put refused");
+          TT_CHECK(
+              p.transport->bulk_put(1, b.out_offset(2, s), b.in_offset(0, s), std::min(b.chunk, size - off), issued),
+              "bulk_put refused");
           ++issued;
         }
       while (cd.done < issued) pump();
@@ -441,7 +444,8 @@ TEST(TransportUcxBulk, BandwidthReport) {
   std::printf("  bulk path, no host copies (engine + network) %6.2f   %6.2f\n", rate[3][0], rate[3][1]);
   std::printf("  anchor: the plugin's puts alone, no engine   %6.2f   %6.2f\n", raw[0], raw[1]);
   for (int m = 1; m < 4; m += 2)
-    std::printf("  %-44s %6.2f   %6.2f\n", m == 1 ? "bulk path (copy thread) / anchor" : "bulk path (no host copies) / anchor",
+    std::printf("  %-44s %6.2f   %6.2f\n",
+                m == 1 ? "bulk path (copy thread) / anchor" : "bulk path (no host copies) / anchor",
                 raw[0] > 0 ? rate[m][0] / raw[0] : 0, raw[1] > 0 ? rate[m][1] / raw[1] : 0);
   const char* names[4] = {"am", "bulk", "bulk_inline_copy", "bulk_no_copies"};
   for (int m = 0; m < 4; ++m) {

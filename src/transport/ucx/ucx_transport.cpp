@@ -140,8 +140,7 @@ void Transport::close_endpoints(bool all) {
   }
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
   for (void* r : reqs) {
-    while (a.request_check_status(r) == kInProgress && std::chrono::steady_clock::now() < deadline)
-      progress_workers();
+    while (a.request_check_status(r) == kInProgress && std::chrono::steady_clock::now() < deadline) progress_workers();
     a.request_free(r);  // freed now or, if still running, by UCX when it completes
   }
 }

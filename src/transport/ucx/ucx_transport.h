@@ -111,8 +111,8 @@ class Transport {
   worker_h rma_worker_ = nullptr;
   address_t* rma_address_ = nullptr;
   size_t rma_address_length_ = 0;
-  int wake_fd_ = -1;        // with the RMA worker: an epoll set of both workers' fds
-  int rma_hot_ = 0;         // progress_workers: rounds the RMA worker is still polled in each
+  int wake_fd_ = -1;  // with the RMA worker: an epoll set of both workers' fds
+  int rma_hot_ = 0;   // progress_workers: rounds the RMA worker is still polled in each
   unsigned rma_idle_rounds_ = 0;
   int rma_in_flight_ = 0;   // puts whose flush has not completed
   mem_h window_ = nullptr;  // this PE's registered window (mem_register, on rma_ctx_)
