@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 
 namespace gshmem::ucx {
@@ -37,6 +38,17 @@ request_param_t host_param(void* user_data) {
   return p;
 }
 
+// What both contexts ask of UCX: every buffer the plugin hands it is host memory and says so, so
+// UCX never has to probe a pointer's memory type, and it needs none of UCX's CUDA transports.
+// Those are left out unless UCX_TLS names the transports itself: with the PyPI wheel's
+// cuda_copy/cuda_ipc loaded, the proxy's first messages across simulated nodes never arrived on
+// 2 x H200 (UCX 1.22, driver 580: the barrier timed out, then cuda_copy_md failed at exit);
+// leaving them out, the same run passed (bulk 1 MiB: 3.0 GB/s).
+void host_memory_only(const Api& a, config_t* cfg) {
+  a.config_modify(cfg, "MEMTYPE_CACHE", "n");
+  if (!std::getenv("UCX_TLS")) a.config_modify(cfg, "TLS", "^cuda_copy,cuda_ipc,gdr_copy");
+}
+
 }  // namespace
 
 bool Transport::init(const gshmemi_transport_init_args_v1& args, std::string* error) {
@@ -55,8 +67,7 @@ bool Transport::init(const gshmemi_transport_init_args_v1& args, std::string* er
     *error = who + ": ucp_config_read failed: " + status_text(s) + " (check the UCX_* variables)";
     return false;
   }
-  // Every buffer is host memory and says so: UCX never has to probe a pointer's memory type.
-  a.config_modify(cfg, "MEMTYPE_CACHE", "n");
+  host_memory_only(a, cfg);
   params_t p{};
   p.field_mask = kParamFieldFeatures;
   p.features = kFeatureAm | kFeatureWakeup | kFeatureRma;  // RMA: the bulk path's put
@@ -352,7 +363,7 @@ bool Transport::make_rma(std::string* why) {
     *why = "ucp_config_read failed: " + status_text(s);
     return false;
   }
-  a.config_modify(cfg, "MEMTYPE_CACHE", "n");
+  host_memory_only(a, cfg);
   a.config_modify(cfg, "RNDV_THRESH", "inf");  // UCX >= 1.20: no invalidation asked for then
   // Poll the interfaces from the start: with adaptive progress UCX polls an interface only once
   // an active message arrived on it, and a target that only receives puts never gets one (its
