@@ -40,18 +40,12 @@ constexpr size_t kMax = size_t{1} << 20, kWindow = size_t{4} << 20;
 enum Variant { v_lib, v_loop1, v_loop2, v_loop4, v_inline4, v_first2, v_count };
 const char* const kNames[v_count] = {"lib", "loop1", "loop2", "loop4", "inline4", "first2"};
 
-// n 16-byte units, KU loads in flight a thread, the last group predicated.
+// n 16-byte units from unit i on, KU loads in flight a thread, the last group predicated: the
+// library's own loop (impl/copy.cuh).
 template <int KU>
 __device__ __forceinline__ void loop_units(uint4* dst, const uint4* src, size_t n, size_t i) {
-  for (; i < n; i += KU * kThreads) {
-    uint4 v[KU];
-#pragma unroll
-    for (int k = 0; k < KU; ++k)
-      if (i + k * kThreads < n) v[k] = src[i + k * kThreads];
-#pragma unroll
-    for (int k = 0; k < KU; ++k)
-      if (i + k * kThreads < n) dst[i + k * kThreads] = v[k];
-  }
+  gshmem::detail::copy_units_guarded<uint4, KU>(reinterpret_cast<char*>(dst), reinterpret_cast<const char*>(src), n, i,
+                                                kThreads);
 }
 
 template <Variant V>
