@@ -107,6 +107,7 @@ void Engine::issue(uint64_t token, const ProxyOp& op, uint64_t* host_result, std
     reply_failed(token, op, host_failed);
     return;
   }
+  if ((token & kHostBit) && host_failed && !op.fetches() && !op.gets_data()) host_watch_[token] = host_failed;
   if (bulk_eligible(op)) {
     // A sequence number per chunk; the op is complete when its last one is acknowledged.
     const uint64_t chunks = (op.size + cfg_.bulk.chunk - 1) / cfg_.bulk.chunk;
@@ -178,7 +179,10 @@ void Engine::publish() {
     ring_.advance_released();
   }
   host_done_.advance(acked, failed);
-  if (cfg_.host_queue) cfg_.host_queue->publish_completed(host_done_.completed());
+  const uint64_t done = host_done_.completed();
+  for (auto it = host_watch_.begin(); it != host_watch_.end() && (it->first & ~kHostBit) < done;)
+    it = host_watch_.erase(it);  // complete: acknowledged, or failed and flagged before
+  if (cfg_.host_queue) cfg_.host_queue->publish_completed(done);
 }
 
 }  // namespace gshmem::proxy

@@ -174,7 +174,10 @@ class Engine final : private TransportCallbacks {
   std::vector<uint8_t> failed_;                    // per PE
   std::vector<Inbound> inbound_;                   // per source
   std::unordered_map<uint64_t, Pending> pending_;  // by token: ops waiting for a reply
-  std::unordered_map<uint64_t, int> send_tag_;     // blocking by-reference puts: token -> target
+  // Host ops that wait for completion but not for a reply (a blocking put): their failure flag,
+  // by token, until they complete, so that a put its target never acknowledged reports failure.
+  std::map<uint64_t, std::atomic<int>*> host_watch_;
+  std::unordered_map<uint64_t, int> send_tag_;  // blocking by-reference puts: token -> target
   std::deque<std::unique_ptr<Applying>> applying_;
   std::vector<Stager::Done> done_scratch_;
   std::vector<std::pair<uint64_t, HostOp>> host_scratch_;

@@ -239,8 +239,11 @@ void Engine::on_peer_failed(int q, const std::string& why) {
   tokens.erase(std::unique(tokens.begin(), tokens.end()), tokens.end());
   for (uint64_t token : tokens) {
     auto it = pending_.find(token);
-    fail_op(token, q, me + op_name(token) + " to PE " + std::to_string(q) + " failed: " + cause,
-            it == pending_.end() ? nullptr : it->second.host_failed);
+    auto w = host_watch_.find(token);
+    std::atomic<int>* host_failed = it != pending_.end()     ? it->second.host_failed
+                                    : w != host_watch_.end() ? w->second
+                                                             : nullptr;
+    fail_op(token, q, me + op_name(token) + " to PE " + std::to_string(q) + " failed: " + cause, host_failed);
     if (it != pending_.end()) {
       finish_reply(token, it->second, 0, true);
     } else if (send_tag_.erase(token)) {

@@ -165,6 +165,7 @@ TEST(ProxyBulk, AFailedTargetFailsItsChunkedPutsAndFreesSlots) {
   EXPECT_LT(c.nodes[0].engine->host_completed(), 1u) << "PE 1 applies nothing: its put cannot be complete";
   c.kill(1, "killed by the test");
   ASSERT_TRUE(c.pump_until([&] { return c.nodes[0].engine->host_completed() == 2; }));
+  EXPECT_EQ(failed1.load(), 1) << "the blocking put PE 1 never acknowledged reports failure to its caller";
   EXPECT_EQ(failed2.load(), 0);
   for (uint64_t b = 0; b < kBig; ++b) ASSERT_EQ(c.nodes[2].bytes()[b], d[b]) << "byte " << b;
   again.op = ref_put(2, 2 * kBig, d.data(), kBig);
@@ -173,7 +174,7 @@ TEST(ProxyBulk, AFailedTargetFailsItsChunkedPutsAndFreesSlots) {
   ASSERT_TRUE(c.pump_until([&] { return c.nodes[0].engine->host_completed() == 3; }));
   EXPECT_EQ(failed3.load(), 0);
   for (uint64_t b = 0; b < kBig; ++b) ASSERT_EQ(c.nodes[2].bytes()[2 * kBig + b], d[b]) << "byte " << b;
-  // The engine records each failed op (a host put's flag is set only for ops awaiting a reply).
+  // The engine records each failed op.
   bool named = false;
   for (const Failure& f : c.nodes[0].engine->failures()) {
     EXPECT_EQ(f.target, 1) << f.message;

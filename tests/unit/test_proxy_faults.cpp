@@ -68,6 +68,31 @@ TEST(ProxyFaults, AFailedPeerFailsOnlyItsOwnOperations) {
   EXPECT_TRUE(c.nodes[1].engine->failures().empty());
 }
 
+// Blocking host puts (no reply awaited, only completion) to a target that stops applying and is
+// killed: the caller's failure flag is set for the one it never acknowledged, not for the one
+// to the live PE, and both complete (no hang).
+TEST(ProxyFaults, ABlockingHostPutToAFailedPeerReportsFailure) {
+  Cluster c(3, 5, 4096, LoopbackOptions{11, 2000, true}, false);
+  c.nodes[2].stager->set_stalled(true);
+  uint8_t v[8];
+  for (int b = 0; b < 8; ++b) v[b] = pattern(7, 2, b);
+  std::atomic<int> failed1{0}, failed2{0};
+  HostOp to1, to2;
+  to1.op = inline_put(1, 64, v, 8);
+  to1.failed = &failed1;
+  to2.op = inline_put(2, 64, v, 8);
+  to2.failed = &failed2;
+  c.nodes[0].host->push(to2);
+  c.nodes[0].host->push(to1);
+  for (int i = 0; i < 300; ++i) c.pump();
+  EXPECT_EQ(c.nodes[0].engine->host_completed(), 0u) << "PE 2 applies nothing: its put cannot be complete";
+  c.kill(2, "killed by the test");
+  ASSERT_TRUE(c.pump_until([&] { return c.nodes[0].engine->host_completed() == 2; }));
+  EXPECT_EQ(failed2.load(), 1) << "the put PE 2 never acknowledged reports failure to its caller";
+  EXPECT_EQ(failed1.load(), 0);
+  for (int b = 0; b < 8; ++b) EXPECT_EQ(c.nodes[1].bytes()[64 + b], v[b]) << "byte " << b;
+}
+
 TEST(ProxyFaults, BadEntriesAreReportedAndSkipped) {
   Cluster c(2, 3, 1024, LoopbackOptions{88, 0, false}, false);
   TestRing& r = *c.nodes[0].ring;
