@@ -118,7 +118,12 @@ void Engine::issue(uint64_t token, const ProxyOp& op, uint64_t* host_result, std
     return;
   }
   const uint64_t seq = next_seq_[q]++;
-  tr.add(id, q, seq);
+  // An untracked signal (a team sync's) is complete once sent: it still takes its place in the
+  // pair's sequence, so the target applies it after everything sent before it.
+  if (op.op == GSHMEMI_PROXY_OP_SIGNAL && (op.flags & GSHMEMI_PROXY_F_UNTRACKED))
+    tr.add_finished(id);
+  else
+    tr.add(id, q, seq);
   WireHeader h;
   h.kind = static_cast<uint8_t>(MsgKind::kOp);
   h.op = op.op;

@@ -159,6 +159,32 @@ TEST(ProxyOrder, CompletedNeverPassesAnUnappliedOperation) {
   EXPECT_EQ(bad, 0) << "completed passed an operation not yet applied";
 }
 
+// A team sync's signal (GSHMEMI_PROXY_F_UNTRACKED) is complete once sent: `completed` passes it
+// while the message is still on its way (so a barrier's quiet does not wait a round trip for the
+// previous barrier's signals), yet the target applies it in its place in the pair's sequence.
+TEST(ProxyOrder, AnUntrackedSignalCompletesWhenSentAndKeepsItsPlace) {
+  Cluster c(2, 5, 64, LoopbackOptions{7, 200000, false}, false);  // every message 0..200 us late
+  Producer p(*c.nodes[0].ring, 3);
+  ProxyOp sync = signal_op(1, 0, 1, true);
+  sync.flags |= GSHMEMI_PROXY_F_UNTRACKED;
+  ASSERT_EQ(p.post(sync), 0u);
+  ASSERT_EQ(p.post(sync), 1u);
+  c.pump();
+  EXPECT_EQ(c.nodes[0].ring->completed(), 2u) << "an untracked signal waited for its acknowledgement";
+  const uint8_t v[8] = {0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88};
+  ASSERT_EQ(p.post(inline_put(1, 8, v, 8)), 2u);
+  ProxyOp user = signal_op(1, 16, 5, true);  // signal_op's own signal: tracked
+  ASSERT_EQ(p.post(user), 3u);
+  c.pump();
+  EXPECT_EQ(c.nodes[0].ring->completed(), 2u) << "completed passed a put before its acknowledgement";
+  ASSERT_TRUE(c.pump_until([&] { return c.nodes[0].ring->completed() == 4; }));
+  // Complete means applied for the tracked ones; the untracked signals, earlier in the sequence,
+  // were applied before them.
+  EXPECT_EQ(c.nodes[1].heap[0], 2u);
+  EXPECT_EQ(std::memcmp(c.nodes[1].bytes() + 8, v, 8), 0);
+  EXPECT_EQ(c.nodes[1].heap[2], 5u);
+}
+
 // Host calls through the host queue, from two threads, mixed with ring traffic: the eventfd
 // wakes, each thread's puts land in call order (the last one to a slot wins), fetches return
 // distinct counter values, and the host count reaches every id.

@@ -302,6 +302,15 @@ __device__ __forceinline__ void signal(const uint64_t* sig, uint64_t value, int 
        offset_of(sig), gshmemi_proxy_lo(value), gshmemi_proxy_hi(value));
 }
 
+// A team sync's counted signal (ADD 1), complete once the proxy sent it: a quiet does not wait for
+// its acknowledgement (GSHMEMI_PROXY_F_UNTRACKED). A barrier quiets before its signals, so with
+// tracked ones every barrier waited a network round trip for the previous barrier's signals,
+// which its partners had already proven arrived by sending theirs.
+__device__ __forceinline__ void sync_signal(const uint64_t* sig, int pe) {
+  post(w0(GSHMEMI_PROXY_OP_SIGNAL, GSHMEMI_PROXY_F_SIGNAL_ADD | GSHMEMI_PROXY_F_UNTRACKED, 0, pe), 0, 0, 0,
+       offset_of(sig), 1, 0);
+}
+
 // The proxy's half of quiet, by one thread after the scope's barrier and system fence: waits
 // until `completed` (the lowest incomplete ticket, stored by the proxy with a release after the
 // targets acknowledged their applies and every get's data landed here) passes every ticket

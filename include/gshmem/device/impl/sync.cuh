@@ -127,7 +127,7 @@ template <class Scope>
 __device__ __forceinline__ void proxy_sync_signals(uint64_t* flags, int start, int stride, int size, int me) {
   for (int i = Scope::rank(); i < size; i += Scope::size()) {
     const int pe = start + i * stride;
-    if (i != me && peer_address(flags + me, pe) == nullptr) proxy::signal(flags + me, 1, GSHMEM_SIGNAL_ADD, pe);
+    if (i != me && peer_address(flags + me, pe) == nullptr) proxy::sync_signal(flags + me, pe);
   }
 }
 
@@ -178,7 +178,7 @@ static __device__ __noinline__ void sync_members_mixed(const gshmemi_team t, con
       if (flag != nullptr)
         red_add_release_sys(flag, uint64_t{1});
       else
-        proxy::signal(t.sync_flags + r, 1, GSHMEM_SIGNAL_ADD, team_world_pe(t, to));
+        proxy::sync_signal(t.sync_flags + r, team_world_pe(t, to));
       take_signal(t.sync_flags + r, t.sync_flags, what, team_world_pe(t, from), 0);
     }
   }
