@@ -393,6 +393,31 @@ TEST(Launcher, ExtraEnvironmentReachesEveryPe) {
   }
 }
 
+// --sim-nodes: each PE gets its group's GSHMEM_HOSTID (an inherited one replaced), eager module
+// loading, and NCCL_HOSTID with the same value unless the user set NCCL_HOSTID.
+TEST(Launcher, SimulatedNodesSetTheHostIdsOfGshmemAndNccl) {
+  TempDir dir;
+  Result r = run({"-n", "3", "--sim-nodes", "2", "--", kProbe, "report", dir.path(), "GSHMEM_HOSTID", "NCCL_HOSTID",
+                  "CUDA_MODULE_LOADING"},
+                 {{"GSHMEM_HOSTID", "inherited"}});
+  ASSERT_TRUE(r.exited && r.code == 0) << describe(r);
+  std::string ids[3];
+  for (int rank = 0; rank < 3; ++rank) {
+    auto kv = read_report(dir.file("pe" + std::to_string(rank) + ".txt"));
+    ids[rank] = kv["env.GSHMEM_HOSTID"];
+    EXPECT_NE(ids[rank].find("-sim"), std::string::npos) << ids[rank];
+    EXPECT_EQ(kv["env.NCCL_HOSTID"], ids[rank]) << rank;
+    EXPECT_EQ(kv["env.CUDA_MODULE_LOADING"], "EAGER");
+  }
+  EXPECT_EQ(ids[0], ids[1]);  // groups of PEs i * K / N: {0, 1} and {2}
+  EXPECT_NE(ids[1], ids[2]);
+  r = run({"-n", "2", "--sim-nodes", "2", "--", kProbe, "report", dir.path(), "NCCL_HOSTID"},
+          {{"NCCL_HOSTID", "mine"}});
+  ASSERT_TRUE(r.exited && r.code == 0) << describe(r);
+  for (int rank = 0; rank < 2; ++rank)
+    EXPECT_EQ(read_report(dir.file("pe" + std::to_string(rank) + ".txt"))["env.NCCL_HOSTID"], "mine");
+}
+
 // End to end: the PEs find themselves through bootstrap::detect_from_env and
 // rendezvous through bootstrap::connect, rank 0 on the inherited listener
 // (binding the id's port itself would fail while that socket is open, and a

@@ -172,7 +172,13 @@ int main(int argc, char** argv) {
     spec.env.push_back("GSHMEM_LOCAL_RANK=" + std::to_string(rank));
     spec.env.push_back("GSHMEM_LOCAL_SIZE=" + std::to_string(opt.np));
     spec.env.push_back("GSHMEM_UNIQUEID=" + uniqueid);
-    if (opt.sim_nodes > 0) spec.env.push_back("GSHMEM_HOSTID=" + sim_node_hostid(host, rank, opt.np, opt.sim_nodes));
+    if (opt.sim_nodes > 0) {
+      const std::string id = sim_node_hostid(host, rank, opt.np, opt.sim_nodes);
+      spec.env.push_back("GSHMEM_HOSTID=" + id);
+      // NCCL in the same job (perftest's anchor, a user's program) sees the same nodes unless
+      // told otherwise: without it NCCL would join the groups through shared memory and NVLink.
+      if (env_lookup(base_env, "NCCL_HOSTID") == nullptr) spec.env.push_back("NCCL_HOSTID=" + id);
+    }
     // Proxy peers (simulated nodes, GSHMEM_HOSTID, GSHMEM_DISABLE_P2P) need eager kernel loading
     // (src/host/proxy/proxy.h, prefer_eager_loading); a PE may start CUDA before gshmem_init,
     // too late for the library to ask for it.

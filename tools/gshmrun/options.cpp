@@ -271,6 +271,8 @@ void print_usage(FILE* out) {
           "                              that port\n"
           "  GSHMEM_HOSTID               with --sim-nodes only: \"<host>-sim<k>\" for PE i in\n"
           "                              group k = i * K / N (replaces an inherited value)\n"
+          "  NCCL_HOSTID                 with --sim-nodes, unless set: the same value, so that\n"
+          "                              NCCL in the job sees the same nodes\n"
           "Stdin goes to PE 0 unless it is a terminal; the other PEs read /dev/null.\n"
           "\n"
           "With -H / --hostfile every PE starts through CMD (this host too, if listed). Its\n"
