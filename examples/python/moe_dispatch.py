@@ -111,8 +111,12 @@ def main(argv=None):
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--no-graph", action="store_true", help="skip the CUDA-graph timing")
     a = ap.parse_args(argv)
-    dist.init_process_group("nccl")
-    dev = gt.init()
+    # Run inside a caller's job (python/bench/bench_torch.py) or on its own: start and end only
+    # what it started. A second NCCL process group in one torchrun job failed to connect.
+    own_group, own_gshmem = not dist.is_initialized(), not gt.is_initialized()
+    if own_group:
+        dist.init_process_group("nccl")
+    dev = gt.init() if own_gshmem else torch.cuda.current_device()
     moe = Moe(a.tokens, a.hidden, a.topk, a.experts_per_pe, dev)
     me = gt.my_pe()
     for seed in range(3):  # correctness: bitwise equal to the NCCL path, every element
@@ -141,8 +145,10 @@ def main(argv=None):
     torch.cuda.synchronize()
     gt.release_workspaces()
     moe.free()
-    gt.finalize()
-    dist.destroy_process_group()
+    if own_gshmem:
+        gt.finalize()
+    if own_group:
+        dist.destroy_process_group()
     return t_g, t_n, t_graph
 
 

@@ -148,6 +148,11 @@ def main():
     n, me = gt.n_pes(), gt.my_pe()
     rows = bench_collectives(n, dev, a.quick)
     host = bench_host(dev)
+    # The MoE step (examples/python/moe_dispatch.py) in the same process group and gshmem job.
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "examples" / "python"))
+    import moe_dispatch
+    moe_args = ["--tokens", "1024", "--hidden", "1024"] if a.quick else ["--tokens", "8192", "--hidden", "4096"]
+    t_g, t_n, t_graph = moe_dispatch.main(moe_args + ["--iters", "20"])
     gt.release_workspaces()
     gt.finalize()
     dist.destroy_process_group()
@@ -166,11 +171,6 @@ def main():
             print(f"  {k:52s} {v:7.2f} us")
         over = host["gshmem.torch.all_reduce"] - host["C gshmemx_bfloat16_sum_reduce_on_stream (ctypes)"]
         print(f"  Python overhead over the C call: {over:.2f} us")
-    # The MoE step: its own start-up and teardown (examples/python/moe_dispatch.py).
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "examples" / "python"))
-    import moe_dispatch
-    moe_args = ["--tokens", "1024", "--hidden", "1024"] if a.quick else ["--tokens", "8192", "--hidden", "4096"]
-    t_g, t_n, t_graph = moe_dispatch.main(moe_args + ["--iters", "20"])
     if me == 0 and a.json:
         pathlib.Path(a.json).write_text(json.dumps({
             "pes": n, "rows": [dict(op=o, bytes=s, gshmem_us=g, nccl_us=c, symm_mem_us=t, busbw_factor=f)
