@@ -385,8 +385,17 @@ void latency(int pe, Shared* sh) {
     }
   }
   const double rt = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / kIters;
+  // An exchange, as a team sync of two: both send, then both wait for the other's.
+  const uint64_t base = kIters + kWarm;
+  for (uint64_t i = 1; i <= kIters + kWarm; ++i) {
+    if (i == kWarm + 1) t0 = std::chrono::steady_clock::now();
+    send(base + i);
+    wait(base + i);
+  }
+  const double ex = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / kIters;
   p.quiet(pushed);
   p.barrier(1, 2);
+  if (pe == 0) sh->values[0][4] = static_cast<uint64_t>(ex);
   if (pe == 0) {
     sh->values[0][2] = static_cast<uint64_t>(rt / 2);
     const uint64_t v = 7;
@@ -435,6 +444,9 @@ TEST(TransportUcxBulk, BandwidthReport) {
   std::printf("engine + UCX (tcp, 127.0.0.1), host memory:\n");
   std::printf("  8 B put with signal, one-way (half a ping-pong): %.1f us\n", sh->values[0][2] / 1e3);
   std::printf("  8 B put + quiet (the acknowledgement's round trip): %.1f us\n", sh->values[0][3] / 1e3);
+  std::printf("  8 B put with signal both ways at once, then both wait (a sync of two): %.1f us\n",
+              sh->values[0][4] / 1e3);
+  RecordProperty("exchange_8B_ns", std::to_string(sh->values[0][4]));
   RecordProperty("put_signal_8B_oneway_ns", std::to_string(sh->values[0][2]));
   RecordProperty("put_quiet_8B_ns", std::to_string(sh->values[0][3]));
   std::printf("put then quiet (GB/s, best of %d)               1 MiB   64 MiB\n", rounds);
