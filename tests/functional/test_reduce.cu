@@ -26,7 +26,8 @@
 //     sizes from 4 bytes (one inline proxy entry across nodes) to several rounds of the
 //     spanning path's receive slots, in place and not, misaligned, each member in its own form
 //     (device thread / warp / block, host, on-stream), so that a member runs ahead of others
-//     into the next call; every result element, every source and the poison between checked.
+//     into the next call; every result element, every source and the poison between checked;
+//     on the world team and on the split teams (whose 1 MiB of scratch makes more rounds).
 // Modes: no argument: the tests above. With GT_REDUCE_ERRORS (test_reduce_errors, built
 // with GSHMEM_DEBUG_CHECKS): argv[1] names one invalid call; reduce_errors.sh checks the
 // messages.
@@ -640,7 +641,6 @@ void chain_run(Env& e, const Team& t, const std::vector<ChainStep>& steps, Form 
 // (unchanged where not in place; in place, a reducescatter's chunks but 0 and the member's own)
 // and the poison around them is checked.
 void chains(Env& e, const Team& t) {
-  if (t.me < 0) return;
   const size_t parts = t.members.size();
   const size_t big = (size_t{1} << 19) + 5;  // 2 MiB + 20 bytes: 3 or more rounds of the spanning path's slots
   for (int mix = 0; mix < 5; ++mix) {
@@ -657,6 +657,11 @@ void chains(Env& e, const Team& t) {
         {a, big, 0, true},  // several rounds in place, right after a reducescatter
         {!a, 1, 0, true},
     };
+    if (t.me < 0) {  // not a member: the salts and the barrier in step with the members
+      e.salt += steps.size();
+      gshmem_barrier_all();
+      continue;
+    }
     const size_t used = chain_layout(steps, parts);
     const Form form = kChainForms[(t.me + mix) % 5];
     set_context("%s chain %d: %s, members in forms of their own", kScatter ? "reducescatter" : "reduce", mix,
@@ -728,6 +733,7 @@ void split_teams(Env& e) {
         run<tag_int_sum>(e, t, Case{f, n, 0, false});
         run<tag_half_sum>(e, t, Case{f, n, 1, n == 4099});
       }
+    chains(e, t);  // across nodes: the 1 MiB scratch of a split team, rounds of 512 KiB or less
     gshmem_barrier_all();
     if (t.me >= 0) gshmem_team_destroy(t.handle);
   }
