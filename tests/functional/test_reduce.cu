@@ -21,7 +21,13 @@
 //     on-stream: one group for all slots against a CTA per slot);
 //   - the world team and a team split off it (every other PE, and all but PE 0);
 //   - float and double min / max with NaN in some members' arrays: ignored unless every
-//     member has NaN there, in every path and form, forms mixed too.
+//     member has NaN there, in every path and form, forms mixed too;
+//   - chains of calls with no barrier between them: reduce and reducescatter alternating,
+//     sizes from 4 bytes (one inline proxy entry across nodes) to several rounds of the
+//     spanning path's receive slots, in place and not, misaligned, each member in its own form
+//     (device thread / warp / block, host, on-stream), so that a member runs ahead of others
+//     into the next call; every result element, every source and the poison between checked;
+//     on the world team and on the split teams (whose 1 MiB of scratch makes more rounds).
 // Modes: no argument: the tests above. With GT_REDUCE_ERRORS (test_reduce_errors, built
 // with GSHMEM_DEBUG_CHECKS): argv[1] names one invalid call; reduce_errors.sh checks the
 // messages.
@@ -544,6 +550,159 @@ void nan_cases(Env& e, const Team& t) {
   }
 }
 
+// ------------------------------------------------------------------ chains without barriers
+// One call of a chain: reduce or reducescatter (float sum) of n elements per member, its arrays
+// at src_at / dst_at (elements of e.src / e.dst; in place: dest is the source).
+struct ChainStep {
+  bool scatter;
+  size_t n, off;  // off: elements past a 256-byte boundary (misaligned arrays)
+  bool in_place;
+  size_t src_at = 0, dst_at = 0;  // element offsets of the arrays in e.src / e.dst (set by chain_layout)
+  uint64_t salt = 0;
+};
+struct ChainCall {  // what the device forms get
+  int scatter;
+  size_t n;
+  float* dst;
+  const float* src;
+};
+
+template <class S>
+__global__ void k_chain(gshmem_team_t team, const ChainCall* calls, int ncalls, int* ret) {
+  int bad = 0;
+  for (int c = 0; c < ncalls; ++c) {  // back to back: no barrier, no sync between the calls
+    const ChainCall k = calls[c];
+    const int r = k.scatter ? gshmem::reducescatter<rop::sum, S>(team, k.dst, k.src, k.n)
+                            : gshmem::reduce<rop::sum, S>(team, k.dst, k.src, k.n);
+    if (r != 0) bad = c + 1;
+  }
+  if (S::rank() == 0) *ret = bad;
+}
+
+// Forms a member may run a chain in; member p of run `mix` takes kChainForms[(p + mix) % 5].
+constexpr Form kChainForms[5] = {kBlock, kThread, kHost, kWarp, kStream};
+
+// Places the steps' arrays one after the other in e.src and e.dst, 256-byte aligned plus the
+// step's offset, kGuard bytes of poison between them; returns the elements used in each.
+size_t chain_layout(std::vector<ChainStep>& steps, size_t parts) {
+  const size_t gap = kGuard / sizeof(float), align = 256 / sizeof(float);
+  size_t at = 0;
+  for (ChainStep& st : steps) {
+    const size_t n_in = st.scatter ? st.n * parts : st.n;
+    st.src_at = at + st.off;
+    st.dst_at = st.in_place ? st.src_at : at + st.off;
+    at = (st.src_at + n_in + gap + align - 1) / align * align;
+  }
+  return at;
+}
+
+void chain_run(Env& e, const Team& t, const std::vector<ChainStep>& steps, Form form) {
+  float* src = e.src.at<float>(0);
+  float* dst = e.dst.at<float>(0);
+  if (form == kHost || form == kStream) {
+    for (const ChainStep& st : steps) {
+      float* d = st.in_place ? src + st.src_at : dst + st.dst_at;
+      const float* s = src + st.src_at;
+      int r;
+      if (form == kHost)
+        r = st.scatter ? gshmem_float_sum_reducescatter(t.handle, d, s, st.n)
+                       : gshmem_float_sum_reduce(t.handle, d, s, st.n);
+      else
+        r = st.scatter ? gshmemx_float_sum_reducescatter_on_stream(t.handle, d, s, st.n, e.stream)
+                       : gshmemx_float_sum_reduce_on_stream(t.handle, d, s, st.n, e.stream);
+      GT_CHECK_EQ(0, r);
+    }
+    CUDA_CHECK(cudaStreamSynchronize(e.stream));
+    return;
+  }
+  std::vector<ChainCall> calls;
+  for (const ChainStep& st : steps)
+    calls.push_back(
+        ChainCall{st.scatter ? 1 : 0, st.n, st.in_place ? src + st.src_at : dst + st.dst_at, src + st.src_at});
+  ChainCall* d_calls = nullptr;
+  CUDA_CHECK(cudaMalloc(&d_calls, calls.size() * sizeof(ChainCall)));
+  CUDA_CHECK(cudaMemcpy(d_calls, calls.data(), calls.size() * sizeof(ChainCall), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemset(e.d_ret, 0xff, sizeof(int)));
+  const int nc = static_cast<int>(calls.size());
+  if (form == kThread)
+    k_chain<thread_scope><<<1, 1>>>(t.handle, d_calls, nc, e.d_ret);
+  else if (form == kWarp)
+    k_chain<warp_scope><<<1, 32>>>(t.handle, d_calls, nc, e.d_ret);
+  else
+    k_chain<block_scope><<<1, 256>>>(t.handle, d_calls, nc, e.d_ret);
+  KERNEL_CHECK();
+  int r = -2;
+  CUDA_CHECK(cudaMemcpy(&r, e.d_ret, sizeof(int), cudaMemcpyDeviceToHost));
+  GT_CHECK_EQ(0, r);  // else the 1-based index of the last call that failed
+  CUDA_CHECK(cudaFree(d_calls));
+}
+
+// Every member runs the chain in its own form; then every element of every result, the sources
+// (unchanged where not in place; in place, a reducescatter's chunks but 0 and the member's own)
+// and the poison around them is checked.
+void chains(Env& e, const Team& t) {
+  const size_t parts = t.members.size();
+  const size_t big = (size_t{1} << 19) + 5;  // 2 MiB + 20 bytes: 3 or more rounds of the spanning path's slots
+  for (int mix = 0; mix < 5; ++mix) {
+    const bool a = (mix & 1) != 0;  // which kind opens the chain
+    std::vector<ChainStep> steps = {
+        {a, 2, 0, false},               // 8 bytes: one inline proxy entry with its signal
+        {!a, 1, 0, false},              // 4 bytes
+        {a, 4, 0, true},                // 16 bytes, in place
+        {!a, 5, 1, false},              // 20 bytes (by reference across the proxy), misaligned
+        {a, big, 0, false},             // several rounds
+        {!a, (big >> 1) + 2, 0, true},  // several rounds (at 4 PEs), in place
+        {a, 4099, 1, true},             // misaligned, in place
+        {!a, 33, 1, false},
+        {a, big, 0, true},  // several rounds in place, right after a reducescatter
+        {!a, 1, 0, true},
+    };
+    if (t.me < 0) {  // not a member: the salts and the barrier in step with the members
+      e.salt += steps.size();
+      gshmem_barrier_all();
+      continue;
+    }
+    const size_t used = chain_layout(steps, parts);
+    const Form form = kChainForms[(t.me + mix) % 5];
+    set_context("%s chain %d: %s, members in forms of their own", kScatter ? "reducescatter" : "reduce", mix,
+                kFormName[form]);
+    poison_device(e.src.base, kGuard + used * sizeof(float) + kGuard);
+    poison_device(e.dst.base, kGuard + used * sizeof(float) + kGuard);
+    for (ChainStep& st : steps) {
+      st.salt = ++e.salt;
+      fill<float, rop::sum>(e.src.at<float>(st.src_at), st.scatter ? st.n * parts : st.n, gshmem_my_pe(), st.salt);
+    }
+    CUDA_CHECK(cudaDeviceSynchronize());
+    gshmem_barrier_all();  // every member's arrays are ready; then no barrier until the chain ends
+    chain_run(e, t, steps, form);
+    // Expected words of both buffers: poison, the untouched sources, the results (bits).
+    const size_t words = (kGuard + used * sizeof(float) + kGuard) / sizeof(float), g = kGuard / sizeof(float);
+    uint32_t poison;
+    memset(&poison, kPoison, sizeof(poison));
+    std::vector<uint32_t> want_src(words, poison), want_dst(words, poison), got(words);
+    std::vector<bool> any_src(words, false);  // an in-place reducescatter's own chunk: any value
+    auto put = [](std::vector<uint32_t>& w, size_t at, float v) { memcpy(&w[at], &v, sizeof(v)); };
+    for (const ChainStep& st : steps) {
+      const size_t n_in = st.scatter ? st.n * parts : st.n, base = st.scatter ? static_cast<size_t>(t.me) * st.n : 0;
+      for (size_t i = 0; i < n_in; ++i)
+        put(want_src, g + st.src_at + i, rval<float, rop::sum>(gshmem_my_pe(), i, st.salt));
+      std::vector<uint32_t>& d = st.in_place ? want_src : want_dst;
+      for (size_t i = 0; i < st.n; ++i)
+        put(d, g + st.dst_at + i, expect<float, rop::sum>(t.members, base + i, st.salt));
+      if (st.in_place && st.scatter && t.me != 0)
+        for (size_t i = 0; i < st.n; ++i) any_src[g + st.src_at + base + i] = true;
+    }
+    CUDA_CHECK(cudaMemcpy(got.data(), e.dst.base, words * sizeof(float), cudaMemcpyDeviceToHost));
+    verify_array(
+        "dest and the poison around it (bits)", got.data(), words, [&](size_t i) { return want_dst[i]; }, __FILE__,
+        __LINE__);
+    CUDA_CHECK(cudaMemcpy(got.data(), e.src.base, words * sizeof(float), cudaMemcpyDeviceToHost));
+    verify_array(
+        "sources (in place: dest) and the poison around them (bits)", got.data(), words,
+        [&](size_t i) { return any_src[i] ? got[i] : want_src[i]; }, __FILE__, __LINE__);
+  }
+}
+
 // 64 MiB of input: the multi-CTA path of the host and on-stream forms.
 void large(Env& e, const Team& t) {
   // Across simulated nodes: 1M + 5 (the spanning path's chunks, many of them, in place too).
@@ -574,6 +733,7 @@ void split_teams(Env& e) {
         run<tag_int_sum>(e, t, Case{f, n, 0, false});
         run<tag_half_sum>(e, t, Case{f, n, 1, n == 4099});
       }
+    chains(e, t);  // across nodes: the 1 MiB scratch of a split team, rounds of 512 KiB or less
     gshmem_barrier_all();
     if (t.me >= 0) gshmem_team_destroy(t.handle);
   }
@@ -610,6 +770,7 @@ int main() {
   forms<tag_int_sum, tag_float_sum, tag_half_sum, tag_bfloat16_max, tag_uint64_xor, tag_int8_prod, tag_double_min>(
       e, world);
   mixed(e, world);
+  chains(e, world);
   if constexpr (!kScatter) nan_cases(e, world);
   large(e, world);
   split_teams(e);

@@ -10,6 +10,7 @@
 #include "plain_cxx.h"  // before the __host__ __device__ headers
 
 #include <cstdint>
+#include <vector>
 
 #include "gshmem/device/impl/reduce_layout.cuh"
 
@@ -20,6 +21,7 @@ using gshmem::detail::kLLMaxWords;
 using gshmem::detail::kLLMinWords;
 using gshmem::detail::kReduceHostCheckWords;
 using gshmem::detail::kReducePushSlots;
+using gshmem::detail::kReduceSpanPiece;
 using gshmem::detail::ll_area;
 using gshmem::detail::ll_area_of;
 using gshmem::detail::reduce_plan;
@@ -28,6 +30,9 @@ using gshmem::detail::reduce_region;
 using gshmem::detail::reduce_region_of;
 using gshmem::detail::reduce_slot_span;
 using gshmem::detail::reduce_span;
+using gshmem::detail::reduce_span_rounds;
+using gshmem::detail::reduce_span_slot_bytes;
+using gshmem::detail::reduce_span_slot_offset;
 using gshmem::detail::team_layout_fill;
 
 // A device-like address (only the arithmetic is exercised; nothing is dereferenced).
@@ -251,6 +256,68 @@ TEST(ScratchLayout, ReductionPlanTakesLLForArraysOfOneLLMessage) {
         if (p.ll) EXPECT_TRUE(p.push && p.slots == 1);
       }
   }
+}
+
+// The spanning path's receive slots (reduce_span.cuh): at every receiver, one slot per round
+// parity and other member, disjoint, 16-byte aligned, inside the push area; whole 1 MiB proxy
+// pieces from 1 MiB on, else all the room there is; no room, no slot.
+TEST(ScratchLayout, SpanSlotsAreDisjointAndInsideThePushArea) {
+  const uint64_t mib = uint64_t{1} << 20;
+  for (uint64_t bytes : {uint64_t{1} << 12, uint64_t{1} << 16, mib, mib + 768, 4 * mib, 16 * mib, 64 * mib})
+    for (int n : {1, 2, 3, 4, 7, 64, 1000}) {
+      SCOPED_TRACE(testing::Message() << "scratch " << bytes << " bytes, " << n << " members");
+      const reduce_region r = reduce_region_of(kBase, bytes, n);
+      const uint64_t slot = reduce_span_slot_bytes(r);
+      if (r.nslots == 0 || n < 2) {
+        EXPECT_EQ(slot, 0u);
+        continue;
+      }
+      const uint64_t area = 2ull * n * r.push_bytes, cut = area / (2ull * (n - 1)) / 16 * 16;
+      EXPECT_EQ(slot % 16, 0u);
+      if (cut >= kReduceSpanPiece) {
+        EXPECT_EQ(slot % kReduceSpanPiece, 0u);
+        EXPECT_GT(slot + kReduceSpanPiece, cut) << "the most whole pieces";
+      } else {
+        EXPECT_EQ(slot, cut);
+      }
+      EXPECT_LE(2ull * (n - 1) * slot, area);
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(r.push) % 16, 0u);
+      if (slot == 0) continue;
+      for (int me : {0, 1, n / 2, n - 1}) {
+        std::vector<bool> used(2ull * (n - 1), false);
+        for (uint64_t parity : {0u, 1u})
+          for (int j = 0; j < n; ++j) {
+            if (j == me) continue;
+            const uint64_t off = reduce_span_slot_offset(slot, n, parity, j, me);
+            ASSERT_EQ(off % slot, 0u);
+            const uint64_t k = off / slot;
+            ASSERT_LT(k, used.size()) << "sender " << j << " at " << me;
+            EXPECT_FALSE(used[k]) << "sender " << j << " parity " << parity << " at " << me << ": slot taken";
+            used[k] = true;
+          }
+      }
+    }
+  // The world team (4 x GSHMEM_TEAM_SCRATCH_SIZE, 4 MiB by default) of 2 PEs: 1 MiB a round, one
+  // bulk piece; of 4 PEs, all the room (2 x 3 slots of about 680 KiB).
+  EXPECT_EQ(reduce_span_slot_bytes(reduce_region_of(kBase, 4 * mib, 2)), mib);
+  const uint64_t s4 = reduce_span_slot_bytes(reduce_region_of(kBase, 4 * mib, 4));
+  EXPECT_LT(s4, mib);
+  EXPECT_GT(s4, 4 * mib / 6 - mib / 32);
+  // A split team's 1 MiB of 2 PEs: just under 512 KiB.
+  EXPECT_GT(reduce_span_slot_bytes(reduce_region_of(kBase, mib, 2)), mib / 2 - mib / 32);
+}
+
+// A call's rounds: the elements of a slot each; the same cut for a reduce and a reducescatter
+// (each member's chunk) and for every member.
+TEST(ScratchLayout, SpanRoundsCutTheArrayIntoSlots) {
+  const uint64_t mib = uint64_t{1} << 20;
+  EXPECT_EQ(reduce_span_rounds(0, 4, mib), 0u);
+  EXPECT_EQ(reduce_span_rounds(1, 8, mib), 1u);
+  EXPECT_EQ(reduce_span_rounds(mib / 4, 4, mib), 1u);
+  EXPECT_EQ(reduce_span_rounds(mib / 4 + 1, 4, mib), 2u);
+  EXPECT_EQ(reduce_span_rounds((uint64_t{16} << 20) + 5, 4, mib), 65u);  // 64 MiB + 20 bytes of floats
+  EXPECT_EQ(reduce_span_rounds(3, 16, 32), 2u);
+  EXPECT_EQ(reduce_span_rounds(5, 16, 8), 0u) << "no room for one element";
 }
 
 }  // namespace

@@ -39,6 +39,9 @@
 // member). Both keep their state in the team's collective scratch
 // (GSHMEM_TEAM_SCRATCH_SIZE), whose size bounds the small arrays' path (with the default
 // 1 MiB, arrays of up to about 1 MiB / (2 N) per member); see impl/reduce_layout.cuh.
+// A team with members on other nodes (reached through the proxy) reduces in rounds that
+// push every member's contribution to every other, one one-way latency each, with no
+// entry or exit synchronisation either (impl/reduce_span.cuh).
 //
 // Returns 0. With GSHMEM_DEBUG_CHECKS defined, an invalid team, arrays outside the
 // symmetric heap, overlapping-but-different dest/source and members that disagree on

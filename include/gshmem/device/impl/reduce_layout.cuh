@@ -19,6 +19,12 @@
 //   push[2][N][push_bytes]     push buffers: [epoch parity][sending team PE], each an image
 //                              of the sender's contribution (element i at byte i * size)
 //
+// A team with members on other nodes (GSHMEMI_TEAM_SPANS_NODES) takes none of the paths
+// below but reduce_span.cuh, which uses this region its own way (no other path runs on such
+// a team): flags row 0 (flags[0][j]: the last round team PE j signalled here; flags[0][me]:
+// this member's count of rounds) and the push area cut into 2 (N - 1) receive slots
+// (reduce_span_slot_bytes, at the end of this file).
+//
 // SLOTS: a call is cut into `slots` contiguous element ranges; each slot runs its own
 // little protocol with its own flags, so a call can be spread over any number of thread
 // groups (CTAs) per PE without any synchronisation between the groups. How many groups
@@ -183,6 +189,41 @@ __host__ __device__ inline reduce_plan reduce_plan_of(uint64_t nreduce, uint32_t
   if (s < 1) s = 1;
   if (s > static_cast<uint64_t>(r.nslots)) s = static_cast<uint64_t>(r.nslots);
   return reduce_plan{false, static_cast<int>(s), false};
+}
+
+// ---- the spanning path (reduce_span.cuh) ----
+// A round moves up to one slot of each member's contribution into a receive slot at every
+// other member: [round parity][sender], no slot for oneself, the same cut for every call on
+// the team whatever its element type, size or kind (reduce or reducescatter).
+
+// Bytes of a proxied put piece (coll_span.cuh's kSpanPiece) and GSHMEM_PROXY_BULK_MIN's
+// default: a put of at least this many bytes takes the proxy's bulk RMA path (~3 GB/s); a
+// smaller one travels as active messages (~1 GB/s: docs/internode.md section 1).
+constexpr uint64_t kReduceSpanPiece = 1u << 20;
+
+// Bytes of one receive slot: the push area ([2][N][push_bytes]) over 2 (N - 1) slots, a
+// multiple of 16 (the slots stay 16-byte aligned), and from kReduceSpanPiece on a multiple of
+// it (a round's puts are then whole bulk pieces, none left for the slow path). 0: no room.
+__host__ __device__ inline uint64_t reduce_span_slot_bytes(const reduce_region& r) {
+  if (r.n < 2 || r.nslots == 0) return 0;
+  const uint64_t room = 2ull * static_cast<uint64_t>(r.n) * r.push_bytes;
+  uint64_t slot = room / (2ull * static_cast<uint64_t>(r.n - 1)) / 16 * 16;
+  if (slot >= kReduceSpanPiece) slot = slot / kReduceSpanPiece * kReduceSpanPiece;
+  return slot;
+}
+
+// Byte offset from the push area of the slot in which team PE `receiver` of a team of n takes
+// the contribution of team PE `sender` (!= receiver) to the rounds of parity `parity`.
+__host__ __device__ inline uint64_t reduce_span_slot_offset(uint64_t slot_bytes, int n, uint64_t parity, int sender,
+                                                            int receiver) {
+  const int k = sender < receiver ? sender : sender - 1;
+  return (parity * static_cast<uint64_t>(n - 1) + static_cast<uint64_t>(k)) * slot_bytes;
+}
+
+// Rounds of a call of n elements of esize bytes per member (per chunk of a reducescatter).
+__host__ __device__ inline uint64_t reduce_span_rounds(uint64_t n, uint32_t esize, uint64_t slot_bytes) {
+  const uint64_t chunk = slot_bytes / esize;
+  return chunk == 0 ? 0 : (n + chunk - 1) / chunk;
 }
 
 }  // namespace detail
