@@ -53,11 +53,16 @@ def exchange_unique_id(store, rank, world_size, *, key="gshmem/uid", timeout=DEF
         timeout = datetime.timedelta(seconds=float(timeout))
     try:
         store.wait([key], timeout)
-    except Exception as e:  # c10d raises its own DistStoreError/RuntimeError
-        raise BootstrapError("gshmem.torch.init", f"rank {rank} of {world_size}: rank 0 did not publish gshmem's "
-                             f"unique id (store key {key!r}) within {timeout.total_seconds():.0f} s ({e}). Every rank "
-                             "must call gshmem.torch.init (or gshmem.init) together; check that rank 0 is alive "
-                             "and did not fail first") from None
+    except Exception as e:  # c10d raises its own DistStoreError/DistNetworkError/RuntimeError
+        # A lost connection (the store's server, usually rank 0, is gone) fails at once: saying
+        # "within <timeout>" then would send the user after the wrong cause.
+        lost = isinstance(e, getattr(torch.distributed, "DistNetworkError", ()))
+        what = ("lost its connection to the store before rank 0 published gshmem's unique id" if lost else
+                f"rank 0 did not publish gshmem's unique id within {timeout.total_seconds():g} s")
+        raise BootstrapError("gshmem.torch.init", f"rank {rank} of {world_size}: {what} (store key {key!r}: "
+                             f"{str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__}). Every "
+                             "rank must call gshmem.torch.init (or gshmem.init) together; check that rank 0 is "
+                             "alive and did not fail first") from None
     return UniqueId(store.get(key))
 
 
