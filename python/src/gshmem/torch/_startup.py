@@ -59,10 +59,10 @@ def exchange_unique_id(store, rank, world_size, *, key="gshmem/uid", timeout=DEF
         lost = isinstance(e, getattr(torch.distributed, "DistNetworkError", ()))
         what = ("lost its connection to the store before rank 0 published gshmem's unique id" if lost else
                 f"rank 0 did not publish gshmem's unique id within {timeout.total_seconds():g} s")
+        detail = (str(e).strip().splitlines() or [type(e).__name__])[0]  # c10d may append a C++ stack
         raise BootstrapError("gshmem.torch.init", f"rank {rank} of {world_size}: {what} (store key {key!r}: "
-                             f"{str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__}). Every "
-                             "rank must call gshmem.torch.init (or gshmem.init) together; check that rank 0 is "
-                             "alive and did not fail first") from None
+                             f"{detail}). Every rank must call gshmem.torch.init (or gshmem.init) together; "
+                             "check that rank 0 is alive and did not fail first") from None
     return UniqueId(store.get(key))
 
 
