@@ -171,6 +171,9 @@ dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank
 gshmem.init()      # torch.distributed is initialized: goes through gshmem.torch.init
 gshmem.init()      # a second start-up meets on a new key
 assert len(seen) == 2 and all(k["rank"] == rank and k["world_size"] == 2 for k in seen), seen
+# The recorder does not block as the library's init does until every PE is there: without this
+# rank 0 could exit, its store's server with it, before rank 1 has read the ids.
+dist.barrier()
 print(" ".join(bytes(k["uid"]).hex() for k in seen))
 dist.destroy_process_group()
 """
