@@ -6,10 +6,12 @@ import unittest
 from gshmem import _capi, dtypes
 from gshmem.errors import InvalidValueError
 
-# torch's dtypes as str(torch.<dtype>) spells them (torch 2.8), quantized ones left out.
+# torch's dtypes as str(torch.<dtype>) spells them (torch 2.15), quantized ones, the bit containers
+# and the sub-byte integers left out (test_torch.py checks this list against torch's own).
 TORCH_DTYPES = ["torch.bool", "torch.uint8", "torch.int8", "torch.int16", "torch.int32", "torch.int64",
                 "torch.uint16", "torch.uint32", "torch.uint64", "torch.float16", "torch.bfloat16",
-                "torch.float32", "torch.float64", "torch.complex32", "torch.complex64", "torch.complex128",
+                "torch.float32", "torch.float64", "torch.complex32", "torch.bcomplex32", "torch.complex64",
+                "torch.complex128",
                 "torch.float8_e4m3fn", "torch.float8_e4m3fnuz", "torch.float8_e5m2", "torch.float8_e5m2fnuz",
                 "torch.float8_e8m0fnu", "torch.float4_e2m1fn_x2"]
 

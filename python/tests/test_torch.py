@@ -1,25 +1,33 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""gshmem.torch without a GPU (skipped without torch): the dtype map against torch's own
-dtypes, the unique-id exchange over a real torch.distributed TCPStore between two processes,
-start-up errors, and the custom ops' registration and fake implementations under make_fx and
-torch.compile (on CPU, with stand-in CPU kernels: the real ones need GPUs, python/tests/gpu/)."""
+"""gshmem.torch without a GPU (skipped without torch; a failure instead where GSHMEM_TEST_REQUIRE
+names torch, as in CI): the dtype map against every torch dtype, on real bytes too, the unique-id
+exchange over a real torch.distributed TCPStore between three processes (the same id on every
+rank; a key rank 0 never publishes, or a rank 0 that died, fails with a clear error instead of
+hanging) and through a gloo process group, start-up errors, and the custom ops' registration,
+opcheck and fake implementations under FakeTensorMode, make_fx and torch.compile (on CPU, with
+stand-in CPU kernels: the real ones need GPUs, python/tests/gpu/)."""
 import datetime
+import json
 import os
 import pathlib
 import re
 import socket
 import subprocess
 import sys
+import time
 import unittest
+
+from util import library_or_skip, required
 
 try:
     import torch
-except ImportError:
+except ImportError as e:
+    if "torch" in required():  # a run that must test gshmem.torch: no silent skip
+        raise ImportError(f"GSHMEM_TEST_REQUIRE names torch but `import torch` fails ({e}); install torch "
+                          "(pip install torch) or leave torch out of GSHMEM_TEST_REQUIRE") from e
     torch = None
 
 import gshmem
-
-from util import library_or_skip
 
 UID_BYTES = gshmem._capi.GSHMEMX_UNIQUEID_BYTES
 
@@ -30,40 +38,106 @@ def _free_port():
         return s.getsockname()[1]
 
 
-# One rank of the exchange, in a fresh interpreter: meet through the TCPStore, print the id.
+# One rank of the exchange, in a fresh interpreter, meeting the others through a TCPStore whose
+# server is rank 0; prints what it saw as JSON. Three phases:
+# 1. every rank gets rank 0's unique id (`uid`);
+# 2. ranks but 0 wait for a key rank 0 never publishes (a rank out of step with the others): a
+#    BootstrapError after the 1 s timeout (`unpublished`, with the `seconds` it took), while
+#    rank 0 keeps the server up until they are done;
+# 3. rank 0 dies (os._exit: no clean-up, as in a crash) and the others wait for its next id
+#    with a 30 s timeout: they lose the store's server and must fail at once (`gone`).
 _EXCHANGE = """
-import datetime, sys
+import datetime, json, os, sys, time
 import torch.distributed as dist
 import gshmem, gshmem.torch as gt
-rank, port, fake = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "1"
+rank, port, n, fake = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
 if fake:  # no library to make a real id with: the exchange is what is tested
     import gshmem.runtime as rt
     rt.get_unique_id = lambda: rt.UniqueId(bytes(i % 251 for i in range(gshmem._capi.GSHMEMX_UNIQUEID_BYTES)))
-store = dist.TCPStore("127.0.0.1", port, 2, rank == 0, timeout=datetime.timedelta(seconds=60))
-uid = gt.exchange_unique_id(store, rank, 2, key="gshmem/uid/test", timeout=datetime.timedelta(seconds=60))
-print(bytes(uid).hex())
+minute = datetime.timedelta(seconds=60)
+store = dist.TCPStore("127.0.0.1", port, n, rank == 0, timeout=minute)
+uid = gt.exchange_unique_id(store, rank, n, key="gshmem/uid/test", timeout=minute)
+out = {"uid": bytes(uid).hex()}
+
+def failure(key, seconds):
+    t0 = time.monotonic()
+    try:
+        gt.exchange_unique_id(store, rank, n, key=key, timeout=datetime.timedelta(seconds=seconds))
+        return {"error": None}
+    except gshmem.BootstrapError as e:
+        return {"error": str(e), "seconds": time.monotonic() - t0}
+if rank == 0:
+    store.wait([f"done/{r}" for r in range(1, n)], minute)
+    print(json.dumps(out), flush=True)
+    os._exit(0)
+out["unpublished"] = failure("gshmem/uid/test-unpublished", 1)
+store.set(f"done/{rank}", "1")
+out["gone"] = failure("gshmem/uid/test-next", 30)
+print(json.dumps(out))
 """
+
+# Not byte-addressable data (left out of gshmem.dtypes): quantized types (a scale beside the
+# data), torch's raw bit containers (no operations defined) and the sub-byte integers.
+_NOT_MAPPED = re.compile(r"q.*|bits.*|bit|u?int[1-7]")
+# The dtypes NumPy lacks: raw unsigned bits of their size in __cuda_array_interface__.
+_RAW = {"bfloat16", "complex32", "bcomplex32", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
+        "float8_e8m0fnu", "float4_e2m1fn_x2"}
+
+
+def _torch_dtypes():
+    """Every torch dtype gshmem maps, once each (aliases such as torch.half folded), by name."""
+    found = {}
+    for name in dir(torch):
+        dt = getattr(torch, name)
+        if isinstance(dt, torch.dtype) and not _NOT_MAPPED.fullmatch(str(dt).removeprefix("torch.")):
+            found[str(dt).removeprefix("torch.")] = dt
+    return found
 
 
 @unittest.skipIf(torch is None, "torch is not installed")
 class TorchDtypesTest(unittest.TestCase):
-    def test_every_torch_dtype_maps_with_its_size(self):
+    def test_every_torch_dtype_maps_with_its_size_and_kind(self):
         from gshmem import dtypes
-        seen = 0
-        for name in dir(torch):
-            dt = getattr(torch, name)
-            # Not covered: quantized types (a scale beside the data), raw bit containers and
-            # the sub-byte integers (no byte-addressable element).
-            if not isinstance(dt, torch.dtype) or re.fullmatch(r"q.*|bits.*|bit|u?int[1-7]|bcomplex32", name):
-                continue
-            d = dtypes.resolve(dt)
-            self.assertEqual(d.itemsize, dt.itemsize, str(dt))
-            seen += 1
-        # bf16, the float8 types and the 4-bit pair included
-        for name in ("bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e8m0fnu", "float4_e2m1fn_x2", "complex32"):
+        import gshmem.torch as gt
+        found = _torch_dtypes()
+        for name, dt in found.items():
+            with self.subTest(dtype=name):
+                d = dtypes.resolve(dt)  # a dtype torch gained since fails here: map it (or list it above)
+                self.assertIs(gt.dtype_of(dt), d)
+                self.assertEqual(d.name, name)
+                self.assertEqual(d.itemsize, dt.itemsize)
+                kind = d.typestr[1]
+                if name in _RAW:
+                    self.assertEqual(kind, "u")
+                    self.assertTrue(dt.is_floating_point or dt.is_complex)
+                elif dt == torch.bool:
+                    self.assertEqual(kind, "b")
+                elif dt.is_complex:
+                    self.assertEqual(kind, "c")
+                elif dt.is_floating_point:
+                    self.assertEqual(kind, "f")
+                else:
+                    self.assertEqual(kind, "i" if dt.is_signed else "u")
+                # a typed C name only where the C type has the same layout
+                if d.c_name in ("half", "bfloat16", "float", "double"):
+                    self.assertTrue(dt.is_floating_point and not dt.is_complex)
+                if d.c_name in ("complexf", "complexd"):
+                    self.assertTrue(dt.is_complex)
+        # bf16, the float8 types, the 4-bit pair and both 32-bit complex types among them
+        for name in ("bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
+                     "float8_e8m0fnu", "float4_e2m1fn_x2", "complex32", "bcomplex32"):
             if hasattr(torch, name):
-                self.assertEqual(dtypes.resolve(getattr(torch, name)).name, name)
-        self.assertGreaterEqual(seen, 20)
+                self.assertIn(name, found)
+        self.assertIn("bfloat16", found)
+        self.assertIn("float8_e4m3fn", found)
+        self.assertGreaterEqual(len(found), 20)
+        # nothing in gshmem's map that this torch has under another name, and test_dtypes' list
+        # (which runs without torch) holds every one of this torch's dtypes
+        for name in dtypes.DTYPES:
+            if hasattr(torch, name):
+                self.assertIn(name, found)
+        from test_dtypes import TORCH_DTYPES
+        self.assertLessEqual(set(found), {t.removeprefix("torch.") for t in TORCH_DTYPES})
 
     def test_reduce_names_exist_for_the_reducible_dtypes(self):
         from gshmem import _capi, dtypes
@@ -97,6 +171,9 @@ dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank
 gshmem.init()      # torch.distributed is initialized: goes through gshmem.torch.init
 gshmem.init()      # a second start-up meets on a new key
 assert len(seen) == 2 and all(k["rank"] == rank and k["world_size"] == 2 for k in seen), seen
+# The recorder does not block as the library's init does until every PE is there: without this
+# rank 0 could exit, its store's server with it, before rank 1 has read the ids.
+dist.barrier()
 print(" ".join(bytes(k["uid"]).hex() for k in seen))
 dist.destroy_process_group()
 """
@@ -104,25 +181,27 @@ dist.destroy_process_group()
 
 @unittest.skipIf(torch is None, "torch is not installed")
 class StoreStartupTest(unittest.TestCase):
-    def _run_ranks(self, script, *args):
-        """Runs `script` as ranks 0 and 1 (argv: rank, a free port, args), without GPUs; returns
-        each rank's last stdout line, failing with both ranks' output if either fails."""
+    def _run_ranks(self, script, *args, n=2, limit=90):
+        """Runs `script` as ranks 0..n-1 (argv: rank, a free port, args), without GPUs; returns
+        each rank's last stdout line, failing with every rank's output if any fails or if they
+        are not all done within `limit` seconds (then they are killed: a hang fails the test)."""
         port = _free_port()
         # gloo's own sockets on the loopback too: by default it binds the address the host name
         # resolves to, which a sandbox's /etc/hosts may not route
         env = dict(os.environ, CUDA_VISIBLE_DEVICES="", GLOO_SOCKET_IFNAME="lo")
         env.pop("LOCAL_RANK", None)
         procs = [subprocess.Popen([sys.executable, "-c", script, str(r), str(port), *args], stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True, env=env) for r in (0, 1)]
+                                  stderr=subprocess.PIPE, text=True, env=env) for r in range(n)]
+        deadline = time.monotonic() + limit
         outs = []
         try:
             for p in procs:
                 try:
-                    outs.append(p.communicate(timeout=120))
+                    outs.append(p.communicate(timeout=max(deadline - time.monotonic(), 1)))
                 except subprocess.TimeoutExpired:
                     p.kill()
-                    outs.append(p.communicate())
-                    outs[-1] = (outs[-1][0], outs[-1][1] + "\n[killed after 120 s]")
+                    o, e = p.communicate()
+                    outs.append((o, e + f"\n[killed: the ranks were not done after {limit} s]"))
         finally:
             for p in procs:
                 if p.poll() is None:
@@ -134,17 +213,32 @@ class StoreStartupTest(unittest.TestCase):
             self.fail(f"a rank failed (torch {torch.__version__}):\n{report}")
         return [o.strip().splitlines()[-1] for o, _ in outs], report
 
-    def _run_pair(self, fake):
-        lines, report = self._run_ranks(_EXCHANGE, "1" if fake else "0")
-        got = [bytes.fromhex(x) for x in lines]
-        self.assertEqual(len(got[0]), UID_BYTES, report)
-        self.assertEqual(got[0], got[1], report)  # rank 1 got rank 0's id through the store
-        return got[0]
-
-    def test_unique_id_through_a_tcp_store(self):
+    def test_unique_id_and_failures_through_a_tcp_store(self):
+        # three processes, the phases of _EXCHANGE
         fake = not pathlib.Path(gshmem.library_path()).exists()
-        uid = self._run_pair(fake)
-        self.assertNotEqual(uid, bytes(UID_BYTES))
+        n = 3
+        lines, report = self._run_ranks(_EXCHANGE, str(n), "1" if fake else "0", n=n)
+        got = [json.loads(x) for x in lines]
+        uids = [bytes.fromhex(g["uid"]) for g in got]
+        self.assertEqual(len(uids[0]), UID_BYTES, report)
+        self.assertNotEqual(uids[0], bytes(UID_BYTES), report)
+        if fake:
+            self.assertEqual(uids[0], bytes(i % 251 for i in range(UID_BYTES)), report)
+        for r in range(1, n):
+            self.assertEqual(uids[r], uids[0], report)  # rank r got rank 0's id through the store
+            what = got[r]["unpublished"]
+            self.assertIsNotNone(what["error"], f"rank {r}: waiting for an unpublished key returned\n{report}")
+            for part in ("gshmem.torch.init", f"rank {r} of {n}", "rank 0 did not publish", "within 1 s",
+                         "'gshmem/uid/test-unpublished'", "check that rank 0 is alive"):
+                self.assertIn(part, what["error"])
+            self.assertGreaterEqual(what["seconds"], 0.9, report)  # the timeout was honoured,
+            self.assertLess(what["seconds"], 20, report)           # and ended the wait
+            gone = got[r]["gone"]
+            self.assertIsNotNone(gone["error"], f"rank {r}: waiting on a dead store returned\n{report}")
+            for part in ("gshmem.torch.init", f"rank {r} of {n}", "lost its connection to the store",
+                         "'gshmem/uid/test-next'", "check that rank 0 is alive"):
+                self.assertIn(part, gone["error"])
+            self.assertLess(gone["seconds"], 20, report)  # not the 30 s timeout: the store is gone
 
     def test_init_through_a_process_group(self):
         lines, report = self._run_ranks(_GROUP_INIT)
@@ -162,6 +256,18 @@ class StoreStartupTest(unittest.TestCase):
             gt.exchange_unique_id(store, 1, 2, key="k", timeout=datetime.timedelta(seconds=0.2))
         self.assertIn("rank 0 did not publish", str(cm.exception))
         self.assertIn("gshmem.torch.init", str(cm.exception))
+        # through init(store=): the per-start-up key, a timeout in seconds (no GPU made current
+        # where there is one: the GPU tests cover select_device)
+        from unittest import mock
+        t0 = time.monotonic()
+        with self.assertRaises(gshmem.BootstrapError) as cm, \
+                mock.patch("gshmem.torch._startup.select_device", lambda device=None: None):
+            gt.init(store=dist.HashStore(), rank=1, world_size=2, timeout=0.3)
+        self.assertLess(time.monotonic() - t0, 10)
+        self.assertRegex(str(cm.exception), r"rank 1 of 2: rank 0 did not publish .* within 0\.3 s "
+                         r"\(store key 'gshmem/uid/world/\d+'")
+        if pathlib.Path(gshmem.library_path()).exists():
+            self.assertFalse(gshmem.is_initialized())
 
     def test_init_through_a_store_without_gpu_raises_no_gpu(self):
         library_or_skip(self)
@@ -218,7 +324,7 @@ class _HeapApi:
 @unittest.skipIf(torch is None, "torch is not installed")
 class TensorRegistryTest(unittest.TestCase):
     """empty/free/peer/is_symmetric bookkeeping, on CPU tensors over fake addresses (no data is
-    touched)."""
+    touched), and every dtype over real CPU memory standing in for the heaps."""
 
     def setUp(self):
         from gshmem import _lib
@@ -257,6 +363,40 @@ class TensorRegistryTest(unittest.TestCase):
             gt.free(t)
             self.assertFalse(gt.is_symmetric(t))
         self.assertEqual(sum(1 for n, _ in self.api.calls if n == "gshmem_free"), len(made) + 1)
+
+    def test_every_torch_dtype_on_real_bytes(self):
+        # The map's sizes carried into memory: poisoned CPU buffers stand in for this PE's heap
+        # and PE 1's. zeros() must clear exactly the tensor's bytes, a pattern written through
+        # the typed tensor must land byte for byte, and one written through peer(t[2:], 1) in PE
+        # 1's heap at the same offset, nowhere else.
+        gt, api, poison = self.gt, self.api, 0xA5
+        heaps = [torch.full((1 << 18,), poison, dtype=torch.uint8) for _ in range(2)]
+        base = [h.data_ptr() for h in heaps]
+        api.next = (base[0] + 255) // 256 * 256 + 256
+        api.gshmem_ptr = lambda addr, pe: base[pe] + addr - base[0]
+        g = torch.Generator().manual_seed(54)
+        for name, dt in _torch_dtypes().items():
+            with self.subTest(dtype=name):
+                k = dt.itemsize
+                t = gt.zeros(7, 3, dtype=dt, device="cpu")
+                off, nb = t.data_ptr() - base[0], 21 * k
+                self.assertLessEqual(off + nb + 64, heaps[0].numel())
+                mine, theirs = heaps[0], heaps[1]
+                self.assertTrue(bool((mine[off:off + nb] == 0).all()))
+                self.assertTrue(bool((mine[off - 64:off] == poison).all()))
+                self.assertTrue(bool((mine[off + nb:off + nb + 64] == poison).all()))
+                pat = torch.randint(0, 256, (nb,), dtype=torch.uint8, generator=g)
+                t.view(torch.uint8).copy_(pat.view(7, 3 * k))
+                self.assertTrue(torch.equal(mine[off:off + nb], pat))
+                p = gt.peer(t[2:], 1)
+                self.assertEqual((p.shape, p.stride(), p.dtype), (torch.Size([5, 3]), (3, 1), dt))
+                rows = pat[6 * k:].view(5, 3 * k).flip(0)  # another pattern: the rows reversed
+                p.view(torch.uint8).copy_(rows)
+                self.assertTrue(torch.equal(theirs[off + 6 * k:off + nb], rows.reshape(-1)))
+                self.assertTrue(bool((theirs[off - 64:off + 6 * k] == poison).all()))
+                self.assertTrue(bool((theirs[off + nb:off + nb + 64] == poison).all()))
+                self.assertTrue(torch.equal(mine[off:off + nb], pat))  # this PE's copy untouched
+                gt.free(t)
 
     def test_peer_keeps_shape_strides_and_offset(self):
         gt = self.gt
@@ -471,6 +611,41 @@ class CustomOpsTest(unittest.TestCase):
             schema = str(getattr(torch.ops.gshmem, name).default._schema)
             self.assertIn("!)", schema, schema)  # the output is declared mutated
             self.assertTrue(schema.endswith("-> ()"), schema)
+
+    def _samples(self, device="cpu"):
+        """(op, args) for each op, every optional form included: outputs poisoned (-1), inputs
+        counting up, so that what a kernel writes shows."""
+        ops = torch.ops.gshmem
+
+        def out(*shape, dtype=torch.float32):
+            return torch.full(shape, -1, dtype=dtype, device=device)
+
+        def inp(*shape, dtype=torch.float32):
+            return torch.arange(1, 1 + torch.Size(shape).numel(), device=device).to(dtype).view(shape)
+        return [(ops.all_reduce, (out(8, 3), inp(8, 3), "sum", 0)), (ops.all_reduce, (inp(8, 3), None, "max", 0)),
+                (ops.reduce_scatter, (out(5), inp(5), "sum", 0)),
+                (ops.all_gather, (out(6, dtype=torch.bfloat16), inp(6, dtype=torch.bfloat16), 0, True)),
+                (ops.all_to_all, (out(7), inp(7), 0, False)), (ops.broadcast, (inp(4, 2), 0, 0, True)),
+                (ops.all_to_all_v, (out(9, 2), inp(3, 2), torch.tensor([3], device=device),
+                                    out(1, dtype=torch.int64), 0))]
+
+    def test_opcheck(self):
+        # torch's own check of a custom op's registration: the schema's mutations against what
+        # the (stand-in) kernel does, autograd, the fake implementation against the kernel, and
+        # AOT dispatch with dynamic shapes
+        for op, args in self._samples():
+            with self.subTest(op=str(op)):
+                got = torch.library.opcheck(op, args)
+                self.assertEqual(set(got.values()), {"SUCCESS"}, got)
+                self.assertIn("test_faketensor", got)
+
+    def test_fake_tensor_mode(self):
+        # every op on fake tensors (as torch.compile traces them): no data, no kernel, no error
+        from torch._subclasses.fake_tensor import FakeTensorMode
+        with FakeTensorMode():
+            for op, args in self._samples():
+                with self.subTest(op=str(op)):
+                    self.assertIsNone(op(*args))
 
     def test_fake_implementations_trace(self):
         from torch.fx.experimental.proxy_tensor import make_fx

@@ -53,6 +53,7 @@ DTYPES = {d.name: d for d in [
     DType("float32", 4, "<f4", "float", _ORDERED + _ARITH),
     DType("float64", 8, "<f8", "double", _ORDERED + _ARITH),
     DType("complex32", 4, "<u4"),
+    DType("bcomplex32", 4, "<u4"),  # bfloat16 real and imaginary parts (torch 2.15 has it)
     DType("complex64", 8, "<c8", "complexf", _ARITH, reducescatter=False),
     DType("complex128", 16, "<c16", "complexd", _ARITH, reducescatter=False),
     DType("float8_e4m3fn", 1, "|u1"),

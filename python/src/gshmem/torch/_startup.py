@@ -4,6 +4,7 @@ initialized torch.distributed process group (or any c10d Store) carries gshmem's
 rank 0 to the others, so that no second rendezvous port needs configuring."""
 import datetime
 import os
+import time
 
 import torch
 
@@ -51,13 +52,23 @@ def exchange_unique_id(store, rank, world_size, *, key="gshmem/uid", timeout=DEF
         return uid
     if not isinstance(timeout, datetime.timedelta):
         timeout = datetime.timedelta(seconds=float(timeout))
+    start = time.monotonic()
     try:
         store.wait([key], timeout)
-    except Exception as e:  # c10d raises its own DistStoreError/RuntimeError
-        raise BootstrapError("gshmem.torch.init", f"rank {rank} of {world_size}: rank 0 did not publish gshmem's "
-                             f"unique id (store key {key!r}) within {timeout.total_seconds():.0f} s ({e}). Every rank "
-                             "must call gshmem.torch.init (or gshmem.init) together; check that rank 0 is alive "
-                             "and did not fail first") from None
+    except Exception as e:  # c10d raises its own DistStoreError/DistNetworkError/RuntimeError
+        # A lost connection (the store's server, usually rank 0, is gone) fails before the
+        # timeout: saying "within <timeout>" then would send the user after the wrong cause.
+        # (The time tells them apart where torch's exception classes do not.)
+        waited = time.monotonic() - start
+        lost = (isinstance(e, getattr(torch.distributed, "DistNetworkError", ())) or
+                waited < 0.9 * timeout.total_seconds())
+        what = (f"lost its connection to the store after {waited:.1f} s, before rank 0 published gshmem's "
+                "unique id" if lost else
+                f"rank 0 did not publish gshmem's unique id within {timeout.total_seconds():g} s")
+        detail = (str(e).strip().splitlines() or [type(e).__name__])[0]  # c10d may append a C++ stack
+        raise BootstrapError("gshmem.torch.init", f"rank {rank} of {world_size}: {what} (store key {key!r}: "
+                             f"{detail}). Every rank must call gshmem.torch.init (or gshmem.init) together; "
+                             "check that rank 0 is alive and did not fail first") from None
     return UniqueId(store.get(key))
 
 
