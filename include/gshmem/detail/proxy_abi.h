@@ -87,8 +87,8 @@ enum gshmemi_proxy_op {
 #define GSHMEMI_PROXY_F_BY_REF 0x020u /* words 2-3: address and size of the payload / destination */
 #define GSHMEMI_PROXY_F_NBI 0x040u    /* no tag reply for a by-reference put or get: a quiet completes it */
 /* A signal complete once sent: no quiet waits for its acknowledgement. Only a team sync's counted
- * signal carries it: the partner's own next signal proves it arrived (docs/internode.md section
- * 6), and a barrier's quiet then costs no round trip for the previous barrier's signals. */
+ * signal carries it: nothing needs that acknowledgement, its receiver waits for the signal itself
+ * (docs/internode.md section 6), and a barrier's quiet need not wait for the previous barrier's. */
 #define GSHMEMI_PROXY_F_UNTRACKED 0x080u
 
 /* Reply words. */

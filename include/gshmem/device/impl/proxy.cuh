@@ -303,9 +303,9 @@ __device__ __forceinline__ void signal(const uint64_t* sig, uint64_t value, int 
 }
 
 // A team sync's counted signal (ADD 1), complete once the proxy sent it: a quiet does not wait for
-// its acknowledgement (GSHMEMI_PROXY_F_UNTRACKED). A barrier quiets before its signals, so with
-// tracked ones every barrier waited a network round trip for the previous barrier's signals,
-// which its partners had already proven arrived by sending theirs.
+// its acknowledgement (GSHMEMI_PROXY_F_UNTRACKED), which nothing needs (its receiver waits for the
+// signal itself). A barrier quiets before its signals; with tracked ones that quiet also waited for
+// the previous barrier's acknowledgements (no gain measured: docs/internode.md section 7).
 __device__ __forceinline__ void sync_signal(const uint64_t* sig, int pe) {
   post(w0(GSHMEMI_PROXY_OP_SIGNAL, GSHMEMI_PROXY_F_SIGNAL_ADD | GSHMEMI_PROXY_F_UNTRACKED, 0, pe), 0, 0, 0,
        offset_of(sig), 1, 0);
