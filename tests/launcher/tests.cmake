@@ -15,7 +15,7 @@ add_executable(init_config_probe ${CMAKE_CURRENT_LIST_DIR}/init_config_probe.cpp
 target_link_libraries(init_config_probe PRIVATE gshmem)
 target_compile_options(init_config_probe PRIVATE -Wall -Wextra)
 
-add_executable(test_launcher ${CMAKE_CURRENT_LIST_DIR}/test_launcher.cpp)
+add_executable(test_launcher ${CMAKE_CURRENT_LIST_DIR}/test_launcher.cpp ${CMAKE_CURRENT_LIST_DIR}/test_launcher_hosts.cpp)
 # gshmem_bootstrap: the test decodes gshmrun's GSHMEM_UNIQUEID with the library's decoder.
 target_link_libraries(test_launcher PRIVATE gshmem_bootstrap GTest::gtest GTest::gtest_main)
 target_compile_definitions(test_launcher PRIVATE
