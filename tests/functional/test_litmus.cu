@@ -20,6 +20,8 @@
 //   barrier     putmem_nbi_<scope>; barrier<scope>(a team of one); int_p(flag)
 // where int_p is by the scope's LAST thread (another warp than the one that
 // fences, in a block): the scope's quiet covers every thread after it.
+// Longer runs (issue 56: 10^6): GT_LITMUS_ITERS sets the thread tests' count,
+// GT_LITMUS_SCOPE_ITERS the scoped put_signal count (the others take half).
 #include "common.cuh"
 
 using namespace gt;
@@ -259,14 +261,14 @@ struct Run {
 void litmus_thread(Run& run, int kind) {
   set_context("%s", kind_name(kind));
   run.reset();
-  int k = kind, iters = kIters;
+  int k = kind, iters = env_int("GT_LITMUS_ITERS", kIters);
   void* args[] = {&k, &run.b, &iters};
   GT_CHECK_STATUS(gshmemx_collective_launch((const void*)k_litmus, dim3(2), dim3(32), args, 0, 0));
   run.finish(iters);
   if (kind == kAmo) {
     int count = 0;
     CUDA_CHECK(cudaMemcpy(&count, run.b.count, sizeof(count), cudaMemcpyDeviceToHost));
-    GT_CHECK_EQ(kIters, count);
+    GT_CHECK_EQ(iters, count);
   }
 }
 
@@ -274,7 +276,8 @@ template <class S, int Pub>
 void litmus_scoped(Run& run) {
   set_context(publish_name(Pub), gt::scope_name<S>(), kScopeLen, gt::scope_name<S>());
   run.reset();
-  int iters = Pub == kPubSignal ? kScopeIters : kScopeIters / 2;
+  const int n = env_int("GT_LITMUS_SCOPE_ITERS", kScopeIters);
+  int iters = Pub == kPubSignal ? n : n / 2;
   void* args[] = {&run.b, &iters};
   GT_CHECK_STATUS(gshmemx_collective_launch((const void*)k_litmus_scoped<S, Pub>, dim3(2),
                                             dim3(gt::is_warp_v<S> ? 32 : 256), args, 0, 0));
