@@ -27,6 +27,7 @@
 #include "interfaces.h"
 #include "op.h"
 #include "ring.h"
+#include "trace.h"
 
 namespace gshmem::proxy {
 
@@ -56,6 +57,7 @@ struct EngineConfig {
   uint32_t batch = 64;              // entries (and host ops) taken per pass
   uint64_t max_outstanding = 1024;  // incomplete ring operations before parsing stops
   BulkConfig bulk;                  // window == nullptr: every payload as an active message
+  Trace* trace = nullptr;           // GSHMEM_PROXY_TRACE: records of every stage (trace.h); nullptr: off
 };
 
 // One operation that failed, with a message naming the peer (or the bad entry).
@@ -136,6 +138,7 @@ class Engine final : private TransportCallbacks {
   void on_peer_failed(int pe, const std::string& why) override;
 
   // engine.cpp: the source side.
+  bool progress_traced();  // progress() with each phase timed (trace_ set)
   bool parse_ring();
   bool drain_host_queue();
   void issue(uint64_t token, const ProxyOp& op, uint64_t* host_result, std::atomic<int>* host_failed);
@@ -193,6 +196,8 @@ class Engine final : private TransportCallbacks {
   uint64_t host_next_id_ = 0;
   uint64_t last_progress_ns_ = 0;
   uint64_t events_ = 0;  // callbacks that moved something, for progress()'s answer
+  Trace* trace_ = nullptr;
+  uint64_t traced_host_done_ = 0;  // the host completion count last recorded
 };
 
 }  // namespace gshmem::proxy

@@ -69,6 +69,7 @@ struct Pe {
   SteadyClock clock;
   std::unique_ptr<Engine> engine;
   std::vector<uint8_t> window;  // the bulk path's staging window
+  Trace* trace = nullptr;       // set before start(): the engine records a proxy trace into it
   uint8_t* bytes() { return reinterpret_cast<uint8_t*>(heap.data()); }
 
   // Loads the plugin (exit 77 without UCX), exchanges addresses, connects to every other PE.
@@ -133,6 +134,7 @@ struct Pe {
       cfg.bulk = *bulk;
       cfg.bulk.window = window.data();
     }
+    cfg.trace = trace;
     engine = std::make_unique<Engine>(cfg, *transport, *stager, clock);
   }
 
