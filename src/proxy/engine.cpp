@@ -132,18 +132,22 @@ void Engine::issue(uint64_t token, const ProxyOp& op, uint64_t* host_result, std
   CompletionTracker& tr = tracker(token);
   const uint64_t id = token & ~kHostBit;
   const int q = op.target;
-  const std::string who = "PE " + std::to_string(cfg_.my_pe) + ": " + op_name(token) + " (" + op.describe() + ")";
+  // Only a failure names the op: its text costs allocations every op would pay.
+  const auto who = [&] {
+    return "PE " + std::to_string(cfg_.my_pe) + ": " + op_name(token) + " (" + op.describe() + ")";
+  };
   if (q < 0 || q >= cfg_.n_pes) {
     tr.add_finished(id);
-    fail_op(token, q,
-            who + ": PE " + std::to_string(q) + " is out of range: valid PEs are 0.." + std::to_string(cfg_.n_pes - 1),
-            host_failed);
+    fail_op(
+        token, q,
+        who() + ": PE " + std::to_string(q) + " is out of range: valid PEs are 0.." + std::to_string(cfg_.n_pes - 1),
+        host_failed);
     reply_failed(token, op, host_failed);
     return;
   }
   if (failed_[q]) {
     tr.add_finished(id);
-    fail_op(token, q, who + ": PE " + std::to_string(q) + " has failed", host_failed);
+    fail_op(token, q, who() + ": PE " + std::to_string(q) + " has failed", host_failed);
     reply_failed(token, op, host_failed);
     return;
   }
@@ -160,7 +164,7 @@ void Engine::issue(uint64_t token, const ProxyOp& op, uint64_t* host_result, std
   const uint64_t seq = next_seq_[q]++;
   // An untracked signal (a team sync's) is complete once sent: it still takes its place in the
   // pair's sequence, so the target applies it after everything sent before it.
-  if (op.op == GSHMEMI_PROXY_OP_SIGNAL && (op.flags & GSHMEMI_PROXY_F_UNTRACKED))
+  if (is_untracked(op.op, op.flags))
     tr.add_finished(id);
   else
     tr.add(id, q, seq);

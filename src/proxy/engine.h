@@ -130,6 +130,9 @@ class Engine final : private TransportCallbacks {
     std::map<uint64_t, std::vector<uint8_t>> held;  // early arrivals, by seq
     uint64_t applied = 0;                           // applied through (a count)
     uint64_t acked = 0;                             // last count acknowledged
+    // An op the source tracks was applied since the last acknowledgement: only then is one
+    // sent (send_acks). A team sync's untracked signals need none; a later one covers them.
+    bool ack_due = false;
   };
 
   // TransportCallbacks

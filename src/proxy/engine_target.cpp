@@ -119,6 +119,7 @@ bool Engine::poll_stager() {
     }
     // Applied (or failed) at this PE: part of the cumulative acknowledgement from now on.
     inbound_[a->src].applied = a->seq + 1;
+    if (!is_untracked(a->op, a->flags)) inbound_[a->src].ack_due = true;
     if (failed_[a->src]) continue;
     WireHeader r;
     r.kind = static_cast<uint8_t>(MsgKind::kReply);
@@ -144,7 +145,10 @@ bool Engine::send_acks() {
   bool sent = false;
   for (int src = 0; src < cfg_.n_pes; ++src) {
     Inbound& in = inbound_[src];
-    if (in.applied == in.acked || failed_[src]) continue;
+    // Only when a tracked op was applied: every ack costs both ends a message (a barrier's
+    // untracked signals would each get one), and none of the source's waits needs it else.
+    if (in.applied == in.acked || !in.ack_due || failed_[src]) continue;
+    in.ack_due = false;
     WireHeader h;
     h.kind = static_cast<uint8_t>(MsgKind::kAck);
     h.src = cfg_.my_pe;

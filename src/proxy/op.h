@@ -29,6 +29,11 @@ struct ProxyOp {
   std::string describe() const;  // "put of 256 B to PE 2 at offset 0x40": for error messages
 };
 
+// An operation complete once sent (a team sync's counted signal, GSHMEMI_PROXY_F_UNTRACKED):
+// nothing waits for its acknowledgement (docs/internode.md section 6, barrier). The source
+// and the target decide it alike from the op and its flags.
+bool is_untracked(uint8_t op, uint16_t flags);
+
 // Decodes the eight words of a whole entry (parity already checked). Returns false, with the
 // reason, for an entry no producer should write (unknown op, inline payload too long, ...).
 bool decode_entry(const uint64_t w[8], ProxyOp* out, std::string* why);

@@ -4,7 +4,8 @@
 // and a team sync's untracked ADD signal, both ways) records every stage of every op in order -
 // ring entry, send, arrival, apply, applied, acknowledgement sent and received, completion -
 // with sane deltas; the file holds them all; a full trace keeps its first records and counts
-// the rest.
+// the rest. And acknowledgements go only for ops the source tracks (engine_target.cpp,
+// send_acks): a sync's signals alone cause none.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -209,6 +210,44 @@ TEST(ProxyTrace, AFullTraceKeepsTheFirstRecordsAndCountsTheRest) {
   ASSERT_EQ(t.size(), 4u);
   EXPECT_EQ(t.dropped(), 6u);
   for (uint64_t i = 0; i < 4; ++i) EXPECT_EQ(t[i].a, i);
+}
+
+// A team sync's untracked signals need no acknowledgement, so none is sent: a barrier of two
+// then costs each proxy one message a round, not two. A tracked op after them gets one, which
+// covers them too (acknowledgements are cumulative), and `completed` passes it.
+TEST(ProxyTrace, OnlyTrackedOpsAreAcknowledged) {
+  constexpr int kRounds = 30;
+  Cluster c(2, 4, 64, LoopbackOptions{13, 2000, false}, true, 1024, {}, 1 << 14);
+  std::vector<Producer> prod;
+  prod.reserve(2);
+  for (int pe = 0; pe < 2; ++pe) prod.emplace_back(*c.nodes[pe].ring, 90 + pe);
+  for (int r = 1; r <= kRounds; ++r) {
+    for (int pe = 0; pe < 2; ++pe) prod[pe].post(sync_signal(1 - pe, 8));
+    ASSERT_TRUE(c.pump_until([&] {
+      return load(&c.nodes[0].heap[1]) == static_cast<uint64_t>(r) &&
+             load(&c.nodes[1].heap[1]) == static_cast<uint64_t>(r);
+    })) << "round "
+        << r;
+  }
+  ASSERT_TRUE(c.pump_until([&] {
+    return c.nodes[0].ring->completed() == kRounds && c.nodes[1].ring->completed() == kRounds;
+  })) << "untracked signals did not complete";
+  for (int i = 0; i < 50; ++i) c.pump();  // time for any acknowledgement to go
+  for (int pe = 0; pe < 2; ++pe) {
+    EXPECT_EQ(c.nodes[pe].trace->counters().messages_sent[2], 0u)
+        << "PE " << pe << " acknowledged " << kRounds << " untracked signals";
+    EXPECT_EQ(c.nodes[pe].trace->counters().messages_received[1], static_cast<uint64_t>(kRounds));
+  }
+  const uint8_t v[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  ASSERT_EQ(prod[0].post(inline_put(1, 16, v, 8)), static_cast<uint64_t>(kRounds));
+  ASSERT_TRUE(c.pump_until([&] { return c.nodes[0].ring->completed() == kRounds + 1; }));
+  EXPECT_EQ(std::memcmp(c.nodes[1].bytes() + 16, v, 8), 0);
+  const std::vector<TraceRecord> acks = records(*c.nodes[1].trace, TraceEv::kSend);
+  ASSERT_EQ(c.nodes[1].trace->counters().messages_sent[2], 1u);
+  for (const TraceRecord& r : acks)
+    if (r.kind == static_cast<uint8_t>(MsgKind::kAck)) EXPECT_EQ(r.a, static_cast<uint64_t>(kRounds + 1));
+  EXPECT_EQ(c.nodes[0].trace->counters().messages_sent[2], 0u);
+  for (auto& nd : c.nodes) EXPECT_TRUE(nd.engine->failures().empty());
 }
 
 }  // namespace
