@@ -196,7 +196,15 @@ void Engine::issue(uint64_t token, const ProxyOp& op, uint64_t* host_result, std
   send_to(q, h, payload, payload_size, token);
 }
 
-void Engine::send_to(int dst, const WireHeader& h, const uint8_t* payload, size_t size, uint64_t token) {
+void Engine::send_to(int dst, const WireHeader& header, const uint8_t* payload, size_t size, uint64_t token) {
+  // Every message to dst carries what this PE applied of dst's ops: an acknowledgement that
+  // costs no message of its own (acknowledgements are cumulative, so a repeat says nothing new).
+  WireHeader h = header;
+  Inbound& in = inbound_[dst];
+  const uint64_t acked_before = in.acked;
+  h.ack = in.applied;
+  in.acked = in.applied;
+  in.ack_due = false;
   const uint64_t t0 = trace_ ? Trace::now_ns() : 0;
   const bool ok = transport_.send(dst, reinterpret_cast<const uint8_t*>(&h), sizeof h, payload, size, token);
   if (trace_) {
@@ -204,6 +212,9 @@ void Engine::send_to(int dst, const WireHeader& h, const uint8_t* payload, size_
     // receiving socket's work too.
     trace_->add_at(t0, TraceEv::kSend, dst, h.seq, h.token, h.kind, h.op, h.flags, Trace::now_ns() - t0);
     ++trace_->counters().messages_sent[h.kind & 3];
+    // An acknowledgement riding on another message: an ack record (b = 1), no message counted.
+    if (h.kind != static_cast<uint8_t>(MsgKind::kAck) && h.ack > acked_before)
+      trace_->add_at(t0, TraceEv::kSend, dst, h.ack, 1, static_cast<uint8_t>(MsgKind::kAck));
   }
   if (!ok) on_peer_failed(dst, "the transport refused a send to it");
 }

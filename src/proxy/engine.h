@@ -56,8 +56,12 @@ struct EngineConfig {
   HostQueue* host_queue = nullptr;  // optional
   uint32_t batch = 64;              // entries (and host ops) taken per pass
   uint64_t max_outstanding = 1024;  // incomplete ring operations before parsing stops
-  BulkConfig bulk;                  // window == nullptr: every payload as an active message
-  Trace* trace = nullptr;           // GSHMEM_PROXY_TRACE: records of every stage (trace.h); nullptr: off
+  // How long an acknowledgement may wait for a message to the same PE to ride on
+  // (GSHMEM_PROXY_ACK_DELAY_US): a reply to a ping, the next round of an exchange. 0: sent in
+  // the pass that applied the op, as a message of its own unless one goes to that PE anyway.
+  uint64_t ack_delay_ns = 0;
+  BulkConfig bulk;         // window == nullptr: every payload as an active message
+  Trace* trace = nullptr;  // GSHMEM_PROXY_TRACE: records of every stage (trace.h); nullptr: off
 };
 
 // One operation that failed, with a message naming the peer (or the bad entry).
@@ -133,6 +137,7 @@ class Engine final : private TransportCallbacks {
     // An op the source tracks was applied since the last acknowledgement: only then is one
     // sent (send_acks). A team sync's untracked signals need none; a later one covers them.
     bool ack_due = false;
+    uint64_t due_ns = 0;  // when ack_due was set: a lone acknowledgement goes ack_delay_ns later
   };
 
   // TransportCallbacks

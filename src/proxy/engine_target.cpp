@@ -24,6 +24,11 @@ void Engine::on_message(int src, const uint8_t* bytes, size_t size) {
     trace_->add(TraceEv::kRecv, src, h.seq, h.token, h.kind, h.op, h.flags);
     ++trace_->counters().messages_received[h.kind & 3];
   }
+  if (h.ack > acked_[src]) {  // an acknowledgement riding on the message
+    if (trace_ && h.kind != static_cast<uint8_t>(MsgKind::kAck))
+      trace_->add(TraceEv::kRecv, src, h.ack, 1, static_cast<uint8_t>(MsgKind::kAck));
+    acked_[src] = h.ack;
+  }
   switch (static_cast<MsgKind>(h.kind)) {
     case MsgKind::kOp:
       on_op(src, bytes, size);
@@ -119,7 +124,10 @@ bool Engine::poll_stager() {
     }
     // Applied (or failed) at this PE: part of the cumulative acknowledgement from now on.
     inbound_[a->src].applied = a->seq + 1;
-    if (!is_untracked(a->op, a->flags)) inbound_[a->src].ack_due = true;
+    if (!is_untracked(a->op, a->flags) && !inbound_[a->src].ack_due) {
+      inbound_[a->src].ack_due = true;
+      inbound_[a->src].due_ns = last_progress_ns_;
+    }
     if (failed_[a->src]) continue;
     WireHeader r;
     r.kind = static_cast<uint8_t>(MsgKind::kReply);
@@ -148,6 +156,10 @@ bool Engine::send_acks() {
     // Only when a tracked op was applied: every ack costs both ends a message (a barrier's
     // untracked signals would each get one), and none of the source's waits needs it else.
     if (in.applied == in.acked || !in.ack_due || failed_[src]) continue;
+    // A message to src within ack_delay_ns takes it along (send_to): a ping's reply, an
+    // exchange's next round. The proxy spins 100 us after work, so a delay below that ends on
+    // time; a longer one may end up to a nap (50 us) late.
+    if (last_progress_ns_ - in.due_ns < cfg_.ack_delay_ns) continue;
     in.ack_due = false;
     WireHeader h;
     h.kind = static_cast<uint8_t>(MsgKind::kAck);

@@ -55,8 +55,11 @@ struct WireHeader {
   uint64_t seq = 0;     // kOp: the pair's sequence number; kAck: applied through (a count); kReply: the op's
   uint64_t offset = 0, size = 0, operand = 0, compare = 0, sig_offset = 0, sig_value = 0;
   uint64_t token = 0;  // kOp: the source's name for the op, echoed by its kReply
+  // Any kind: the sender applied the receiver's ops through this count (0: says nothing), an
+  // acknowledgement riding on a message that goes anyway (Engine::send_to).
+  uint64_t ack = 0;
 };
-static_assert(sizeof(WireHeader) == 80, "wire header layout");
+static_assert(sizeof(WireHeader) == 88, "wire header layout");
 
 std::vector<uint8_t> encode_message(const WireHeader& h, const uint8_t* payload, size_t size);
 // Splits a message; false when it is shorter than a header or its payload size disagrees.

@@ -34,9 +34,11 @@ enum class TraceEv : uint8_t {
   kRing = 1,       // an entry taken from the ring: a = ticket, peer = target, op, flags
   kHost,           // a host-queue op taken: a = its id, peer = target, op, flags
   kSend,           // a message handed to the transport: kind, peer = destination, a = seq (an ack: the
-                   // count acknowledged), b = token; dur = the send call
+                   // count acknowledged), b = token; dur = the send call. An ack riding on another
+                   // message (WireHeader::ack): an ack record of its own at that send, b = 1
   kSendDone,       // the transport completed a send locally: b = token
-  kRecv,           // a message arrived: kind, peer = source, a = seq (ack: the count), b = token, op, flags
+  kRecv,           // a message arrived: kind, peer = source, a = seq (ack: the count), b = token, op, flags;
+                   // an ack riding on it: an ack record of its own, b = 1
   kApply,          // an op submitted to the stager (an apply kernel, a copy, a stream write): peer =
                    // source, a = seq, op, flags; dur = the submit call (the CUDA launch)
   kApplied,        // the stager reported that op complete: peer = source, a = seq

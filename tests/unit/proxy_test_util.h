@@ -133,7 +133,7 @@ struct Cluster {
   // loopback fabric; nullptr: active messages only. trace_records > 0: every engine records a
   // proxy trace of that many records (proxy/trace.h).
   Cluster(int n, unsigned log2_ring, uint64_t heap_bytes, LoopbackOptions net, bool lag,
-          uint64_t max_outstanding = 1024, BulkConfig bulk = {}, size_t trace_records = 0)
+          uint64_t max_outstanding = 1024, BulkConfig bulk = {}, size_t trace_records = 0, uint64_t ack_delay_ns = 0)
       : fabric(n, clock, net) {
     for (int pe = 0; pe < n; ++pe) {
       Node nd;
@@ -148,6 +148,7 @@ struct Cluster {
       cfg.host_queue = nd.host.get();
       cfg.batch = 16;
       cfg.max_outstanding = max_outstanding;
+      cfg.ack_delay_ns = ack_delay_ns;
       if (bulk.window) {
         nd.window.assign(bulk.window_bytes(n), 0xa5);
         fabric.set_window(pe, nd.window.data(), nd.window.size());

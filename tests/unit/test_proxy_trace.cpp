@@ -5,7 +5,7 @@
 // ring entry, send, arrival, apply, applied, acknowledgement sent and received, completion -
 // with sane deltas; the file holds them all; a full trace keeps its first records and counts
 // the rest. And acknowledgements go only for ops the source tracks (engine_target.cpp,
-// send_acks): a sync's signals alone cause none.
+// send_acks): a sync's signals alone cause none; with an ack delay they ride on replies.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -245,9 +245,55 @@ TEST(ProxyTrace, OnlyTrackedOpsAreAcknowledged) {
   const std::vector<TraceRecord> acks = records(*c.nodes[1].trace, TraceEv::kSend);
   ASSERT_EQ(c.nodes[1].trace->counters().messages_sent[2], 1u);
   for (const TraceRecord& r : acks)
-    if (r.kind == static_cast<uint8_t>(MsgKind::kAck)) EXPECT_EQ(r.a, static_cast<uint64_t>(kRounds + 1));
+    if (r.kind == static_cast<uint8_t>(MsgKind::kAck) && r.b == 0)  // the ack message (b = 1: riding on one)
+      EXPECT_EQ(r.a, static_cast<uint64_t>(kRounds + 1));
   EXPECT_EQ(c.nodes[0].trace->counters().messages_sent[2], 0u);
   for (auto& nd : c.nodes) EXPECT_TRUE(nd.engine->failures().empty());
+}
+
+// GSHMEM_PROXY_ACK_DELAY_US: an acknowledgement waits up to the delay for a message to the
+// same PE and rides on it. In a ping-pong of tracked puts with signals every ack rides on the
+// reply (no ack message at all) and completion still follows each reply; the last ping-pong's
+// ack, with nothing to ride on, goes alone once the delay passed. Without a delay (the default)
+// each apply is acknowledged by a message of its own, as before.
+int ping_pong_acks(uint64_t delay_ns, int rounds, uint64_t* last_ack_pumps, uint64_t* standalone) {
+  Cluster c(2, 4, 64, LoopbackOptions{14, 2000, false}, false, 1024, {}, 1 << 14, delay_ns);
+  std::vector<Producer> prod;
+  prod.reserve(2);
+  for (int pe = 0; pe < 2; ++pe) prod.emplace_back(*c.nodes[pe].ring, 95 + pe);
+  for (int r = 1; r <= rounds; ++r) {
+    for (int pe = 0; pe < 2; ++pe) {
+      prod[pe].post(put_with_signal(1 - pe, 16, static_cast<uint64_t>(r), 0));
+      EXPECT_TRUE(c.pump_until([&] { return load(&c.nodes[1 - pe].heap[0]) == static_cast<uint64_t>(r); }))
+          << "round " << r;
+      // The ping before this reply is acknowledged (it rode on this reply, or went alone).
+      if (pe == 1)
+        EXPECT_TRUE(c.pump_until([&] { return c.nodes[0].ring->completed() == static_cast<uint64_t>(r); }, 500))
+            << "round " << r << ": the ping's completion waited past the reply";
+    }
+  }
+  uint64_t pumps = 0;
+  EXPECT_TRUE(c.pump_until([&] {
+    ++pumps;
+    return c.nodes[1].ring->completed() == static_cast<uint64_t>(rounds);
+  }));
+  *last_ack_pumps = pumps;
+  *standalone = c.nodes[0].trace->counters().messages_sent[2];
+  for (auto& nd : c.nodes) EXPECT_TRUE(nd.engine->failures().empty());
+  return static_cast<int>(c.nodes[1].trace->counters().messages_sent[2]);
+}
+
+TEST(ProxyTrace, AcknowledgementsRideOnRepliesWithinTheDelay) {
+  constexpr int kRounds = 25;
+  uint64_t pumps = 0, pe0_acks = 0;
+  // 100 us (each pump is 1 us of the manual clock).
+  EXPECT_EQ(ping_pong_acks(100000, kRounds, &pumps, &pe0_acks), 0) << "PE 1 sent acks its replies could carry";
+  EXPECT_EQ(pe0_acks, 1u) << "PE 0: only the last reply's ack goes alone";
+  EXPECT_GE(pumps, 90u) << "the last ack did not wait for a message to ride on";
+  EXPECT_LE(pumps, 120u) << "the last ack waited past its delay";
+  // No delay: each apply is acknowledged at once, alone (or on a message going that pass).
+  EXPECT_GT(ping_pong_acks(0, kRounds, &pumps, &pe0_acks), kRounds / 2);
+  EXPECT_LE(pumps, 10u);
 }
 
 }  // namespace

@@ -361,6 +361,8 @@ void latency(int pe, Shared* sh) {
     trace = std::make_unique<Trace>(1u << 20);
     p.trace = trace.get();
   }
+  // As the library's knob: acknowledgements wait this long for a message to ride on.
+  if (const char* e = getenv("GSHMEM_PROXY_ACK_DELAY_US")) p.ack_delay_ns = std::strtoull(e, nullptr, 0) * 1000;
   // With the bulk path's window, as the library runs (8 B puts stay active messages, but the
   // plugin then has its RMA worker to poll too, with UCX >= 1.20).
   BulkConfig b;

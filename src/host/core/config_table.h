@@ -114,6 +114,11 @@
   GSHMEM_CONFIG_ENTRY(proxy_trace_events, "GSHMEM_PROXY_TRACE_EVENTS", Int, "1048576",                         \
                       "Records the proxy trace keeps per PE (40 B each, allocated at init when "               \
                       "GSHMEM_PROXY_TRACE is set); later ones are counted, not kept.")                         \
+  GSHMEM_CONFIG_ENTRY(proxy_ack_delay_us, "GSHMEM_PROXY_ACK_DELAY_US", Int, "0",                               \
+                      "Microseconds a proxy may hold the acknowledgement of applied operations "               \
+                      "for a message to the same PE to carry it (a reply, an exchange's next "                 \
+                      "round), saving a message; a quiet then waits up to this much longer for "               \
+                      "operations nothing answers. 0: acknowledged at once.")                                  \
   GSHMEM_CONFIG_ENTRY(reduce_ctas, "GSHMEM_REDUCE_CTAS", Int, "128",                                           \
                       "Most CTAs of the library's reduction kernel (host and on-stream "                       \
                       "reductions; 1 .. 128, a local choice: PEs may differ; PEs that share a "                \
@@ -155,6 +160,7 @@
 //   pinned memory) is far beyond any useful depth. The proxy setup also requires a power of two.
 //   GSHMEM_PROXY_TRACE_EVENTS: 1024 records hold a few rounds; 2^26 (2.5 GiB) is far beyond a
 //   benchmark's needs.
+//   GSHMEM_PROXY_ACK_DELAY_US: up to a second; past the proxy's 100 us spin a nap may add 50 us.
 #define GSHMEM_CONFIG_RANGES(GSHMEM_CONFIG_RANGE)                                              \
   GSHMEM_CONFIG_RANGE(symmetric_size, "GSHMEM_SYMMETRIC_SIZE", 1ull << 20, 4ull << 40)         \
   GSHMEM_CONFIG_RANGE(symmetric_size_max, "GSHMEM_SYMMETRIC_SIZE_MAX", 1ull << 20, 4ull << 40) \
@@ -172,6 +178,7 @@
   GSHMEM_CONFIG_RANGE(proxy_bulk_min, "GSHMEM_PROXY_BULK_MIN", 1, 1ull << 40)                  \
   GSHMEM_CONFIG_RANGE(proxy_bulk_slots, "GSHMEM_PROXY_BULK_SLOTS", 1, 64)                      \
   GSHMEM_CONFIG_RANGE(proxy_trace_events, "GSHMEM_PROXY_TRACE_EVENTS", 1024, 67108864)         \
+  GSHMEM_CONFIG_RANGE(proxy_ack_delay_us, "GSHMEM_PROXY_ACK_DELAY_US", 0, 1000000)             \
   GSHMEM_CONFIG_RANGE(reduce_ctas, "GSHMEM_REDUCE_CTAS", 1, 128)                               \
   GSHMEM_CONFIG_RANGE(coll_ctas, "GSHMEM_COLL_CTAS", 1, 64)
 

@@ -252,6 +252,7 @@ Status setup(Runtime& r, PeerFailureFn on_failure) {
     ec.host_queue = &px->queue_;
     ec.bulk = bulk;
     ec.trace = px->trace_.get();
+    ec.ack_delay_ns = static_cast<uint64_t>(cfg.proxy_ack_delay_us) * 1000;
     px->engine_ = std::make_unique<proxy::Engine>(ec, *px->transport_, *px->stager_, px->clock_);
   }
   GSHMEM_TRY(exchange(r, ok, ok ? std::string() : why, &a));
