@@ -19,7 +19,8 @@ Engine::Engine(const EngineConfig& cfg, Transport& transport, Stager& stager, Cl
       inbound_(cfg.n_pes),
       bulk_wait_(cfg.n_pes),
       bulk_in_use_(cfg.n_pes),
-      bulk_next_slot_(cfg.n_pes, 0) {
+      bulk_next_slot_(cfg.n_pes, 0),
+      trace_(cfg.trace) {
   if (cfg_.bulk.window)
     for (uint32_t s = cfg_.bulk.out_slots; s-- > 0;) out_free_.push_back(s);
   transport_.set_callbacks(this);
@@ -28,6 +29,7 @@ Engine::Engine(const EngineConfig& cfg, Transport& transport, Stager& stager, Cl
 Engine::~Engine() { transport_.set_callbacks(nullptr); }
 
 bool Engine::progress() {
+  if (trace_) return progress_traced();  // the one test tracing costs a pass when off
   last_progress_ns_ = clock_.now_ns();
   const uint64_t events = events_;
   transport_.progress();  // arrivals, send completions, failures: the callbacks below
@@ -38,6 +40,39 @@ bool Engine::progress() {
   moved |= pump_bulk();
   moved |= send_acks();
   publish();
+  return moved;
+}
+
+// progress() with every phase timed for the trace's counters (Trace::pass); the same steps in
+// the same order.
+bool Engine::progress_traced() {
+  uint64_t phase[kPhases] = {};
+  const uint64_t start = Trace::now_ns();
+  uint64_t t = start;
+  const auto lap = [&](int p) {
+    const uint64_t u = Trace::now_ns();
+    phase[p] = u - t;
+    t = u;
+  };
+  last_progress_ns_ = clock_.now_ns();
+  const uint64_t events = events_;
+  transport_.progress();
+  const bool busy = events_ != events;
+  bool moved = busy;
+  lap(kPhaseTransport);
+  moved |= poll_stager();
+  lap(kPhaseStager);
+  moved |= parse_ring();
+  lap(kPhaseRing);
+  moved |= drain_host_queue();
+  lap(kPhaseHost);
+  moved |= pump_bulk();
+  lap(kPhaseBulk);
+  moved |= send_acks();
+  lap(kPhaseAcks);
+  publish();
+  lap(kPhasePublish);
+  trace_->pass(start, t - start, phase, moved, busy);
   return moved;
 }
 
@@ -55,6 +90,7 @@ bool Engine::parse_ring() {
     ProxyOp op;
     std::string why;
     if (!decode_entry(w, &op, &why)) {
+      if (trace_) trace_->add(TraceEv::kRing, -1, ticket);
       ring_done_.add_finished(ticket);
       fail_op(ticket, -1,
               "PE " + std::to_string(cfg_.my_pe) + ": bad proxy entry at ring ticket " + std::to_string(ticket) + ": " +
@@ -68,6 +104,7 @@ bool Engine::parse_ring() {
       }
       continue;
     }
+    if (trace_) trace_->add(TraceEv::kRing, op.target, ticket, 0, 0, op.op, op.flags);
     issue(ticket, op, nullptr, nullptr);
   }
   return moved;
@@ -79,7 +116,10 @@ bool Engine::drain_host_queue() {
   if (room == 0) return false;
   host_scratch_.clear();
   cfg_.host_queue->pop(host_scratch_, room < cfg_.batch ? room : cfg_.batch);
-  for (auto& [id, hop] : host_scratch_) issue(kHostBit | id, hop.op, hop.result, hop.failed);
+  for (auto& [id, hop] : host_scratch_) {
+    if (trace_) trace_->add(TraceEv::kHost, hop.op.target, id, 0, 0, hop.op.op, hop.op.flags);
+    issue(kHostBit | id, hop.op, hop.result, hop.failed);
+  }
   return !host_scratch_.empty();
 }
 
@@ -92,18 +132,22 @@ void Engine::issue(uint64_t token, const ProxyOp& op, uint64_t* host_result, std
   CompletionTracker& tr = tracker(token);
   const uint64_t id = token & ~kHostBit;
   const int q = op.target;
-  const std::string who = "PE " + std::to_string(cfg_.my_pe) + ": " + op_name(token) + " (" + op.describe() + ")";
+  // Only a failure names the op: its text costs allocations every op would pay.
+  const auto who = [&] {
+    return "PE " + std::to_string(cfg_.my_pe) + ": " + op_name(token) + " (" + op.describe() + ")";
+  };
   if (q < 0 || q >= cfg_.n_pes) {
     tr.add_finished(id);
-    fail_op(token, q,
-            who + ": PE " + std::to_string(q) + " is out of range: valid PEs are 0.." + std::to_string(cfg_.n_pes - 1),
-            host_failed);
+    fail_op(
+        token, q,
+        who() + ": PE " + std::to_string(q) + " is out of range: valid PEs are 0.." + std::to_string(cfg_.n_pes - 1),
+        host_failed);
     reply_failed(token, op, host_failed);
     return;
   }
   if (failed_[q]) {
     tr.add_finished(id);
-    fail_op(token, q, who + ": PE " + std::to_string(q) + " has failed", host_failed);
+    fail_op(token, q, who() + ": PE " + std::to_string(q) + " has failed", host_failed);
     reply_failed(token, op, host_failed);
     return;
   }
@@ -120,7 +164,7 @@ void Engine::issue(uint64_t token, const ProxyOp& op, uint64_t* host_result, std
   const uint64_t seq = next_seq_[q]++;
   // An untracked signal (a team sync's) is complete once sent: it still takes its place in the
   // pair's sequence, so the target applies it after everything sent before it.
-  if (op.op == GSHMEMI_PROXY_OP_SIGNAL && (op.flags & GSHMEMI_PROXY_F_UNTRACKED))
+  if (is_untracked(op.op, op.flags))
     tr.add_finished(id);
   else
     tr.add(id, q, seq);
@@ -152,9 +196,27 @@ void Engine::issue(uint64_t token, const ProxyOp& op, uint64_t* host_result, std
   send_to(q, h, payload, payload_size, token);
 }
 
-void Engine::send_to(int dst, const WireHeader& h, const uint8_t* payload, size_t size, uint64_t token) {
-  if (!transport_.send(dst, reinterpret_cast<const uint8_t*>(&h), sizeof h, payload, size, token))
-    on_peer_failed(dst, "the transport refused a send to it");
+void Engine::send_to(int dst, const WireHeader& header, const uint8_t* payload, size_t size, uint64_t token) {
+  // Every message to dst carries what this PE applied of dst's ops: an acknowledgement that
+  // costs no message of its own (acknowledgements are cumulative, so a repeat says nothing new).
+  WireHeader h = header;
+  Inbound& in = inbound_[dst];
+  const uint64_t acked_before = in.acked;
+  h.ack = in.applied;
+  in.acked = in.applied;
+  in.ack_due = false;
+  const uint64_t t0 = trace_ ? Trace::now_ns() : 0;
+  const bool ok = transport_.send(dst, reinterpret_cast<const uint8_t*>(&h), sizeof h, payload, size, token);
+  if (trace_) {
+    // At the hand-over, with the call's duration: on tcp the send syscall, and on `lo` the
+    // receiving socket's work too.
+    trace_->add_at(t0, TraceEv::kSend, dst, h.seq, h.token, h.kind, h.op, h.flags, Trace::now_ns() - t0);
+    ++trace_->counters().messages_sent[h.kind & 3];
+    // An acknowledgement riding on another message: an ack record (b = 1), no message counted.
+    if (h.kind != static_cast<uint8_t>(MsgKind::kAck) && h.ack > acked_before)
+      trace_->add_at(t0, TraceEv::kSend, dst, h.ack, 1, static_cast<uint8_t>(MsgKind::kAck));
+  }
+  if (!ok) on_peer_failed(dst, "the transport refused a send to it");
 }
 
 void Engine::fail_op(uint64_t token, int target, const std::string& message, std::atomic<int>* host_failed) {
@@ -181,10 +243,15 @@ void Engine::publish() {
     const uint64_t c = ring_done_.advance(acked, failed);
     // Release: a quiet that reads it (acquire) then sees the data its gets brought back.
     if (c != before && cfg_.ring.completed) __atomic_store_n(cfg_.ring.completed, c, __ATOMIC_RELEASE);
+    if (c != before && trace_) trace_->add(TraceEv::kCompleted, -1, c);
     ring_.advance_released();
   }
   host_done_.advance(acked, failed);
   const uint64_t done = host_done_.completed();
+  if (trace_ && done != traced_host_done_) {
+    traced_host_done_ = done;
+    trace_->add(TraceEv::kHostCompleted, -1, done);
+  }
   for (auto it = host_watch_.begin(); it != host_watch_.end() && (it->first & ~kHostBit) < done;)
     it = host_watch_.erase(it);  // complete: acknowledged, or failed and flagged before
   if (cfg_.host_queue) cfg_.host_queue->publish_completed(done);

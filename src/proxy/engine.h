@@ -27,6 +27,7 @@
 #include "interfaces.h"
 #include "op.h"
 #include "ring.h"
+#include "trace.h"
 
 namespace gshmem::proxy {
 
@@ -55,7 +56,12 @@ struct EngineConfig {
   HostQueue* host_queue = nullptr;  // optional
   uint32_t batch = 64;              // entries (and host ops) taken per pass
   uint64_t max_outstanding = 1024;  // incomplete ring operations before parsing stops
-  BulkConfig bulk;                  // window == nullptr: every payload as an active message
+  // How long an acknowledgement may wait for a message to the same PE to ride on
+  // (GSHMEM_PROXY_ACK_DELAY_US): a reply to a ping, the next round of an exchange. 0: sent in
+  // the pass that applied the op, as a message of its own unless one goes to that PE anyway.
+  uint64_t ack_delay_ns = 0;
+  BulkConfig bulk;         // window == nullptr: every payload as an active message
+  Trace* trace = nullptr;  // GSHMEM_PROXY_TRACE: records of every stage (trace.h); nullptr: off
 };
 
 // One operation that failed, with a message naming the peer (or the bad entry).
@@ -128,6 +134,10 @@ class Engine final : private TransportCallbacks {
     std::map<uint64_t, std::vector<uint8_t>> held;  // early arrivals, by seq
     uint64_t applied = 0;                           // applied through (a count)
     uint64_t acked = 0;                             // last count acknowledged
+    // An op the source tracks was applied since the last acknowledgement: only then is one
+    // sent (send_acks). A team sync's untracked signals need none; a later one covers them.
+    bool ack_due = false;
+    uint64_t due_ns = 0;  // when ack_due was set: a lone acknowledgement goes ack_delay_ns later
   };
 
   // TransportCallbacks
@@ -136,6 +146,7 @@ class Engine final : private TransportCallbacks {
   void on_peer_failed(int pe, const std::string& why) override;
 
   // engine.cpp: the source side.
+  bool progress_traced();  // progress() with each phase timed (trace_ set)
   bool parse_ring();
   bool drain_host_queue();
   void issue(uint64_t token, const ProxyOp& op, uint64_t* host_result, std::atomic<int>* host_failed);
@@ -193,6 +204,8 @@ class Engine final : private TransportCallbacks {
   uint64_t host_next_id_ = 0;
   uint64_t last_progress_ns_ = 0;
   uint64_t events_ = 0;  // callbacks that moved something, for progress()'s answer
+  Trace* trace_ = nullptr;
+  uint64_t traced_host_done_ = 0;  // the host completion count last recorded
 };
 
 }  // namespace gshmem::proxy

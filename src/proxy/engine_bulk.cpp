@@ -101,6 +101,7 @@ bool Engine::put_copied() {
     }
     const uint64_t id = kBulkBit | bulk_next_id_++;
     bulk_flight_.emplace(id, ch);
+    if (trace_) trace_->add(TraceEv::kBulkPut, q, ch.seq, id, 0, GSHMEMI_PROXY_OP_PUT, ch.flags);
     if (!transport_.bulk_put(q, cfg_.bulk.out_offset(cfg_.n_pes, ch.out_slot),
                              cfg_.bulk.in_offset(cfg_.my_pe, ch.in_slot), ch.size, id)) {
       bulk_flight_.erase(id);

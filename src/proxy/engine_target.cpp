@@ -20,6 +20,15 @@ void Engine::on_message(int src, const uint8_t* bytes, size_t size) {
     on_peer_failed(src, "it sent a malformed message of " + std::to_string(size) + " B");
     return;
   }
+  if (trace_) {
+    trace_->add(TraceEv::kRecv, src, h.seq, h.token, h.kind, h.op, h.flags);
+    ++trace_->counters().messages_received[h.kind & 3];
+  }
+  if (h.ack > acked_[src]) {  // an acknowledgement riding on the message
+    if (trace_ && h.kind != static_cast<uint8_t>(MsgKind::kAck))
+      trace_->add(TraceEv::kRecv, src, h.ack, 1, static_cast<uint8_t>(MsgKind::kAck));
+    acked_[src] = h.ack;
+  }
   switch (static_cast<MsgKind>(h.kind)) {
     case MsgKind::kOp:
       on_op(src, bytes, size);
@@ -89,7 +98,9 @@ void Engine::submit_target(int src, std::vector<uint8_t> msg) {
     a->data.resize(h.size);
     op.local = a->data.data();  // the stager reads the heap into it; sent back as the reply
   }
+  const uint64_t t0 = trace_ ? Trace::now_ns() : 0;
   stager_.submit(op);
+  if (trace_) trace_->add_at(t0, TraceEv::kApply, src, h.seq, 0, 0, h.op, h.flags, Trace::now_ns() - t0);
   applying_.push_back(std::move(a));
 }
 
@@ -99,6 +110,7 @@ bool Engine::poll_stager() {
   for (const Stager::Done& d : done_scratch_) {
     std::unique_ptr<Applying> a = std::move(applying_.front());
     applying_.pop_front();
+    if (trace_) trace_->add(TraceEv::kApplied, a->src, a->seq, a->token, a->kind, a->op, a->flags);
     if (a->kind == ApplyOp::kLocalWrite) {
       auto it = pending_.find(a->token);
       if (it == pending_.end()) continue;  // failed meanwhile
@@ -112,6 +124,10 @@ bool Engine::poll_stager() {
     }
     // Applied (or failed) at this PE: part of the cumulative acknowledgement from now on.
     inbound_[a->src].applied = a->seq + 1;
+    if (!is_untracked(a->op, a->flags) && !inbound_[a->src].ack_due) {
+      inbound_[a->src].ack_due = true;
+      inbound_[a->src].due_ns = last_progress_ns_;
+    }
     if (failed_[a->src]) continue;
     WireHeader r;
     r.kind = static_cast<uint8_t>(MsgKind::kReply);
@@ -137,7 +153,14 @@ bool Engine::send_acks() {
   bool sent = false;
   for (int src = 0; src < cfg_.n_pes; ++src) {
     Inbound& in = inbound_[src];
-    if (in.applied == in.acked || failed_[src]) continue;
+    // Only when a tracked op was applied: every ack costs both ends a message (a barrier's
+    // untracked signals would each get one), and none of the source's waits needs it else.
+    if (in.applied == in.acked || !in.ack_due || failed_[src]) continue;
+    // A message to src within ack_delay_ns takes it along (send_to): a ping's reply, an
+    // exchange's next round. The proxy spins 100 us after work, so a delay below that ends on
+    // time; a longer one may end up to a nap (50 us) late.
+    if (last_progress_ns_ - in.due_ns < cfg_.ack_delay_ns) continue;
+    in.ack_due = false;
     WireHeader h;
     h.kind = static_cast<uint8_t>(MsgKind::kAck);
     h.src = cfg_.my_pe;
@@ -190,7 +213,9 @@ void Engine::on_reply(int src, const WireHeader& h, const uint8_t* payload, size
   op.data = a->data.data();
   op.offset = p.op.ref_addr;
   op.local = reinterpret_cast<uint8_t*>(static_cast<uintptr_t>(p.op.ref_addr));
+  const uint64_t t0 = trace_ ? Trace::now_ns() : 0;
   stager_.submit(op);
+  if (trace_) trace_->add_at(t0, TraceEv::kApply, src, h.seq, h.token, 1, h.op, 0, Trace::now_ns() - t0);
   applying_.push_back(std::move(a));
 }
 
@@ -200,8 +225,10 @@ void Engine::finish_reply(uint64_t token, const Pending& p, uint64_t value, bool
     if (error && p.host_failed) p.host_failed->store(1, std::memory_order_release);
   } else if (p.op.fetches()) {
     ring_.reply_value(token, value, error);
+    if (trace_) trace_->add(TraceEv::kReply, p.op.target, token);
   } else if (p.op.wants_reply()) {  // a non-blocking get has no waiter: quiet reads `completed`
     ring_.reply_tag(token, error);
+    if (trace_) trace_->add(TraceEv::kReply, p.op.target, token);
   }
   tracker(token).reply_done(token & ~kHostBit);
   pending_.erase(token);  // p is gone after this
@@ -209,14 +236,17 @@ void Engine::finish_reply(uint64_t token, const Pending& p, uint64_t value, bool
 
 void Engine::on_send_complete(uint64_t token) {
   ++events_;
+  if (trace_) trace_->add(TraceEv::kSendDone, -1, 0, token);
   if ((token & (kHostBit | kBulkBit)) == kBulkBit) {
     on_bulk_complete(token);
     return;
   }
   auto it = send_tag_.find(token);
   if (it == send_tag_.end()) return;
+  const int target = it->second;
   send_tag_.erase(it);
   ring_.reply_tag(token, false);  // the source buffer may be reused: a blocking put returns
+  if (trace_) trace_->add(TraceEv::kReply, target, token);
 }
 
 void Engine::on_peer_failed(int q, const std::string& why) {

@@ -16,6 +16,10 @@ unsigned ProxyOp::width() const { return 1u << ((flags & GSHMEMI_PROXY_F_WIDTH_M
 
 bool ProxyOp::wants_reply() const { return gshmemi_proxy_wants_reply(gshmemi_proxy_w0(op, flags, 0, 0)) != 0; }
 
+bool is_untracked(uint8_t op, uint16_t flags) {
+  return op == GSHMEMI_PROXY_OP_SIGNAL && (flags & GSHMEMI_PROXY_F_UNTRACKED);
+}
+
 std::string ProxyOp::describe() const {
   static const char* const names[] = {"none",       "put",         "get",          "signal",
                                       "atomic set", "atomic add",  "atomic and",   "atomic or",

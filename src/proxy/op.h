@@ -29,6 +29,11 @@ struct ProxyOp {
   std::string describe() const;  // "put of 256 B to PE 2 at offset 0x40": for error messages
 };
 
+// An operation complete once sent (a team sync's counted signal, GSHMEMI_PROXY_F_UNTRACKED):
+// nothing waits for its acknowledgement (docs/internode.md section 6, barrier). The source
+// and the target decide it alike from the op and its flags.
+bool is_untracked(uint8_t op, uint16_t flags);
+
 // Decodes the eight words of a whole entry (parity already checked). Returns false, with the
 // reason, for an entry no producer should write (unknown op, inline payload too long, ...).
 bool decode_entry(const uint64_t w[8], ProxyOp* out, std::string* why);
@@ -50,8 +55,11 @@ struct WireHeader {
   uint64_t seq = 0;     // kOp: the pair's sequence number; kAck: applied through (a count); kReply: the op's
   uint64_t offset = 0, size = 0, operand = 0, compare = 0, sig_offset = 0, sig_value = 0;
   uint64_t token = 0;  // kOp: the source's name for the op, echoed by its kReply
+  // Any kind: the sender applied the receiver's ops through this count (0: says nothing), an
+  // acknowledgement riding on a message that goes anyway (Engine::send_to).
+  uint64_t ack = 0;
 };
-static_assert(sizeof(WireHeader) == 80, "wire header layout");
+static_assert(sizeof(WireHeader) == 88, "wire header layout");
 
 std::vector<uint8_t> encode_message(const WireHeader& h, const uint8_t* payload, size_t size);
 // Splits a message; false when it is shorter than a header or its payload size disagrees.

@@ -124,14 +124,16 @@ struct Cluster {
     std::unique_ptr<MemcpyStager> stager;
     std::unique_ptr<HostQueue> host;
     std::unique_ptr<Engine> engine;
-    std::vector<uint8_t> window;  // the bulk path's staging window (bulk.window set)
+    std::vector<uint8_t> window;   // the bulk path's staging window (bulk.window set)
+    std::unique_ptr<Trace> trace;  // `trace_records` > 0: the engine's proxy trace
     uint8_t* bytes() { return reinterpret_cast<uint8_t*>(heap.data()); }
   };
 
   // bulk.window non-null (any value): every engine gets a window of its own, poisoned, on the
-  // loopback fabric; nullptr: active messages only.
+  // loopback fabric; nullptr: active messages only. trace_records > 0: every engine records a
+  // proxy trace of that many records (proxy/trace.h).
   Cluster(int n, unsigned log2_ring, uint64_t heap_bytes, LoopbackOptions net, bool lag,
-          uint64_t max_outstanding = 1024, BulkConfig bulk = {})
+          uint64_t max_outstanding = 1024, BulkConfig bulk = {}, size_t trace_records = 0, uint64_t ack_delay_ns = 0)
       : fabric(n, clock, net) {
     for (int pe = 0; pe < n; ++pe) {
       Node nd;
@@ -146,11 +148,16 @@ struct Cluster {
       cfg.host_queue = nd.host.get();
       cfg.batch = 16;
       cfg.max_outstanding = max_outstanding;
+      cfg.ack_delay_ns = ack_delay_ns;
       if (bulk.window) {
         nd.window.assign(bulk.window_bytes(n), 0xa5);
         fabric.set_window(pe, nd.window.data(), nd.window.size());
         cfg.bulk = bulk;
         cfg.bulk.window = nd.window.data();
+      }
+      if (trace_records) {
+        nd.trace = std::make_unique<Trace>(trace_records);
+        cfg.trace = nd.trace.get();
       }
       nd.engine = std::make_unique<Engine>(cfg, fabric.endpoint(pe), *nd.stager, clock);
       nodes.push_back(std::move(nd));

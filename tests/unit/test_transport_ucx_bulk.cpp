@@ -347,12 +347,22 @@ void raw_puts(int pe, Shared* sh) {
 
 // Latency of the engine + UCX path without a GPU: an 8-byte put-with-signal ping-pong (the
 // one-way time is half a round; each side spins its engine on its own heap word, as a waiting
-// kernel spins on the word its proxy's apply writes), then a put followed by a quiet (the
-// acknowledgement's round trip). PE 0 reports both in ns.
+// kernel spins on the word its proxy's apply writes), the same both ways at once (a sync of two),
+// a barrier's exchange of untracked ADD signals, then a put followed by a quiet (the
+// acknowledgement's round trip). PE 0 reports them in ns. GSHMEM_TEST_TRACE=<prefix>: each PE
+// records a proxy trace, written to <prefix>.<pe>.tsv (tools/proxy_trace.py reads them).
 void latency(int pe, Shared* sh) {
   use_tcp();
   constexpr int kIters = 2000, kWarm = 100;
   Pe p;
+  std::unique_ptr<Trace> trace;
+  const char* trace_prefix = getenv("GSHMEM_TEST_TRACE");
+  if (trace_prefix && *trace_prefix) {
+    trace = std::make_unique<Trace>(1u << 20);
+    p.trace = trace.get();
+  }
+  // As the library's knob: acknowledgements wait this long for a message to ride on.
+  if (const char* e = getenv("GSHMEM_PROXY_ACK_DELAY_US")) p.ack_delay_ns = std::strtoull(e, nullptr, 0) * 1000;
   // With the bulk path's window, as the library runs (8 B puts stay active messages, but the
   // plugin then has its RMA worker to poll too, with UCX >= 1.20).
   BulkConfig b;
@@ -393,6 +403,22 @@ void latency(int pe, Shared* sh) {
     wait(base + i);
   }
   const double ex = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / kIters;
+  // A barrier's signals: untracked ADDs of 1 (complete once sent), both ways, then both wait.
+  volatile uint64_t* count = reinterpret_cast<uint64_t*>(p.bytes()) + 3;
+  for (uint64_t i = 1; i <= kIters + kWarm; ++i) {
+    if (i == kWarm + 1) t0 = std::chrono::steady_clock::now();
+    HostOp h;
+    h.op.op = GSHMEMI_PROXY_OP_SIGNAL;
+    h.op.flags = GSHMEMI_PROXY_F_SIGNAL_ADD | GSHMEMI_PROXY_F_UNTRACKED;
+    h.op.target = q;
+    h.op.sig_offset = 24;
+    h.op.sig_value = 1;
+    p.host.push(h);
+    ++pushed;
+    TT_CHECK(p.pump_until([&] { return *count >= i; }), "sync stuck at %llu", (unsigned long long)i);
+  }
+  const double sy = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / kIters;
+  if (pe == 0) sh->values[0][5] = static_cast<uint64_t>(sy);
   p.quiet(pushed);
   p.barrier(1, 2);
   if (pe == 0) sh->values[0][4] = static_cast<uint64_t>(ex);
@@ -408,6 +434,11 @@ void latency(int pe, Shared* sh) {
         std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t1).count() / kIters);
   }
   p.barrier(2, 2);
+  if (trace) {
+    std::string why;
+    TT_CHECK(trace->write(std::string(trace_prefix) + "." + std::to_string(pe) + ".tsv", pe, 2, &why), "%s",
+             why.c_str());
+  }
 }
 
 // A figure, not a check, and seconds long on a busy machine: only with GSHMEM_TEST_BENCH=1.
@@ -416,9 +447,9 @@ TEST(TransportUcxBulk, BandwidthReport) {
     GTEST_SKIP() << "a report, not a check: run with GSHMEM_TEST_BENCH=1 on a quiet host";
   // Each row is the best of `rounds` runs, the rows taking turns: the host's noise (other
   // processes, the scheduler) then weighs on all rows alike, and the best run is the one it
-  // disturbed least (GSHMEM_TEST_BENCH_ROUNDS, default 3).
+  // disturbed least (GSHMEM_TEST_BENCH_ROUNDS, default 3; 0: the latency rows alone).
   int rounds = 3;
-  if (const char* e = getenv("GSHMEM_TEST_BENCH_ROUNDS")) rounds = std::max(1, std::atoi(e));
+  if (const char* e = getenv("GSHMEM_TEST_BENCH_ROUNDS")) rounds = std::max(0, std::atoi(e));
   double rate[4][2] = {}, raw[2] = {};
   for (int r = 0; r < rounds; ++r)
     for (int on = 0; on < 5; ++on) {  // the four modes, then the anchor
@@ -446,9 +477,13 @@ TEST(TransportUcxBulk, BandwidthReport) {
   std::printf("  8 B put + quiet (the acknowledgement's round trip): %.1f us\n", sh->values[0][3] / 1e3);
   std::printf("  8 B put with signal both ways at once, then both wait (a sync of two): %.1f us\n",
               sh->values[0][4] / 1e3);
+  std::printf("  untracked ADD signals both ways at once, then both wait (a barrier's): %.1f us\n",
+              sh->values[0][5] / 1e3);
+  RecordProperty("sync_untracked_ns", std::to_string(sh->values[0][5]));
   RecordProperty("exchange_8B_ns", std::to_string(sh->values[0][4]));
   RecordProperty("put_signal_8B_oneway_ns", std::to_string(sh->values[0][2]));
   RecordProperty("put_quiet_8B_ns", std::to_string(sh->values[0][3]));
+  if (rounds == 0) return;
   std::printf("put then quiet (GB/s, best of %d)               1 MiB   64 MiB\n", rounds);
   std::printf("  active messages                              %6.2f   %6.2f\n", rate[0][0], rate[0][1]);
   std::printf("  bulk path, source copies on a thread         %6.2f   %6.2f\n", rate[1][0], rate[1][1]);

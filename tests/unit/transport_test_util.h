@@ -69,6 +69,8 @@ struct Pe {
   SteadyClock clock;
   std::unique_ptr<Engine> engine;
   std::vector<uint8_t> window;  // the bulk path's staging window
+  Trace* trace = nullptr;       // set before start(): the engine records a proxy trace into it
+  uint64_t ack_delay_ns = 0;    // set before start(): EngineConfig::ack_delay_ns
   uint8_t* bytes() { return reinterpret_cast<uint8_t*>(heap.data()); }
 
   // Loads the plugin (exit 77 without UCX), exchanges addresses, connects to every other PE.
@@ -133,6 +135,8 @@ struct Pe {
       cfg.bulk = *bulk;
       cfg.bulk.window = window.data();
     }
+    cfg.trace = trace;
+    cfg.ack_delay_ns = ack_delay_ns;
     engine = std::make_unique<Engine>(cfg, *transport, *stager, clock);
   }
 

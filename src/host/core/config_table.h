@@ -105,6 +105,20 @@
                       "Chunks in flight from one PE to another on the bulk path (staging slots "               \
                       "each source owns in every window; the window is (PEs + 1) x slots x "                   \
                       "chunk of pinned memory). Same on every PE.")                                            \
+  GSHMEM_CONFIG_ENTRY(proxy_trace, "GSHMEM_PROXY_TRACE", String, "",                                           \
+                      "Path prefix: each PE's proxy thread records a time stamp per stage of every "           \
+                      "operation and message it handles (ring entry, send, arrival, apply, "                   \
+                      "acknowledgement, completion) and its loop counters, written at finalize "               \
+                      "to <prefix>.<pe>.tsv; tools/proxy_trace.py merges and reports them. "                   \
+                      "Empty: off.")                                                                           \
+  GSHMEM_CONFIG_ENTRY(proxy_trace_events, "GSHMEM_PROXY_TRACE_EVENTS", Int, "1048576",                         \
+                      "Records the proxy trace keeps per PE (40 B each, allocated at init when "               \
+                      "GSHMEM_PROXY_TRACE is set); later ones are counted, not kept.")                         \
+  GSHMEM_CONFIG_ENTRY(proxy_ack_delay_us, "GSHMEM_PROXY_ACK_DELAY_US", Int, "0",                               \
+                      "Microseconds a proxy may hold the acknowledgement of applied operations "               \
+                      "for a message to the same PE to carry it (a reply, an exchange's next "                 \
+                      "round), saving a message; a quiet then waits up to this much longer for "               \
+                      "operations nothing answers. 0: acknowledged at once.")                                  \
   GSHMEM_CONFIG_ENTRY(reduce_ctas, "GSHMEM_REDUCE_CTAS", Int, "128",                                           \
                       "Most CTAs of the library's reduction kernel (host and on-stream "                       \
                       "reductions; 1 .. 128, a local choice: PEs may differ; PEs that share a "                \
@@ -144,6 +158,9 @@
 //   GSHMEM_HEARTBEAT_TIMEOUT: 0 (off) up to an hour; a PE silent that long is gone for any job.
 //   GSHMEM_PROXY_RING_ENTRIES: 64 entries keep a few warps' calls in flight; 2^20 (64 MiB of
 //   pinned memory) is far beyond any useful depth. The proxy setup also requires a power of two.
+//   GSHMEM_PROXY_TRACE_EVENTS: 1024 records hold a few rounds; 2^26 (2.5 GiB) is far beyond a
+//   benchmark's needs.
+//   GSHMEM_PROXY_ACK_DELAY_US: up to a second; past the proxy's 100 us spin a nap may add 50 us.
 #define GSHMEM_CONFIG_RANGES(GSHMEM_CONFIG_RANGE)                                              \
   GSHMEM_CONFIG_RANGE(symmetric_size, "GSHMEM_SYMMETRIC_SIZE", 1ull << 20, 4ull << 40)         \
   GSHMEM_CONFIG_RANGE(symmetric_size_max, "GSHMEM_SYMMETRIC_SIZE_MAX", 1ull << 20, 4ull << 40) \
@@ -160,6 +177,8 @@
   GSHMEM_CONFIG_RANGE(proxy_chunk, "GSHMEM_PROXY_CHUNK", 4ull << 10, 64ull << 20)              \
   GSHMEM_CONFIG_RANGE(proxy_bulk_min, "GSHMEM_PROXY_BULK_MIN", 1, 1ull << 40)                  \
   GSHMEM_CONFIG_RANGE(proxy_bulk_slots, "GSHMEM_PROXY_BULK_SLOTS", 1, 64)                      \
+  GSHMEM_CONFIG_RANGE(proxy_trace_events, "GSHMEM_PROXY_TRACE_EVENTS", 1024, 67108864)         \
+  GSHMEM_CONFIG_RANGE(proxy_ack_delay_us, "GSHMEM_PROXY_ACK_DELAY_US", 0, 1000000)             \
   GSHMEM_CONFIG_RANGE(reduce_ctas, "GSHMEM_REDUCE_CTAS", 1, 128)                               \
   GSHMEM_CONFIG_RANGE(coll_ctas, "GSHMEM_COLL_CTAS", 1, 64)
 

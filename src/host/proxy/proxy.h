@@ -58,12 +58,15 @@ class Proxy {
   void report_failures(size_t* seen);
   bool report_device_failure();
   void nap();
+  void write_trace();
 
   int device_ = 0;
   int my_pe_ = 0;
+  int n_pes_ = 0;
   PeerFailureFn on_failure_ = nullptr;
   // Declared in construction order; destroyed in reverse (engine, queue, transport, stager,
-  // channel) after the destructor has stopped the thread.
+  // channel, trace) after the destructor has stopped the thread.
+  std::unique_ptr<proxy::Trace> trace_;  // GSHMEM_PROXY_TRACE; nullptr: off
   std::unique_ptr<Channel> channel_;
   std::unique_ptr<CudaStager> stager_;
   std::unique_ptr<proxy::PluginTransport> transport_;
@@ -75,6 +78,8 @@ class Proxy {
   std::atomic<bool> finalizing_{false};
   std::atomic<uint64_t> pushed_{0};  // ids handed out: the next push's id
   std::vector<uint8_t> reported_;    // per PE: its failure went to on_failure_ already
+  uint64_t nap_last_ns_ = 0;         // traced: how long the last nap slept
+  bool nap_fd_ = false;              // traced: an fd ended it
 };
 
 // Whether this job needs a proxy: a PE on another node, or GSHMEM_DISABLE_P2P with several

@@ -143,6 +143,9 @@ Status setup(Runtime& r, PeerFailureFn on_failure) {
   std::unique_ptr<Proxy> px(new Proxy());
   px->device_ = r.device;
   px->my_pe_ = r.my_pe;
+  px->n_pes_ = r.n_pes;
+  // Allocated now: recording never allocates (proxy/trace.h).
+  if (!cfg.proxy_trace.empty()) px->trace_ = std::make_unique<proxy::Trace>(cfg.proxy_trace_events);
   px->on_failure_ = on_failure;
   px->reported_.assign(r.n_pes, 0);
 
@@ -248,6 +251,8 @@ Status setup(Runtime& r, PeerFailureFn on_failure) {
     ec.ring = px->channel_->region();
     ec.host_queue = &px->queue_;
     ec.bulk = bulk;
+    ec.trace = px->trace_.get();
+    ec.ack_delay_ns = static_cast<uint64_t>(cfg.proxy_ack_delay_us) * 1000;
     px->engine_ = std::make_unique<proxy::Engine>(ec, *px->transport_, *px->stager_, px->clock_);
   }
   GSHMEM_TRY(exchange(r, ok, ok ? std::string() : why, &a));

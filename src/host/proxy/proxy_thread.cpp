@@ -47,8 +47,18 @@ void Proxy::run() {
   size_t seen = 0;
   bool diag_reported = false;
   uint64_t last_work = now_ns();
+  proxy::Trace* const trace = trace_.get();
+  uint64_t nap_start = 0, nap_naps = 0;  // traced: the last nap's start, and the nap count before it
   while (!stop_.load(std::memory_order_acquire)) {
     const bool moved = engine_->progress();
+    if (trace && nap_start) {
+      // A nap matters to latency only when work waited through it: recorded then (an idle
+      // proxy naps 20,000 times a second, which the counters hold).
+      if (moved && trace->counters().naps != nap_naps) {
+        trace->add_at(nap_start, proxy::TraceEv::kNap, -1, nap_fd_, 0, 0, 0, 0, nap_last_ns_);
+      }
+      nap_start = 0;
+    }
     if (!diag_reported && channel_->diag() != 0) diag_reported = report_device_failure();
     if (engine_->failures().size() != seen) report_failures(&seen);
     if (moved) {
@@ -56,6 +66,10 @@ void Proxy::run() {
       continue;
     }
     if (now_ns() - last_work < kSpinNs) continue;
+    if (trace) {
+      nap_naps = trace->counters().naps;
+      nap_start = proxy::Trace::now_ns();
+    }
     nap();
   }
 }
@@ -67,16 +81,42 @@ void Proxy::nap() {
   int n = 0;
   const int wfd = transport_->wait_fd();
   if (wfd >= 0) {
-    if (!transport_->arm()) return;
+    if (!transport_->arm()) {
+      if (trace_) ++trace_->counters().nap_refused;
+      return;
+    }
     fds[n++] = {wfd, POLLIN, 0};
   }
   if (queue_.event_fd() >= 0) fds[n++] = {queue_.event_fd(), POLLIN, 0};
   const struct timespec t = {0, kNapNs};
+  const uint64_t t0 = trace_ ? proxy::Trace::now_ns() : 0;
+  int woke = 0;
   if (n > 0) {
-    ppoll(fds, n, &t, nullptr);
+    woke = ppoll(fds, n, &t, nullptr);
   } else {
     nanosleep(&t, nullptr);
   }
+  if (trace_) {
+    proxy::TraceCounters& c = trace_->counters();
+    const uint64_t d = proxy::Trace::now_ns() - t0;
+    ++c.naps;
+    c.nap_ns += d;
+    nap_last_ns_ = d;
+    if (d > c.nap_max_ns) c.nap_max_ns = d;
+    nap_fd_ = woke > 0;
+    c.nap_fd_wakeups += nap_fd_;
+  }
+}
+
+// GSHMEM_PROXY_TRACE: this PE's records to <prefix>.<pe>.tsv, after the thread stopped.
+void Proxy::write_trace() {
+  const std::string path = config::get().proxy_trace + "." + std::to_string(my_pe_) + ".tsv";
+  std::string why;
+  if (trace_->write(path, my_pe_, n_pes_, &why))
+    GSHMEM_LOG_INFO("proxy: PE %d: trace of %zu records (%llu more not kept) written to %s", my_pe_, trace_->size(),
+                    (unsigned long long)trace_->dropped(), path.c_str());
+  else
+    GSHMEM_LOG_WARN("proxy: PE %d: the proxy trace (GSHMEM_PROXY_TRACE) was not written: %s", my_pe_, why.c_str());
 }
 
 // A device thread failed on the proxy path and trapped (include/gshmem/device/impl/proxy.cuh:
@@ -154,7 +194,10 @@ gshmemi_proxy_channel Proxy::device_channel() const { return channel_->device();
 
 Proxy::~Proxy() {
   stop_.store(true, std::memory_order_release);
-  if (thread_.joinable()) thread_.join();
+  if (thread_.joinable()) {
+    thread_.join();
+    if (trace_) write_trace();
+  }
   engine_.reset();  // before the transport it registered its callbacks with
 }
 
