@@ -48,11 +48,13 @@ GSHMEMI_LIVE_FN const gshmemi_live_range* gshmemi_live_ranges(const gshmemi_live
 }
 
 /* Index of the last range starting at or below `offset`, or count when none does. Binary
- * search: log2(count) + 1 loads. */
-GSHMEMI_LIVE_FN uint64_t gshmemi_live_find(const gshmemi_live_range* r, uint64_t count, uint64_t offset) {
-  uint64_t lo = 0, hi = count; /* the answer + 1 lies in [lo, hi] */
+ * search: log2(count) + 1 loads. 32-bit indices: with 64-bit ones the debug checks' kernels of
+ * tests/registers took up to 19 registers more, with these at most 7 (every block is at least 256
+ * bytes, so 2^32 ranges would take a 1 TiB heap). */
+GSHMEMI_LIVE_FN uint32_t gshmemi_live_find(const gshmemi_live_range* r, uint32_t count, uint64_t offset) {
+  uint32_t lo = 0, hi = count; /* the answer + 1 lies in [lo, hi] */
   while (lo < hi) {
-    const uint64_t mid = lo + (hi - lo) / 2;
+    const uint32_t mid = (lo + hi) >> 1;
     if (r[mid].offset <= offset)
       lo = mid + 1;
     else
@@ -64,9 +66,9 @@ GSHMEMI_LIVE_FN uint64_t gshmemi_live_find(const gshmemi_live_range* r, uint64_t
 /* GSHMEMI_LIVE_*; *at receives the index of the range found (count: none starts at or below
  * `offset`), for the report. */
 GSHMEMI_LIVE_FN int gshmemi_live_classify(const gshmemi_live_table* t, uint64_t offset, uint64_t bytes, uint64_t* at) {
-  const uint64_t n = t->count;
+  const uint32_t n = (uint32_t)t->count;
   const gshmemi_live_range* r = gshmemi_live_ranges(t);
-  const uint64_t i = gshmemi_live_find(r, n, offset);
+  const uint32_t i = gshmemi_live_find(r, n, offset);
   *at = i;
   if (bytes == 0) return GSHMEMI_LIVE_OK;
   if (i == n || offset - r[i].offset >= r[i].bytes) return GSHMEMI_LIVE_UNCOVERED;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "sanitizer_nvtx.h"
 
+#if __has_include(<nvtx3/nvToolsExtMem.h>)
 #include <nvtx3/nvToolsExtMem.h>
 
 #include <cstdint>
@@ -154,3 +155,24 @@ void SanitizerHeap::detach() {
 }
 
 }  // namespace gshmem::mem
+
+#else  // a CUDA toolkit without the NVTX memory API (older than 12): the heap is not described
+
+#include "host/core/log.h"
+
+namespace gshmem::mem {
+
+bool SanitizerHeap::attach(const std::vector<char*>&, uint64_t, const std::vector<gshmemi_live_range>&) {
+  GSHMEM_LOG_INFO("NVTX: built without nvtx3/nvToolsExtMem.h; the heap is not described to compute-sanitizer");
+  return false;
+}
+void SanitizerHeap::resize(uint64_t, const std::vector<gshmemi_live_range>&) {}
+void SanitizerHeap::add(const gshmemi_live_range&) {}
+void SanitizerHeap::remove(uint64_t) {}
+void SanitizerHeap::detach() {}
+void SanitizerHeap::register_pools(uint64_t) {}
+void SanitizerHeap::register_ranges(const gshmemi_live_range*, size_t) {}
+
+}  // namespace gshmem::mem
+
+#endif
