@@ -77,6 +77,18 @@ add_test(NAME sanitizer_nvtx-2
 set_tests_properties(sanitizer_nvtx-2 PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 1300)
 set_property(TEST sanitizer_nvtx-2 APPEND PROPERTY RESOURCE_LOCK gshmem_gpus)
 
+# debug_check_cost-N: ns per device call (p, 8-byte put, AMO) from a Release translation unit and
+# from a GSHMEM_DEBUG_CHECKS one (PE, bounds and live-allocation checks), with a few and with
+# 1,027 live allocations; every value written is checked. Prints the figures; a few seconds.
+add_executable(test_debug_check_cost test_debug_check_cost.cu debug_check_cost_release.cu debug_check_cost_debug.cu)
+target_link_libraries(test_debug_check_cost PRIVATE gshmem::gshmem)
+target_compile_options(test_debug_check_cost PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>)
+set_target_properties(test_debug_check_cost PROPERTIES CUDA_SEPARABLE_COMPILATION OFF)
+foreach(n 1 2)
+  gshmem_add_gpu_test(debug_check_cost test_debug_check_cost ${n})
+  gt_gpu_test_properties(debug_check_cost-${n} "${GT_GPU_ENV}")
+endforeach()
+
 # soak-2: init/finalize cycles, heap grow/free cycles and a seeded RMA/AMO/collective mix with
 # checksums; fds, RSS and GPU memory flat. Short by default (~20 s); the issue's full length:
 # GSHMEM_SOAK_CYCLES=10000 GSHMEM_SOAK_GROWS=1000 GSHMEM_SOAK_OPS=1000000 (test_soak.cu).
