@@ -62,9 +62,12 @@ void LiveTracker::upload() {
       current_ = other;
     }
   }
-  // Without a whole table the word is NULL: the device checks then skip the table.
-  if (e == cudaSuccess) e = cudaMemcpyAsync(word_, &next, sizeof(next), cudaMemcpyHostToDevice, stream_);
-  if (e == cudaSuccess) e = cudaStreamSynchronize(stream_);
+  // Without a whole new table the word becomes NULL (the device checks then skip the table): an
+  // old one would call the new block unallocated.
+  const cudaError_t w = cudaMemcpyAsync(word_, &next, sizeof(next), cudaMemcpyHostToDevice, stream_);
+  if (e == cudaSuccess) e = w;
+  const cudaError_t sync = cudaStreamSynchronize(stream_);
+  if (e == cudaSuccess) e = sync;
   if (e != cudaSuccess) {
     cudaGetLastError();
     GSHMEM_LOG_WARN("symmetric heap: could not update the device's table of live allocations (%s)",
