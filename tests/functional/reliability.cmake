@@ -63,6 +63,32 @@ foreach(n 1 2)
   gt_gpu_test_properties(bad_rma_corpus-${n} "${GT_GPU_ENV};GSHMEM_DEBUG_CHECKS=1")
 endforeach()
 
+# sanitizer_nvtx-2: the heap described to compute-sanitizer (NVTX memory API): memcheck reports
+# device puts past an allocation's end and into a freed block, on this PE's heap and in a peer's
+# window, and none of the in-bounds ones; VMM (grown) and IPC heaps. 2 PEs, which may share a GPU.
+# Skipped without compute-sanitizer (PATH or CUDA's bin directory). About 4 sanitizer runs.
+add_executable(sanitizer_nvtx sanitizer_nvtx.cu)
+target_link_libraries(sanitizer_nvtx PRIVATE gshmem::gshmem)
+target_compile_options(sanitizer_nvtx PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>)
+set_target_properties(sanitizer_nvtx PROPERTIES CUDA_SEPARABLE_COMPILATION OFF)
+add_test(NAME sanitizer_nvtx-2
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/sanitizer_nvtx.sh $<TARGET_FILE:gshmrun>
+                 $<TARGET_FILE:sanitizer_nvtx> ${CUDAToolkit_BIN_DIR})
+set_tests_properties(sanitizer_nvtx-2 PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 1300)
+set_property(TEST sanitizer_nvtx-2 APPEND PROPERTY RESOURCE_LOCK gshmem_gpus)
+
+# debug_check_cost-N: ns per device call (p, 8-byte put, AMO) from a Release translation unit and
+# from a GSHMEM_DEBUG_CHECKS one (PE, bounds and live-allocation checks), with a few and with
+# 1,027 live allocations; every value written is checked. Prints the figures; a few seconds.
+add_executable(test_debug_check_cost test_debug_check_cost.cu debug_check_cost_release.cu debug_check_cost_debug.cu)
+target_link_libraries(test_debug_check_cost PRIVATE gshmem::gshmem)
+target_compile_options(test_debug_check_cost PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>)
+set_target_properties(test_debug_check_cost PROPERTIES CUDA_SEPARABLE_COMPILATION OFF)
+foreach(n 1 2)
+  gshmem_add_gpu_test(debug_check_cost test_debug_check_cost ${n})
+  gt_gpu_test_properties(debug_check_cost-${n} "${GT_GPU_ENV}")
+endforeach()
+
 # soak-2: init/finalize cycles, heap grow/free cycles and a seeded RMA/AMO/collective mix with
 # checksums; fds, RSS and GPU memory flat. Short by default (~20 s); the issue's full length:
 # GSHMEM_SOAK_CYCLES=10000 GSHMEM_SOAK_GROWS=1000 GSHMEM_SOAK_OPS=1000000 (test_soak.cu).

@@ -20,8 +20,9 @@
 #include <stdint.h>
 
 #include "gshmem/detail/export.h"
+#include "gshmem/detail/live_table.h"
 
-#define GSHMEMI_DEVICE_STATE_VERSION 10u
+#define GSHMEMI_DEVICE_STATE_VERSION 11u
 
 /* One team as the device sees it. Team PE i is world PE start + i * stride.
  * Every member holds the same symmetric offsets for the symmetric fields, so
@@ -102,6 +103,11 @@ typedef struct gshmemi_device_state {
    * library spin loop reads it where it reads the clock for GSHMEM_WAIT_TIMEOUT (never on the
    * fast path) and returns (gshmemx_abort) or reports and traps (a peer failed). */
   const uint64_t* abort_word;
+  /* The live allocations of the heap (detail/live_table.h): device memory holding the address of
+   * the current table, which the host switches after writing a new one. Read by the debug checks
+   * of GSHMEM_DEBUG_CHECKS builds only, out of line. NULL, or a NULL table: no table (the checks
+   * stop at the heap's bounds). */
+  const gshmemi_live_table* const* live_table;
 } gshmemi_device_state;
 
 /* The abort word's value: the reason in the high 32 bits, its argument in the low 32. */
@@ -112,7 +118,7 @@ typedef struct gshmemi_device_state {
 #ifdef __cplusplus
 static_assert(sizeof(gshmemi_team) == 72, "team layout changed: bump GSHMEMI_DEVICE_STATE_VERSION");
 static_assert(sizeof(gshmemi_proxy_channel) == 64, "proxy channel layout changed: bump GSHMEMI_DEVICE_STATE_VERSION");
-static_assert(sizeof(gshmemi_device_state) == 240, "device state layout changed: bump GSHMEMI_DEVICE_STATE_VERSION");
+static_assert(sizeof(gshmemi_device_state) == 248, "device state layout changed: bump GSHMEMI_DEVICE_STATE_VERSION");
 #endif
 
 /* Uploads *state into one translation unit's __constant__ copy; returns a cudaError_t value. */

@@ -23,6 +23,10 @@
   GSHMEM_CONFIG_ENTRY(debug_checks, "GSHMEM_DEBUG_CHECKS", Bool, "0",                                          \
                       "Check arguments of host calls (PE range, pointers inside the heap, "                    \
                       "collective arguments equal on all PEs). Costs time on every call.")                     \
+  GSHMEM_CONFIG_ENTRY(nvtx_heap, "GSHMEM_NVTX_HEAP", Bool, "1",                                                \
+                      "Describe the symmetric heap to compute-sanitizer through the NVTX memory API: "         \
+                      "each mapped heap window a pool, each live allocation a region, so that memcheck "       \
+                      "reports accesses to freed or unallocated heap memory. Free without a tool.")            \
   GSHMEM_CONFIG_ENTRY(bootstrap_timeout, "GSHMEM_BOOTSTRAP_TIMEOUT", Int, "120",                               \
                       "Seconds the bootstrap waits for all PEs to join or answer before failing "              \
                       "with a message naming the missing PEs (1 .. 2000000).")                                 \

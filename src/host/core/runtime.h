@@ -26,6 +26,7 @@ class Bootstrap;
 namespace mem {
 class Allocator;
 class Heap;
+class LiveTracker;
 }  // namespace mem
 namespace hproxy {
 class Proxy;
@@ -59,6 +60,8 @@ struct Runtime {
   std::unique_ptr<bootstrap::Bootstrap> boot;
   std::unique_ptr<mem::Heap> heap;
   std::unique_ptr<mem::Allocator> alloc;  // blocks of the heap (never null)
+  // The live ranges for the device debug checks and compute-sanitizer (mem/live_track.h; never null).
+  std::unique_ptr<mem::LiveTracker> live;
   // The inter-node proxy (host/proxy/): null when every peer's heap is mapped here.
   std::unique_ptr<hproxy::Proxy> proxy;
   std::mutex alloc_mutex;

@@ -24,6 +24,7 @@
 #include "bootstrap/bootstrap.h"
 #include "host/mem/allocator.h"
 #include "host/mem/heap.h"
+#include "host/mem/live_track.h"
 #include "host/proxy/host_ops.h"
 #include "host/proxy/proxy.h"
 
@@ -251,6 +252,7 @@ Status setup_internal_objects(Runtime& r) {
   GSHMEM_CUDA_TRY("gshmem_init", cudaHostGetDevicePointer(reinterpret_cast<void**>(&d_abort), r.abort_host, 0));
   abort_word::attach(r.abort_host);
   GSHMEM_CUDA_TRY("gshmem_init", cudaDeviceSynchronize());
+  r.live->start(r.heap->peer_bases(), r.heap->size(), r.stream, cfg.nvtx_heap);
 
   gshmemi_device_state& s = r.dstate;
   s = {};
@@ -267,6 +269,7 @@ Status setup_internal_objects(Runtime& r) {
   s.world = r.teams[GSHMEM_TEAM_WORLD];
   s.wait_timeout_ns = cfg.wait_timeout > 0 ? static_cast<uint64_t>(cfg.wait_timeout) * 1000000000ull : 0;
   s.debug_checks = cfg.debug_checks ? 1 : 0;
+  s.live_table = r.live->device_word();
   set_flat_layout(r.heap->peer_bases(), &s);
   // With a proxy the state is published once the proxy's channel is in it (init_steps).
   return hproxy::needed(r) ? GSHMEM_SUCCESS : device_state::publish(s);
@@ -310,6 +313,7 @@ void teardown(Runtime& r) {
   r.stream = nullptr;
   r.stream_maybe_busy.store(false, std::memory_order_relaxed);
   r.d_peer_base = nullptr;
+  r.live->stop();  // before the heap's windows are unmapped: NVTX's pools lie in them
   r.heap.reset();
   *r.alloc = mem::Allocator();
   r.boot.reset();
@@ -413,6 +417,14 @@ Status init_steps(Runtime& r, unsigned flags, const gshmemx_init_attr_t* attr) {
   hp.job_key = r.boot->job_key();
   GSHMEM_TRY(mem::create_heap(hp, *r.boot, &r.heap));
   *r.alloc = mem::Allocator(r.heap->size());
+  // Every block, the library's own first (the team slots), is a live range of the device's table
+  // and of compute-sanitizer's pools (mem/live_track.h).
+  r.alloc->set_listener([&r](bool live, uint64_t offset, uint64_t bytes) {
+    if (live)
+      r.live->added(offset, bytes);
+    else
+      r.live->removed(offset);
+  });
   GSHMEM_LOG_INFO("symmetric heap: %s, %llu bytes (may grow to %llu)", r.heap->kind(),
                   (unsigned long long)r.heap->size(), (unsigned long long)r.heap->max_size());
   Status st = setup_internal_objects(r);

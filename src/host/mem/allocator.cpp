@@ -65,15 +65,18 @@ bool Allocator::allocate(uint64_t size, uint64_t align, uint64_t* offset) {
   if (best_at + reserved < end) free_.emplace(best_at + reserved, end - (best_at + reserved));
   used_.emplace(best_at, Used{reserved, size});
   *offset = best_at;
+  // A block of 0 bytes (unique offset, nothing to touch) is not live for the device checks.
+  if (listener_ && size != 0) listener_(true, best_at, size);
   return true;
 }
 
 bool Allocator::free(uint64_t offset) {
   auto it = used_.find(offset);
   if (it == used_.end()) return false;
-  uint64_t reserved = it->second.reserved;
+  const uint64_t reserved = it->second.reserved, requested = it->second.requested;
   used_.erase(it);
   insert_free(offset, reserved);
+  if (listener_ && requested != 0) listener_(false, offset, 0);
   return true;
 }
 

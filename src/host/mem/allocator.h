@@ -11,7 +11,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <utility>
 
 namespace gshmem::mem {
 
@@ -22,6 +24,12 @@ class Allocator {
   static constexpr uint64_t kNoGrowth = UINT64_MAX;
 
   explicit Allocator(uint64_t capacity = 0);
+
+  // Told of every block that becomes live (live true: its offset and the bytes its caller asked
+  // for) or is freed (live false, bytes 0): the library keeps the device's table of live
+  // allocations and compute-sanitizer's regions by it (live_track.h). Called after the change.
+  using Listener = std::function<void(bool live, uint64_t offset, uint64_t bytes)>;
+  void set_listener(Listener l) { listener_ = std::move(l); }
 
   // Returns true and the block's offset, or false (nothing changed) if no free
   // range fits. size 0 allocates a minimal block (unique offset). align must be
@@ -68,8 +76,9 @@ class Allocator {
     uint64_t requested;
   };
   uint64_t capacity_ = 0;
-  std::map<uint64_t, uint64_t> free_;                  // offset -> length
-  std::map<uint64_t, Used> used_;                      // offset -> block
+  std::map<uint64_t, uint64_t> free_;  // offset -> length
+  std::map<uint64_t, Used> used_;      // offset -> block
+  Listener listener_;
   void insert_free(uint64_t offset, uint64_t length);  // with coalescing
   // Bytes to reserve and effective alignment for a request; false if invalid or overflowing.
   static bool normalize(uint64_t size, uint64_t align, uint64_t* reserved, uint64_t* alignment);

@@ -25,6 +25,7 @@
 #include "host/core/runtime.h"
 #include "bootstrap/bootstrap.h"
 #include "host/mem/allocator.h"
+#include "host/mem/live_track.h"
 #include "host/mem/heap.h"
 
 namespace gshmem {
@@ -185,6 +186,7 @@ void extent_changed(const char* call, uint64_t old_size) {
     GSHMEM_LOG_ERROR("%s: internal error: the allocator holds blocks above the heap's new extent %llu", call,
                      static_cast<unsigned long long>(now));
   }
+  r.live->extent(now);
   r.dstate.heap_size = now;
   // The change is agreed and done on every PE; a copy that could not be filled concerns its own
   // file's kernels only (logged above with the file's name).
@@ -253,6 +255,7 @@ void* register_buffer(void* buf, size_t size, int flags) {
   // The heap takes over the handle, on failure too.
   if (r.heap->register_user(handle, size, align, buf, *r.boot, &offset) != GSHMEM_SUCCESS) return nullptr;
   extent_changed(kRegister, old_size);
+  r.live->added(offset, size);  // a live range for the device checks and compute-sanitizer, as a block is
   char* sym = r.heap->base() + offset;
   GSHMEM_LOG_INFO("%s: %zu bytes at %p registered as symmetric address %p (heap offset %llu)", kRegister, size, buf,
                   static_cast<void*>(sym), static_cast<unsigned long long>(offset));
@@ -320,6 +323,7 @@ int unregister_buffer(void* sym, size_t size) {
   const uint64_t old_size = r.heap->size();
   Status st = r.heap->unregister_user(off);
   if (st != GSHMEM_SUCCESS) return st;
+  r.live->removed(off);
   extent_changed(kUnregister, old_size);
   GSHMEM_LOG_INFO("%s: unregistered the buffer at symmetric address %p (%zu bytes)", kUnregister, sym, size);
   return GSHMEM_SUCCESS;

@@ -14,6 +14,7 @@
 #include "bootstrap/bootstrap.h"
 #include "host/mem/allocator.h"
 #include "host/mem/heap.h"
+#include "host/mem/live_track.h"
 #include "host/core/config.h"
 
 namespace gshmem {
@@ -126,6 +127,7 @@ Status grow_for(const char* call, uint64_t size, uint64_t align) {
                   (unsigned long long)r.alloc->capacity(), (unsigned long long)target);
   GSHMEM_TRY(r.heap->grow(target, *r.boot));
   r.alloc->grow(r.heap->size());
+  r.live->extent(r.heap->size());
   r.dstate.heap_size = r.heap->size();
   // The growth is agreed and done on every PE. A device-state copy that could not be
   // filled is logged with its file's name and concerns that file's kernels only;

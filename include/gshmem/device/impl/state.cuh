@@ -182,7 +182,16 @@ enum class bad_arg : int {
   overlap,        // source [a, +x) and destination [b, +y) overlap
   bad_stride,     // stride x (y: 0 = dest stride dst, 1 = source stride sst)
   misaligned,     // address a, element size x
+  not_allocated,  // [a, a + x) starts in heap memory no live allocation covers (detail/live_table.h)
+  past_end,       // [a, a + x) runs past the end of the live allocation it starts in
 };
+
+// The device's table of live allocations (detail/live_table.h): NULL when the host keeps none.
+// The word is read with a volatile load: the host switches it between two tables.
+__device__ __forceinline__ const gshmemi_live_table* live_table() {
+  const gshmemi_live_table* const* w = state().live_table;
+  return w != nullptr ? *static_cast<const gshmemi_live_table* const volatile*>(w) : nullptr;
+}
 
 // inline: a non-inline __device__ function would also get a host stub with external linkage,
 // clashing between translation units.
@@ -244,6 +253,34 @@ static __device__ __noinline__ inline void report_bad_argument(const char* call,
           "size (block %lld thread %lld); pass addresses of objects of that size\n",
           me, call, pe, a, x, blk, thr);
       break;
+    case bad_arg::not_allocated:
+    case bad_arg::past_end: {
+      // The allocation the range starts in (past_end) or the nearest one below it, found again.
+      const gshmemi_live_table* t = live_table();
+      const uint64_t off = static_cast<uint64_t>(static_cast<const char*>(a) - s.heap_base);
+      uint64_t at = 0;
+      if (t != nullptr) gshmemi_live_classify(t, off, x, &at);
+      const bool below = t != nullptr && at < t->count;
+      const gshmemi_live_range r = below ? gshmemi_live_ranges(t)[at] : gshmemi_live_range{0, 0};
+      if (why == bad_arg::past_end)
+        report_printf(
+            "gshmem ERROR [PE %lld]: %s: target PE %lld: [%p, +%llu bytes) runs %llu bytes past the end of its "
+            "allocation [%p, +%llu bytes) (block %lld thread %lld); keep the access inside the allocation\n",
+            me, call, pe, a, x, off + x - (r.offset + r.bytes), s.heap_base + r.offset, r.bytes, blk, thr);
+      else if (below)
+        report_printf(
+            "gshmem ERROR [PE %lld]: %s: target PE %lld: [%p, +%llu bytes) lies in symmetric heap memory that no "
+            "live allocation covers (freed, never allocated, or padding; the allocation below it is [%p, +%llu "
+            "bytes)) (block %lld thread %lld); pass addresses of live allocations\n",
+            me, call, pe, a, x, s.heap_base + r.offset, r.bytes, blk, thr);
+      else
+        report_printf(
+            "gshmem ERROR [PE %lld]: %s: target PE %lld: [%p, +%llu bytes) lies in symmetric heap memory that no "
+            "live allocation covers (freed, or never allocated) (block %lld thread %lld); pass addresses of live "
+            "allocations\n",
+            me, call, pe, a, x, blk, thr);
+      break;
+    }
   }
 }
 
@@ -264,6 +301,15 @@ __device__ __forceinline__ bool remote_bad(const void* addr, unsigned long long 
   if (p < s.heap_base || p > end || bytes > static_cast<unsigned long long>(end - p)) {
     *why = bad_arg::not_symmetric;
     return true;
+  }
+  // Inside the heap: inside one live allocation too (the heap is symmetric: one table for all PEs).
+  if (const gshmemi_live_table* t = live_table()) {
+    uint64_t at;
+    const int k = gshmemi_live_classify(t, static_cast<uint64_t>(p - s.heap_base), bytes, &at);
+    if (k != GSHMEMI_LIVE_OK) {
+      *why = k == GSHMEMI_LIVE_PAST_END ? bad_arg::past_end : bad_arg::not_allocated;
+      return true;
+    }
   }
   return false;
 }
