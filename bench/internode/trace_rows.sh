@@ -26,7 +26,8 @@ for row in pingpong_signal barrier sync; do
     { tail -20 "$out/$row.perf.txt"; exit 1; }
   grep -E '^# [a-z_]+:|^  ' "$out/$row.perf.txt" || true  # gshmem-perf's title and rows
   python3 tools/proxy_trace.py "$out/$row" --skip 200 --rounds 2 >"$out/$row.report.txt"
-  sed -n '/^== hops/,/^== timeline/p' "$out/$row.report.txt" | head -30
+  # (head may close the pipe early: with pipefail that must not end the script)
+  sed -n '/^== hops/,/^== timeline/p' "$out/$row.report.txt" | head -30 || true
 done
 for d in 0 20; do
   echo "== GSHMEM_PROXY_ACK_DELAY_US=$d, untraced"

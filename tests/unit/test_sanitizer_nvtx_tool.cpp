@@ -42,6 +42,8 @@ struct Tool {
   std::map<const void*, Region> regions;
   int bad_pool_desc = 0, outside_pool = 0, duplicate = 0, unknown_unregister = 0, unknown_name = 0;
   const char* refuse_base = nullptr;  // a pool at this base is refused (NVTX_MEM_HEAP_HANDLE_NO_TOOL)
+  bool no_domains = false;            // nvtxDomainCreateA answers NULL (a tool of the memory calls only)
+  int null_domain_calls = 0;          // memory calls made in NVTX's global domain (NULL)
   void reset() { *this = Tool(); }
   size_t live_pools() const {
     size_t n = 0;
@@ -56,12 +58,14 @@ nvtxMemHeapHandle_t handle_of(size_t i) { return reinterpret_cast<nvtxMemHeapHan
 size_t index_of(nvtxMemHeapHandle_t h) { return reinterpret_cast<uintptr_t>(h) - 1; }
 
 nvtxDomainHandle_t NVTX_API fake_domain_create(const char*) {
+  if (tool.no_domains) return nullptr;
   ++tool.domains_created;
   return reinterpret_cast<nvtxDomainHandle_t>(&domain_token);
 }
 void NVTX_API fake_domain_destroy(nvtxDomainHandle_t) { ++tool.domains_destroyed; }
 
-nvtxMemHeapHandle_t NVTX_API fake_heap_register(nvtxDomainHandle_t, nvtxMemHeapDesc_t const* d) {
+nvtxMemHeapHandle_t NVTX_API fake_heap_register(nvtxDomainHandle_t dom, nvtxMemHeapDesc_t const* d) {
+  tool.null_domain_calls += dom == nullptr;
   if (d->extCompatID != NVTX_EXT_COMPATID_MEM || d->structSize != sizeof(*d) ||
       d->usage != NVTX_MEM_HEAP_USAGE_TYPE_SUB_ALLOCATOR || d->type != NVTX_MEM_TYPE_VIRTUAL_ADDRESS ||
       d->typeSpecificDescSize != sizeof(nvtxMemVirtualRangeDesc_t)) {
@@ -231,6 +235,30 @@ TEST(SanitizerHeapTool, ARefusedPoolGetsNoRegionsAndAllRefusedMeansInactive) {
   h.add({64, 8});
   EXPECT_EQ(0u, tool.regions.size());
   EXPECT_EQ(tool.domains_created, tool.domains_destroyed);
+  expect_clean();
+}
+
+// A tool that implements the memory calls but not domains (nvtxDomainCreateA answers NULL, as
+// compute-sanitizer may): the pools and regions go to NVTX's global domain, and the heap is
+// described all the same. (Before, a NULL domain was taken for "no tool": nothing was described.)
+TEST(SanitizerHeapTool, ToolWithoutDomainsStillGetsThePools) {
+  if (getenv("NVTX_INJECTION64_PATH")) GTEST_SKIP() << "another NVTX tool is attached";
+  tool.reset();
+  tool.no_domains = true;
+  std::vector<char> w0(64 << 10), w1(64 << 10);
+  SanitizerHeap h;
+  ASSERT_TRUE(h.attach({w0.data(), w1.data()}, 64 << 10, {{256, 40}, {1024, 7}}));
+  EXPECT_TRUE(h.active());
+  EXPECT_EQ(2u, tool.live_pools());
+  EXPECT_EQ(2, tool.null_domain_calls);
+  expect_region(w0.data(), 0, 256, 40);
+  expect_region(w1.data(), 1, 1024, 7);
+  h.remove(256);
+  EXPECT_EQ(2u, tool.regions.size());
+  h.detach();
+  EXPECT_EQ(0u, tool.live_pools());
+  EXPECT_EQ(0, tool.domains_created);
+  EXPECT_EQ(0, tool.domains_destroyed);
   expect_clean();
 }
 

@@ -16,9 +16,8 @@ namespace {
 nvtxDomainHandle_t domain_of(void* d) { return static_cast<nvtxDomainHandle_t>(d); }
 
 // NVTX_MEM_HEAP_HANDLE_NO_TOOL (-1), spelled out: the header's macro does not compile as C++.
-bool no_tool(nvtxMemHeapHandle_t h) {
-  return h == nullptr || reinterpret_cast<intptr_t>(h) == static_cast<intptr_t>(-1);
-}
+bool no_tool(nvtxMemHeapHandle_t h) { return reinterpret_cast<intptr_t>(h) == static_cast<intptr_t>(-1); }
+bool refused(nvtxMemHeapHandle_t h) { return h == nullptr || no_tool(h); }
 
 nvtxMemHeapHandle_t register_pool(nvtxDomainHandle_t d, const char* base, uint64_t extent) {
   nvtxMemVirtualRangeDesc_t range = {};
@@ -39,16 +38,16 @@ nvtxMemHeapHandle_t register_pool(nvtxDomainHandle_t d, const char* base, uint64
 bool SanitizerHeap::attach(const std::vector<char*>& bases, uint64_t extent,
                            const std::vector<gshmemi_live_range>& live) {
   detach();
-  nvtxDomainHandle_t d = nvtxDomainCreateA("gshmem");
-  if (d == nullptr) return false;  // no tool: NVTX answers every call with nothing
-  domain_ = d;
+  // NULL is NVTX's global domain, valid for the memory calls: a tool may implement the memory
+  // extension without domains (compute-sanitizer's answer to nvtxDomainCreateA is not documented),
+  // so only the pools' answer says whether a tool listens.
+  domain_ = nvtxDomainCreateA("gshmem");
   bases_ = bases;
-  register_pools(extent);
-  bool any = false;
-  for (void* p : pools_) any = any || p != nullptr;
-  if (!any) {
-    GSHMEM_LOG_INFO("NVTX: a tool is attached but took no pool for the symmetric heap; not describing it");
-    detach();
+  attached_ = true;  // for register_pools and detach
+  if (register_pools(extent) == 0) {
+    if (domain_ != nullptr)
+      GSHMEM_LOG_INFO("NVTX: a tool is attached but took no pool for the symmetric heap; not describing it");
+    detach();  // usually no tool at all: NVTX answered every call with nothing
     return false;
   }
   register_ranges(live.data(), live.size());
@@ -57,13 +56,17 @@ bool SanitizerHeap::attach(const std::vector<char*>& bases, uint64_t extent,
   return true;
 }
 
-void SanitizerHeap::register_pools(uint64_t extent) {
+int SanitizerHeap::register_pools(uint64_t extent) {
   pools_.assign(bases_.size(), nullptr);
-  if (extent == 0) return;
+  if (extent == 0) return 0;
+  int taken = 0;
   for (size_t pe = 0; pe < bases_.size(); ++pe) {
     if (bases_[pe] == nullptr) continue;
     nvtxMemHeapHandle_t h = register_pool(domain_of(domain_), bases_[pe], extent);
-    if (no_tool(h)) {
+    if (refused(h)) {
+      // Without a tool NVTX answers NO_TOOL to every call; a tool may answer it for a pool it
+      // refuses. A tool that made our domain is certainly there: only then is a refusal news.
+      if (domain_ == nullptr && no_tool(h)) continue;
       GSHMEM_LOG_INFO(
           "NVTX: the tool refused PE %zu's heap window [%p, +%llu bytes) as a pool; its accesses are "
           "checked against the heap's mapping only",
@@ -71,7 +74,9 @@ void SanitizerHeap::register_pools(uint64_t extent) {
       continue;
     }
     pools_[pe] = h;
+    ++taken;
   }
+  return taken;
 }
 
 void SanitizerHeap::register_ranges(const gshmemi_live_range* r, size_t n) {
@@ -144,12 +149,13 @@ void SanitizerHeap::remove(uint64_t offset) {
 }
 
 void SanitizerHeap::detach() {
-  if (domain_ == nullptr) return;
+  if (!attached_) return;
   // Unregistering a pool drops its regions too.
   for (void* p : pools_)
     if (p != nullptr) nvtxMemHeapUnregister(domain_of(domain_), static_cast<nvtxMemHeapHandle_t>(p));
-  nvtxDomainDestroy(domain_of(domain_));
+  if (domain_ != nullptr) nvtxDomainDestroy(domain_of(domain_));
   domain_ = nullptr;
+  attached_ = false;
   pools_.clear();
   bases_.clear();
 }
@@ -170,7 +176,7 @@ void SanitizerHeap::resize(uint64_t, const std::vector<gshmemi_live_range>&) {}
 void SanitizerHeap::add(const gshmemi_live_range&) {}
 void SanitizerHeap::remove(uint64_t) {}
 void SanitizerHeap::detach() {}
-void SanitizerHeap::register_pools(uint64_t) {}
+int SanitizerHeap::register_pools(uint64_t) { return 0; }
 void SanitizerHeap::register_ranges(const gshmemi_live_range*, size_t) {}
 
 }  // namespace gshmem::mem

@@ -37,12 +37,13 @@ class SanitizerHeap {
   void add(const gshmemi_live_range& r);  // a new live range, in every window
   void remove(uint64_t offset);           // the range starting at `offset`, from every window
   void detach();                          // the pools and their regions are unregistered
-  bool active() const { return domain_ != nullptr; }
+  bool active() const { return attached_; }
 
  private:
-  void register_pools(uint64_t extent);
+  int register_pools(uint64_t extent);  // the pools a tool took
   void register_ranges(const gshmemi_live_range* r, size_t n);
-  void* domain_ = nullptr;    // nvtxDomainHandle_t; nullptr: inactive
+  bool attached_ = false;     // a tool took the pools
+  void* domain_ = nullptr;    // nvtxDomainHandle_t; nullptr: NVTX's global domain
   std::vector<char*> bases_;  // [pe]: the window of PE pe, or nullptr
   std::vector<void*> pools_;  // [pe]: nvtxMemHeapHandle_t, or nullptr
 };
