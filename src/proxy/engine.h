@@ -146,7 +146,8 @@ class Engine final : private TransportCallbacks {
   void on_peer_failed(int pe, const std::string& why) override;
 
   // engine.cpp: the source side.
-  bool progress_traced();  // progress() with each phase timed (trace_ set)
+  template <bool Traced>
+  bool run_pass();  // progress()'s pass; Traced: each phase timed (trace_ set)
   bool parse_ring();
   bool drain_host_queue();
   void issue(uint64_t token, const ProxyOp& op, uint64_t* host_result, std::atomic<int>* host_failed);
