@@ -69,8 +69,10 @@ gt_add_netns_test(proxy-netns2x2 test_proxy 4 2)
 # GT_SIM_NODES tells the team test the layout (gshmrun puts PE i on node i * K / N);
 # GT_SIM_QUICK=1 trims the forms, roots and sizes the tests sweep (every proxy operation costs
 # tens of microseconds), so that each stays within about a minute.
+# team_sync_dissemination: the same test built with GSHMEMI_ALLTOALL_SYNC_MAX=1, so that every sync
+# takes the dissemination rounds, whose slots are counted in the proxy sync words too.
 # (reduce and reducescatter: reduce.cmake, included after this file.)
-foreach(t coll_bcast coll_collect coll_alltoall coll_ll team team_sync)
+foreach(t coll_bcast coll_collect coll_alltoall coll_ll team team_sync team_sync_dissemination)
   if(TARGET test_${t})
     gt_add_sim_test(${t}-sim2 test_${t} 2 2)
     gt_add_sim_test(${t}-sim2x2 test_${t} 4 2)

@@ -43,6 +43,32 @@ TEST(TeamSlots, OffsetsAreContiguousAndAligned) {
 
 // The control words grow as a small multiple of n_pes: WORLD, two node slots, and the split
 // classes (about 2 n_pes) plus 61 slots of kSmallTeam; the old layout was 64 n_pes.
+// The proxy sync words (slot_plan.h, proxy_sync_index): every slot's first words of sync flags
+// and nothing else of the region map to a word, slot by slot; no two flags share one.
+TEST(TeamSlots, ProxySyncIndexCoversEachSlotsFirstSyncFlags) {
+  for (int n : {2, 5, 100, 4096}) {
+    const SlotPlan p = plan_slots(n, n < 4 ? n : 4, 64, 1000);
+    std::vector<int> seen(p.capacity.size() * GSHMEMI_TEAM_PROXY_SYNC_WORDS, 0);
+    for (size_t k = 0; k < p.capacity.size(); ++k) {
+      const uint64_t words = std::min<uint64_t>(GSHMEMI_TEAM_PROXY_SYNC_WORDS, p.capacity[k]);
+      for (uint64_t j = 0; j < words; ++j) {
+        const int64_t i = proxy_sync_index(p.offset, p.capacity, p.offset[k] + 8 * j);
+        ASSERT_EQ(i, static_cast<int64_t>(k * GSHMEMI_TEAM_PROXY_SYNC_WORDS + j)) << "n " << n << " slot " << k;
+        ++seen[i];
+        EXPECT_EQ(proxy_sync_index(p.offset, p.capacity, p.offset[k] + 8 * j + 4), -1) << "unaligned";
+      }
+      // Past the words: the rest of the sync flags, the collective flags, the scratch.
+      EXPECT_EQ(proxy_sync_index(p.offset, p.capacity, p.offset[k] + 8 * words), -1) << "n " << n << " slot " << k;
+      EXPECT_EQ(proxy_sync_index(p.offset, p.capacity, p.offset[k] + p.ctrl[k]), -1) << "n " << n << " slot " << k;
+      EXPECT_EQ(proxy_sync_index(p.offset, p.capacity, p.offset[k + 1] - 8), -1) << "n " << n << " slot " << k;
+    }
+    for (int c : seen) EXPECT_LE(c, 1);
+    EXPECT_EQ(proxy_sync_index(p.offset, p.capacity, p.region_bytes()), -1);
+    EXPECT_EQ(proxy_sync_index(p.offset, p.capacity, ~0ull - 7), -1);
+  }
+  EXPECT_EQ(proxy_sync_index({}, {}, 0), -1);
+}
+
 TEST(TeamSlots, ControlIsLinearInThePes) {
   for (int n : {512, 1024, 4096, 27648, 100000}) {
     const SlotPlan p = plan_slots(n, 6, 64, kScratch);

@@ -22,7 +22,7 @@
 #include "gshmem/detail/export.h"
 #include "gshmem/detail/live_table.h"
 
-#define GSHMEMI_DEVICE_STATE_VERSION 11u
+#define GSHMEMI_DEVICE_STATE_VERSION 12u
 
 /* One team as the device sees it. Team PE i is world PE start + i * stride.
  * Every member holds the same symmetric offsets for the symmetric fields, so
@@ -54,6 +54,11 @@ typedef struct gshmemi_team {
 /* Some member of the team is reached through the proxy (another node): its collectives take
  * the spanning path (device/impl/coll_span.cuh, reduce_span.cuh; docs/internode.md section 7). */
 #define GSHMEMI_TEAM_SPANS_NODES 1u
+/* Bits 8..15 of `flags`: the team's slot (its handle), which places its proxy sync words
+ * (gshmemi_proxy_channel.sync_words). In the flags, not a field of its own: kernels copy team
+ * entries onto their stacks (tests/registers bounds the frames). */
+#define GSHMEMI_TEAM_SLOT_SHIFT 8u
+#define GSHMEMI_TEAM_SLOT_MASK 0xffu
 
 /* The proxy channel of this PE (docs/internode.md section 3): how device calls reach PEs whose
  * heaps are not mapped here (another node, or GSHMEM_DISABLE_P2P). `ring` NULL: no proxy (every
@@ -70,6 +75,13 @@ typedef struct gshmemi_proxy_channel {
   const uint64_t* fault;     /* mapped pinned, stored by the proxy: 1 + the first failed PE; 0: none */
   uint32_t log2_entries;
   uint32_t reserved;
+  /* The teams' proxy sync words (device/impl/sync.cuh, take_proxied_signal): mapped pinned host
+   * memory, GSHMEMI_TEAM_PROXY_SYNC_WORDS per team slot, slot after slot. Word j of a team's
+   * counts the sync signals that the member whose signals arrive in its sync_flags[j] sent
+   * through the proxy; this PE's proxy thread adds them (no GPU work here), the waiter compares
+   * with sync_flags[j], which then counts the ones taken. NULL without a proxy, and with
+   * GSHMEM_PROXY_HOST_SYNC=0 (the proxy then adds the signals to sync_flags on the GPU). */
+  uint64_t* sync_words;
 } gshmemi_proxy_channel;
 
 typedef struct gshmemi_device_state {
@@ -117,8 +129,8 @@ typedef struct gshmemi_device_state {
 
 #ifdef __cplusplus
 static_assert(sizeof(gshmemi_team) == 72, "team layout changed: bump GSHMEMI_DEVICE_STATE_VERSION");
-static_assert(sizeof(gshmemi_proxy_channel) == 64, "proxy channel layout changed: bump GSHMEMI_DEVICE_STATE_VERSION");
-static_assert(sizeof(gshmemi_device_state) == 248, "device state layout changed: bump GSHMEMI_DEVICE_STATE_VERSION");
+static_assert(sizeof(gshmemi_proxy_channel) == 72, "proxy channel layout changed: bump GSHMEMI_DEVICE_STATE_VERSION");
+static_assert(sizeof(gshmemi_device_state) == 256, "device state layout changed: bump GSHMEMI_DEVICE_STATE_VERSION");
 #endif
 
 /* Uploads *state into one translation unit's __constant__ copy; returns a cudaError_t value. */

@@ -21,6 +21,10 @@
 #define GSHMEMI_TEAM_CHECK_WORDS 4
 /* 64-bit words of team control per team member: sync, coll, lanes, counts, check. */
 #define GSHMEMI_TEAM_CTRL_WORDS (2 + GSHMEMI_COLL_MAX_LANES + 1 + GSHMEMI_TEAM_CHECK_WORDS)
+/* Proxy sync words per team (gshmemi_proxy_channel.sync_words): the sync slots a signal through the proxy
+ * may reach, sync_flags[0 .. 63] (an all-to-all sync's member slots, at most
+ * GSHMEMI_ALLTOALL_SYNC_MAX, and a dissemination's round slots, fewer than 32). */
+#define GSHMEMI_TEAM_PROXY_SYNC_WORDS 64
 
 /* Data-movement collectives (gshmemi_host_coll `op`). */
 #define GSHMEMI_COLL_BROADCAST 0

@@ -90,6 +90,10 @@ enum gshmemi_proxy_op {
  * signal carries it: nothing needs that acknowledgement, its receiver waits for the signal itself
  * (docs/internode.md section 6), and a barrier's quiet need not wait for the previous barrier's. */
 #define GSHMEMI_PROXY_F_UNTRACKED 0x080u
+/* With UNTRACKED: the signal is a team sync's, to a slot below GSHMEMI_TEAM_PROXY_SYNC_WORDS of
+ * the team's sync flags. The target's proxy counts it in its team's proxy sync words in host memory
+ * (gshmemi_proxy_channel.sync_words) instead of adding it to the flag on the GPU. */
+#define GSHMEMI_PROXY_F_SYNC 0x100u
 
 /* Reply words. */
 #define GSHMEMI_PROXY_TAG_SHIFT 32u

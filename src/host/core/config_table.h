@@ -26,7 +26,9 @@
   GSHMEM_CONFIG_ENTRY(nvtx_heap, "GSHMEM_NVTX_HEAP", Bool, "1",                                                \
                       "Describe the symmetric heap to compute-sanitizer through the NVTX memory API: "         \
                       "each mapped heap window a pool, each live allocation a region, so that memcheck "       \
-                      "reports accesses to freed or unallocated heap memory. Free without a tool.")            \
+                      "reports accesses to freed or unallocated heap memory. Free without a tool. "            \
+                      "The cudaMalloc'd heap only (GSHMEM_DISABLE_VMM=1): compute-sanitizer "                  \
+                      "refuses the VMM heap's cuMemMap'd windows as pools.")                                   \
   GSHMEM_CONFIG_ENTRY(bootstrap_timeout, "GSHMEM_BOOTSTRAP_TIMEOUT", Int, "120",                               \
                       "Seconds the bootstrap waits for all PEs to join or answer before failing "              \
                       "with a message naming the missing PEs (1 .. 2000000).")                                 \
@@ -109,6 +111,12 @@
                       "Chunks in flight from one PE to another on the bulk path (staging slots "               \
                       "each source owns in every window; the window is (PEs + 1) x slots x "                   \
                       "chunk of pinned memory). Same on every PE.")                                            \
+  GSHMEM_CONFIG_ENTRY(proxy_host_sync, "GSHMEM_PROXY_HOST_SYNC", Bool, "1",                                    \
+                      "A team sync's signal from a PE on another node is counted by this PE's "                \
+                      "proxy thread in pinned host memory that the waiting kernel reads, with no "             \
+                      "GPU work here. 0: the proxy adds it to the GPU's sync flag by a kernel launch "         \
+                      "(the earlier path, for comparison). Each PE decides for the signals it "               \
+                      "receives.")                                                                             \
   GSHMEM_CONFIG_ENTRY(proxy_trace, "GSHMEM_PROXY_TRACE", String, "",                                           \
                       "Path prefix: each PE's proxy thread records a time stamp per stage of every "           \
                       "operation and message it handles (ring entry, send, arrival, apply, "                   \

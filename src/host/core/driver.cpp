@@ -66,6 +66,8 @@ Status load_all() {
     g_api.StreamWaitValue64 = nullptr;
   if (get("cuStreamWriteValue64", &g_api.StreamWriteValue64, 12000, false) != GSHMEM_SUCCESS)
     g_api.StreamWriteValue64 = nullptr;
+  if (get("cuStreamBatchMemOp", &g_api.StreamBatchMemOp, 12000, false) != GSHMEM_SUCCESS)
+    g_api.StreamBatchMemOp = nullptr;
   if (get("cuModuleGetLoadingMode", &g_api.ModuleGetLoadingMode, 11070, false) != GSHMEM_SUCCESS)
     g_api.ModuleGetLoadingMode = nullptr;
   return GSHMEM_SUCCESS;

@@ -48,6 +48,7 @@ struct Api {
   // CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS.
   PFN_cuStreamWaitValue64_v11070 StreamWaitValue64;
   PFN_cuStreamWriteValue64_v11070 StreamWriteValue64;
+  PFN_cuStreamBatchMemOp_v11070 StreamBatchMemOp;
   // Optional: whether kernels load lazily (the proxy warns: internode.md section 9).
   PFN_cuModuleGetLoadingMode_v11070 ModuleGetLoadingMode;
 };

@@ -81,6 +81,12 @@ struct Runtime {
   std::vector<uint64_t> team_slot_ctrl;    // [slot]: bytes of control words
   std::vector<int> team_slot_capacity;     // [slot]: most members a team in the slot may have
   std::vector<gshmem_team_config_t> team_configs;
+  // The teams' proxy sync words (team/slot_plan.h, proxy_sync_index), in jobs with a proxy:
+  // mapped pinned host memory, GSHMEMI_TEAM_PROXY_SYNC_WORDS per slot; the proxy thread adds to
+  // them, kernels read them through dstate.proxy.sync_words (the device view). Null without a
+  // proxy.
+  uint64_t* team_proxy_sync = nullptr;
+  uint64_t* team_proxy_sync_d = nullptr;
   // Internal stream: host RMA, host AMOs, signals and waits, and host-side
   // collectives. Work is enqueued on it through internal_stream().
   cudaStream_t stream = nullptr;

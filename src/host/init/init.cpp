@@ -191,7 +191,7 @@ Status setup_world_team(Runtime& r) {
                         "the team slots (GSHMEM_MAX_TEAMS x (GSHMEM_TEAM_SCRATCH_SIZE + control), the "
                         "predefined teams' scratch x4; or lower those)",
                         &region));
-  return team::setup(r, region);
+  return team::setup(r, region, hproxy::needed(r) && config::get().proxy_host_sync);
 }
 
 // Internal symmetric objects come first out of the heap, so they sit at the
@@ -252,7 +252,8 @@ Status setup_internal_objects(Runtime& r) {
   GSHMEM_CUDA_TRY("gshmem_init", cudaHostGetDevicePointer(reinterpret_cast<void**>(&d_abort), r.abort_host, 0));
   abort_word::attach(r.abort_host);
   GSHMEM_CUDA_TRY("gshmem_init", cudaDeviceSynchronize());
-  r.live->start(r.heap->peer_bases(), r.heap->size(), r.stream, cfg.nvtx_heap);
+  r.live->start(r.heap->peer_bases(), r.heap->size(), r.stream, cfg.nvtx_heap,
+                std::strcmp(r.heap->kind(), "cuda-vmm") == 0);
 
   gshmemi_device_state& s = r.dstate;
   s = {};

@@ -5,7 +5,7 @@
 
 namespace gshmem::mem {
 
-void LiveTracker::start(const std::vector<char*>& bases, uint64_t extent, cudaStream_t stream, bool nvtx) {
+void LiveTracker::start(const std::vector<char*>& bases, uint64_t extent, cudaStream_t stream, bool nvtx, bool vmm) {
   stream_ = stream;
   cudaError_t e = cudaMalloc(reinterpret_cast<void**>(&word_), sizeof(*word_));
   if (e != cudaSuccess) {
@@ -18,7 +18,10 @@ void LiveTracker::start(const std::vector<char*>& bases, uint64_t extent, cudaSt
   } else {
     upload();
   }
-  if (nvtx) nvtx_.attach(bases, extent, set_.ranges());
+  if (nvtx && vmm)
+    SanitizerHeap::decline_vmm();
+  else if (nvtx)
+    nvtx_.attach(bases, extent, set_.ranges());
 }
 
 bool LiveTracker::make_room(size_t ranges) {

@@ -34,10 +34,11 @@ class LiveTracker {
   LiveTracker& operator=(const LiveTracker&) = delete;
 
   // Makes the device table (with the ranges recorded so far) and, with `nvtx`, the NVTX pools of
-  // the windows `bases` ([pe], nullptr: not mapped) of `extent` bytes. Copies go on `stream`.
+  // the windows `bases` ([pe], nullptr: not mapped) of `extent` bytes; windows of cuMemMap'd
+  // memory (`vmm`) get none (SanitizerHeap::decline_vmm says why). Copies go on `stream`.
   // A device table that cannot be made is logged (the device checks then stop at the heap's
   // bounds); the job goes on.
-  void start(const std::vector<char*>& bases, uint64_t extent, cudaStream_t stream, bool nvtx);
+  void start(const std::vector<char*>& bases, uint64_t extent, cudaStream_t stream, bool nvtx, bool vmm);
   // A range became live / the range at `offset` was freed or unregistered.
   void added(uint64_t offset, uint64_t bytes);
   void removed(uint64_t offset);

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "host/core/log.h"
@@ -54,6 +55,17 @@ bool SanitizerHeap::attach(const std::vector<char*>& bases, uint64_t extent,
   GSHMEM_LOG_INFO("NVTX: the symmetric heap's windows are sub-allocator pools of %llu bytes, %zu live ranges",
                   static_cast<unsigned long long>(extent), live.size());
   return true;
+}
+
+void SanitizerHeap::decline_vmm() {
+  // Whether a tool is attached: it made our domain, or it named itself to NVTX's loader.
+  nvtxDomainHandle_t d = nvtxDomainCreateA("gshmem");
+  if (d != nullptr) nvtxDomainDestroy(d);
+  if (d == nullptr && std::getenv("NVTX_INJECTION64_PATH") == nullptr) return;
+  GSHMEM_LOG_INFO(
+      "NVTX: a tool is attached; the symmetric heap (cuMemMap'd windows) is not described to it, since "
+      "compute-sanitizer refuses such memory as NVTX pools. For memcheck to check accesses between the "
+      "heap's allocations, run with GSHMEM_DISABLE_VMM=1 (a cudaMalloc'd heap it takes)");
 }
 
 int SanitizerHeap::register_pools(uint64_t extent) {
@@ -176,6 +188,7 @@ void SanitizerHeap::resize(uint64_t, const std::vector<gshmemi_live_range>&) {}
 void SanitizerHeap::add(const gshmemi_live_range&) {}
 void SanitizerHeap::remove(uint64_t) {}
 void SanitizerHeap::detach() {}
+void SanitizerHeap::decline_vmm() {}
 int SanitizerHeap::register_pools(uint64_t) { return 0; }
 void SanitizerHeap::register_ranges(const gshmemi_live_range*, size_t) {}
 

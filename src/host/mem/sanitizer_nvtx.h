@@ -37,6 +37,11 @@ class SanitizerHeap {
   void add(const gshmemi_live_range& r);  // a new live range, in every window
   void remove(uint64_t offset);           // the range starting at `offset`, from every window
   void detach();                          // the pools and their regions are unregistered
+  // For a heap of cuMemMap'd windows (the VMM heap): registers nothing, and says so once when a
+  // tool is attached. compute-sanitizer (CUDA 13.0) refuses such windows as pools
+  // (nvtxMemHeapRegister: "one or more of the parameters is invalid", each refusal one more error in
+  // its summary) and takes cudaMalloc'd ones (the IPC heap, GSHMEM_DISABLE_VMM=1).
+  static void decline_vmm();
   bool active() const { return attached_; }
 
  private:

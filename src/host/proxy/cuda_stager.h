@@ -53,6 +53,11 @@ class CudaStager final : public proxy::Stager {
   // transport that registered it is gone). Call at set-up, on the init thread: cudaHostAlloc
   // on the proxy thread could wait for a kernel that waits for the proxy. nullptr on failure.
   uint8_t* make_window(uint64_t bytes, std::string* why);
+  // Where a team sync's proxied signal (GSHMEMI_PROXY_F_SYNC) to the flag at a heap offset is
+  // counted (team::proxy_sync_word): in host memory, by this thread, once the operations before
+  // it completed; no GPU work. Without it (or where it answers nullptr) the signal is an ADD on
+  // the GPU, as any other.
+  void set_sync_words(std::function<uint64_t*(uint64_t heap_offset)> f) { sync_word_ = std::move(f); }
 
  private:
   // What poll() does for an operation once the stream passed it.
@@ -62,7 +67,8 @@ class CudaStager final : public proxy::Stager {
     const uint8_t* staged = nullptr;  // D2H data or the AMO's old value, in the staging ring
     uint8_t* copy_to = nullptr;       // a get's data goes here at poll time (size bytes)
     uint64_t size = 0;
-    bool value = false;  // Done.value = the first `size` (<= 8) staged bytes
+    bool value = false;         // Done.value = the first `size` (<= 8) staged bytes
+    uint64_t* count = nullptr;  // a proxy sync word that this op adds 1 to at poll time
     std::string error;
   };
 
@@ -71,20 +77,27 @@ class CudaStager final : public proxy::Stager {
   uint8_t* stage(uint64_t bytes, uint64_t* end);  // nullptr: larger than the whole ring
   uint64_t device_of(const uint8_t* staged) const { return stage_d_ + static_cast<uint64_t>(staged - stage_h_); }
   void retire();
+  static void add_one(uint64_t* count);  // a proxy sync word
   void apply_target(const proxy::ApplyOp& op, InFlight& f);
   void apply_local_write(const proxy::ApplyOp& op, InFlight& f);
-  // A stream-ordered 8-byte store; no_barrier: without the memory barrier before it.
+  // A stream-ordered 8-byte store; no_barrier: without the memory barrier before it. With
+  // batching, queued for flush() (one driver call for an operation's stores and its count).
   bool write_value(uint64_t addr, uint64_t value, std::string* why, bool no_barrier = false);
+  // Enqueues the queued stores; false (and *why) if one could not be.
+  bool flush(std::string* why);
   bool kernel(uint8_t kind, uint8_t op, uint8_t width, uint64_t addr, uint64_t operand, uint64_t compare,
               const uint8_t* result, std::string* why);
   bool cuda(const char* what, cudaError_t e, std::string* why);
 
   char* heap_ = nullptr;
   std::function<uint64_t()> heap_size_;
+  std::function<uint64_t*(uint64_t)> sync_word_;
   cudaStream_t apply_ = nullptr;  // every apply, in submission order
   cudaStream_t copy_ = nullptr;   // source_view's D2H reads, which must not wait for applies
   bool memops_ = false;           // cuStreamWriteValue64 usable on this GPU
-  uint64_t* done_h_ = nullptr;    // pinned mapped: the count of completed operations
+  bool batch_ = false;            // and cuStreamBatchMemOp: write_value queues into `batched_`
+  std::vector<CUstreamBatchMemOpParams> batched_;
+  uint64_t* done_h_ = nullptr;  // pinned mapped: the count of completed operations
   uint64_t done_d_ = 0;
   uint64_t submitted_ = 0;      // operations that wrote a count so far
   uint8_t* stage_h_ = nullptr;  // pinned mapped staging ring

@@ -18,6 +18,7 @@
 #include "host/proxy/channel.h"
 #include "host/proxy/cuda_stager.h"
 #include "host/proxy/proxy.h"
+#include "host/team/team.h"
 
 namespace gshmem::hproxy {
 namespace {
@@ -192,6 +193,7 @@ Status setup(Runtime& r, PeerFailureFn on_failure) {
     why = "its proxy apply stream could not be made (see its log)";
     ok = false;
   }
+  if (ok) px->stager_->set_sync_words(team::proxy_sync_word);
 
   // 3. The bulk path (docs/internode.md section 5, "Bulk data"): a pinned window registered
   // with the transport, its key to every PE. On only if every PE offers one (the engine puts
@@ -271,6 +273,7 @@ Status setup(Runtime& r, PeerFailureFn on_failure) {
       static_cast<long long>(cfg.proxy_ring_entries), px->queue_.error().empty() ? "" : " without eventfd",
       cfg.disable_p2p ? 1 : 0);
   r.dstate.proxy = px->device_channel();
+  r.dstate.proxy.sync_words = r.team_proxy_sync_d;  // the teams' (team::setup); null: GSHMEM_PROXY_HOST_SYNC=0
   r.proxy = std::move(px);
   return GSHMEM_SUCCESS;
 }

@@ -86,6 +86,14 @@ Status install(const char* call, int slot, int start, int stride, int size, int 
   for (int i = 0; i < size; ++i)
     if (i != my_index && bases[start + i * stride] == nullptr) t.flags |= GSHMEMI_TEAM_SPANS_NODES;
   t.node_run = static_cast<uint32_t>(node_run_of(r.node_first, start, stride, size));
+  t.flags |= static_cast<uint32_t>(slot) << GSHMEMI_TEAM_SLOT_SHIFT;  // slot < kMaxSlots = 256
+  if (r.team_proxy_sync) {
+    // Zero, as the slot's flags: every signal of the slot's last team was taken (a team is
+    // destroyed after its last sync), and the members sync before the new one is used.
+    const size_t first = static_cast<size_t>(slot) * GSHMEMI_TEAM_PROXY_SYNC_WORDS;
+    for (size_t j = 0; j < GSHMEMI_TEAM_PROXY_SYNC_WORDS; ++j)
+      __atomic_store_n(r.team_proxy_sync + first + j, uint64_t{0}, __ATOMIC_RELAXED);
+  }
   GSHMEM_CUDA_TRY(call, cudaMemsetAsync(base, 0, slot_bytes, stream));
   r.teams[slot] = t;
   r.team_configs[slot] = config;
@@ -112,7 +120,15 @@ std::vector<uint64_t> free_slots() {
   return bits;
 }
 
-Status setup(Runtime& r, char* region) {
+uint64_t* proxy_sync_word(uint64_t heap_offset) {
+  const Runtime& r = rt();
+  const uint64_t region = static_cast<uint64_t>(r.team_region - r.heap->base());
+  if (!r.team_proxy_sync || heap_offset < region) return nullptr;
+  const int64_t k = proxy_sync_index(r.team_slot_offset, r.team_slot_capacity, heap_offset - region);
+  return k < 0 ? nullptr : r.team_proxy_sync + k;  // k < max_teams * words: one capacity per slot
+}
+
+Status setup(Runtime& r, char* region, bool proxy) {
   const char* call = "gshmem_init";
   const int max_teams = max_teams_config();
   if (config::get().max_teams > kMaxSlots)
@@ -125,6 +141,16 @@ Status setup(Runtime& r, char* region) {
   r.teams.assign(max_teams, unused());
   r.team_configs.assign(max_teams, gshmem_team_config_t{});
   GSHMEM_CUDA_TRY(call, cudaMalloc(&r.d_teams, sizeof(gshmemi_team) * max_teams));
+  if (proxy) {
+    void* h = nullptr;
+    void* d = nullptr;
+    const size_t bytes = sizeof(uint64_t) * GSHMEMI_TEAM_PROXY_SYNC_WORDS * static_cast<size_t>(max_teams);
+    GSHMEM_CUDA_TRY(call, cudaHostAlloc(&h, bytes, cudaHostAllocPortable | cudaHostAllocMapped));
+    r.team_proxy_sync = static_cast<uint64_t*>(h);
+    std::memset(h, 0, bytes);
+    GSHMEM_CUDA_TRY(call, cudaHostGetDevicePointer(&d, h, 0));
+    r.team_proxy_sync_d = static_cast<uint64_t*>(d);
+  }
   GSHMEM_CUDA_TRY(call,
                   cudaMemcpy(r.d_teams, r.teams.data(), sizeof(gshmemi_team) * max_teams, cudaMemcpyHostToDevice));
 
@@ -166,6 +192,9 @@ Status setup(Runtime& r, char* region) {
 void teardown(Runtime& r) {
   if (r.d_teams) cudaFree(r.d_teams);
   r.d_teams = nullptr;
+  if (r.team_proxy_sync) cudaFreeHost(r.team_proxy_sync);  // the proxy has stopped (init.cpp, teardown)
+  r.team_proxy_sync = nullptr;
+  r.team_proxy_sync_d = nullptr;
   r.team_region = nullptr;
   r.team_slot_offset.clear();
   r.team_slot_ctrl.clear();

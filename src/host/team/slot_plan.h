@@ -16,6 +16,7 @@
 // the smallest capacity that holds the team, lowest index first: big slots stay for big teams.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -35,6 +36,19 @@ struct SlotPlan {
   std::vector<uint64_t> ctrl;    // [slot]: bytes of control words (the rest of the slot is scratch)
   uint64_t region_bytes() const { return offset.empty() ? 0 : offset.back(); }
 };
+
+// The proxy sync words (gshmemi_proxy_channel.sync_words; host memory, not part of the region):
+// GSHMEMI_TEAM_PROXY_SYNC_WORDS per slot, slot after slot. The index of the word that counts the
+// proxied sync signals to the flag at byte `off` of the region: that flag's slot k and index j in
+// the slot's sync flags give k * GSHMEMI_TEAM_PROXY_SYNC_WORDS + j; -1 when `off` is not one of
+// the first GSHMEMI_TEAM_PROXY_SYNC_WORDS sync flags of a slot. `offset`: SlotPlan::offset.
+inline int64_t proxy_sync_index(const std::vector<uint64_t>& offset, const std::vector<int>& capacity, uint64_t off) {
+  if (offset.size() < 2 || off % sizeof(uint64_t) != 0 || off >= offset.back()) return -1;
+  const size_t k = static_cast<size_t>(std::upper_bound(offset.begin(), offset.end(), off) - offset.begin()) - 1;
+  const uint64_t j = (off - offset[k]) / sizeof(uint64_t);
+  if (k >= capacity.size() || j >= GSHMEMI_TEAM_PROXY_SYNC_WORDS || j >= static_cast<uint64_t>(capacity[k])) return -1;
+  return static_cast<int64_t>(k * GSHMEMI_TEAM_PROXY_SYNC_WORDS + j);
+}
 
 inline uint64_t slot_align(uint64_t x) { return (x + 255) / 256 * 256; }
 

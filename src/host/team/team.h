@@ -29,6 +29,7 @@ constexpr int kPredefined = kPredefinedSlots;  // (slot_plan.h sizes them)
 // Most slots GSHMEM_MAX_TEAMS may ask for: a slot bitmap fits the check words
 // that split exchanges (GSHMEMI_TEAM_CHECK_WORDS x 64 bits).
 constexpr int kMaxSlots = 64 * 4;
+static_assert(kMaxSlots - 1 <= GSHMEMI_TEAM_SLOT_MASK, "a slot fits the team flags' slot bits");
 
 // The slot layout of this run (slot_plan.h), from r.n_pes, r.max_node_size and the configuration.
 SlotPlan plan(const Runtime& r);
@@ -36,8 +37,9 @@ SlotPlan plan(const Runtime& r);
 int max_teams_config();
 
 // At init, after the heap exists: `region` (region_bytes(), zeroed, symmetric)
-// becomes the slots; WORLD, SHARED and NODE are installed.
-Status setup(Runtime& r, char* region);
+// becomes the slots; WORLD, SHARED and NODE are installed. `proxy`: the job has a proxy
+// (hproxy::needed): the teams get proxy sync words (gshmemi_proxy_channel.sync_words).
+Status setup(Runtime& r, char* region, bool proxy);
 // At finalize / failed init: frees what setup() made (not the heap region).
 void teardown(Runtime& r);
 
@@ -61,6 +63,11 @@ Status uninstall(const char* call, int slot);
 // Uses the team's data-movement sequence like any collective of the team.
 Status allgather_words(const char* call, gshmem_team_t team, const uint64_t* mine, cudaStream_t stream,
                        std::vector<uint64_t>* all);
+
+// The proxy sync word (host memory) that counts the proxied sync signals to the team sync flag
+// at `heap_offset` (from the heap's base), or nullptr when none does (no proxy, or not such a
+// flag). For the proxy thread: reads only what setup() fixed.
+uint64_t* proxy_sync_word(uint64_t heap_offset);
 
 // Bitmap of the slots free on this PE (bit k of word k/64), GSHMEMI_TEAM_CHECK_WORDS words.
 std::vector<uint64_t> free_slots();

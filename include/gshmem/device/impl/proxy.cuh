@@ -306,9 +306,12 @@ __device__ __forceinline__ void signal(const uint64_t* sig, uint64_t value, int 
 // its acknowledgement (GSHMEMI_PROXY_F_UNTRACKED), which nothing needs (its receiver waits for the
 // signal itself). A barrier quiets before its signals; with tracked ones that quiet also waited for
 // the previous barrier's acknowledgements (no gain measured: docs/internode.md section 7).
+// The target's proxy counts it in host memory (GSHMEMI_PROXY_F_SYNC; impl/sync.cuh,
+// take_proxied_signal): no kernel launch there.
 __device__ __forceinline__ void sync_signal(const uint64_t* sig, int pe) {
-  post(w0(GSHMEMI_PROXY_OP_SIGNAL, GSHMEMI_PROXY_F_SIGNAL_ADD | GSHMEMI_PROXY_F_UNTRACKED, 0, pe), 0, 0, 0,
-       offset_of(sig), 1, 0);
+  post(
+      w0(GSHMEMI_PROXY_OP_SIGNAL, GSHMEMI_PROXY_F_SIGNAL_ADD | GSHMEMI_PROXY_F_UNTRACKED | GSHMEMI_PROXY_F_SYNC, 0, pe),
+      0, 0, 0, offset_of(sig), 1, 0);
 }
 
 // The proxy's half of quiet, by one thread after the scope's barrier and system fence: waits

@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include "gshmem/detail/device_state.h"
+#include "gshmem/detail/host_entry_coll.h"
 #include "memops.cuh"
 #include "report.cuh"
 
@@ -131,6 +132,16 @@ __device__ __forceinline__ T* peer_address(T* sym, int pe) {
     return reinterpret_cast<T*>(s.flat_base + k * s.flat_stride + off);
   char* base = peer_base_from_table(pe);
   return base ? reinterpret_cast<T*>(base + off) : nullptr;
+}
+
+// The proxy sync words of the team whose gshmemi_team.flags are `team_flags` (its slot's block of
+// gshmemi_proxy_channel.sync_words: impl/sync.cuh, take_proxied_signal), or nullptr (no proxy, or
+// GSHMEM_PROXY_HOST_SYNC=0).
+__device__ __forceinline__ const uint64_t* proxy_sync_words(uint32_t team_flags) {
+  const uint64_t* w = state().proxy.sync_words;
+  return w == nullptr
+             ? nullptr
+             : w + ((team_flags >> GSHMEMI_TEAM_SLOT_SHIFT) & GSHMEMI_TEAM_SLOT_MASK) * GSHMEMI_TEAM_PROXY_SYNC_WORDS;
 }
 
 // The seam between the transports (docs/internode.md section 2): direct(address) for a PE whose

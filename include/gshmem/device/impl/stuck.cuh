@@ -148,7 +148,14 @@ __device__ __forceinline__ bool stuck_find(stuck_slot& o) {
 __device__ __forceinline__ int stuck_state(const stuck_slot& o, const gshmemi_team& t, int j) {
   if (j == t.my_pe) return 0;
   if (o.kind == kStuckSync) {
-    if (ld_volatile(t.sync_flags + j) != 0) return 0;
+    // A member reached through the proxy: its slot counts the signals taken, the team's proxy
+    // sync word those that arrived (impl/sync.cuh, take_proxied_signal).
+    const uint64_t* posted = proxy_sync_words(t.flags);
+    if (posted != nullptr && state().peer_base[t.start + j * t.stride] == nullptr) {  // the seam's test, no call
+      if (ld_volatile(posted + j) > ld_volatile(t.sync_flags + j)) return 0;
+    } else if (ld_volatile(t.sync_flags + j) != 0) {
+      return 0;
+    }
     const unsigned scope = static_cast<unsigned>(o.want);
     if (scope > 1 && static_cast<unsigned>(j) % scope != static_cast<unsigned>(o.idx) % scope) return 2;
     return j < o.idx ? 0 : 1;  // taken by this thread before the slot it waits on, or not yet signalled

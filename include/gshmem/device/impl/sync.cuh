@@ -79,6 +79,23 @@ __device__ __forceinline__ void take_signal(uint64_t* flag, const uint64_t* slot
   red_add_relaxed_sys(flag, ~uint64_t{0});  // -1
 }
 
+// take_signal for a member reached through the proxy (sync_members_mixed): its signals are
+// counted in `posted`, one of the team's proxy sync words (impl/state.cuh, proxy_sync_words), in host
+// memory, by this PE's proxy thread, which stores each count once every operation that member sent
+// before it was applied here; `taken`, the member's slot, which nobody else writes, counts the ones
+// taken. Waits until posted passes taken (acquire), then takes one. (The proxy's apply of an ADD
+// to the slot was a kernel launch, on the critical path of every sync across nodes.)
+__device__ __forceinline__ void take_proxied_signal(const uint64_t* posted, uint64_t* taken, const uint64_t* slots,
+                                                    const char* what, int peer, unsigned scope) {
+  const uint64_t want = ld_volatile(taken) + 1;
+  if (ld_acquire_sys_global(posted) < want) {
+    wait_deadline d;
+    while (ld_acquire_sys_global(posted) < want)
+      if (d.expired()) report_sync_stuck(what, peer, static_cast<uint32_t>(reinterpret_cast<uintptr_t>(slots)), scope);
+  }
+  st_volatile(taken, want);
+}
+
 // Spin until *flag >= target (acquire). `every`: every other member of the team signals a lane
 // of this row in this call (an exchange): then the report (impl/stuck.cuh) also names the members
 // that arrived and those missing; else (one sender, or some) only the PE waited for. `flag` and
@@ -131,8 +148,27 @@ __device__ __forceinline__ void proxy_sync_signals(uint64_t* flags, int start, i
   }
 }
 
+static_assert(kAllToAllSyncMax <= GSHMEMI_TEAM_PROXY_SYNC_WORDS, "a team's proxy sync words cover its sync slots");
+
+// The wait of sync_members_mixed for the member (or dissemination round) whose signals arrive in
+// slots[index] of the team's sync flags, reached through the proxy: take_proxied_signal on word
+// `index` of the team's proxy sync words (the team's slot from `team_flags`), or take_signal where
+// the proxy adds the signals to the flag on the GPU (GSHMEM_PROXY_HOST_SYNC=0). Out of line, with
+// few arguments: a barrier's kernel sits at its register bound (tests/registers; inline, the
+// barrier's kernel took 42-46 registers instead of 38).
+static __device__ __noinline__ void take_proxied_member(uint64_t* slots, int index, uint32_t team_flags,
+                                                        const char* what, int peer, unsigned scope) {
+  const uint64_t* words = state().proxy.sync_words;
+  if (words == nullptr) {
+    take_signal(slots + index, slots, what, peer, scope);
+    return;
+  }
+  take_proxied_signal(proxy_sync_words(team_flags) + index, slots + index, slots, what, peer, scope);
+}
+
 // sync_members (below) when this PE has a proxy: members reached through it (peer_address NULL)
-// get their signal as a proxied ADD, after the same fence; a barrier first waits for its proxied
+// get their signal as a proxied ADD, after the same fence, and this PE waits for theirs in the
+// team's proxy sync words (take_proxied_signal); a barrier first waits for its proxied
 // operations to complete (the quiet), so that they are applied at their targets before any
 // member leaves. A call of its own, so that a job without a proxy keeps the code it had.
 template <class Scope>
@@ -168,18 +204,28 @@ static __device__ __noinline__ void sync_members_mixed(const gshmemi_team t, con
         proxied = true;
     }
     if (proxied) proxy_sync_signals<Scope>(t.sync_flags, t.start, t.stride, t.size, t.my_pe);
-    for (int i = Scope::rank(); i < t.size; i += Scope::size())
-      if (i != t.my_pe) take_signal(t.sync_flags + i, t.sync_flags, what, team_world_pe(t, i), Scope::size());
+    for (int i = Scope::rank(); i < t.size; i += Scope::size()) {
+      if (i == t.my_pe) continue;
+      const int pe = team_world_pe(t, i);
+      if (state().peer_base[pe] == nullptr)  // the seam's test: reached through the proxy, both ways
+        take_proxied_member(t.sync_flags, i, t.flags, what, pe, Scope::size());
+      else
+        take_signal(t.sync_flags + i, t.sync_flags, what, pe, Scope::size());
+    }
   } else if (Scope::rank() == 0) {
     if (quiet) fence_sc_sys();
     for (int r = 0, d = 1; d < t.size; ++r, d <<= 1) {
-      const int to = (t.my_pe + d) % t.size, from = (t.my_pe + t.size - d) % t.size;
-      uint64_t* flag = peer_address(t.sync_flags + r, team_world_pe(t, to));
+      const int to = team_world_pe(t, (t.my_pe + d) % t.size);
+      const int from = team_world_pe(t, (t.my_pe + t.size - d) % t.size);
+      uint64_t* flag = peer_address(t.sync_flags + r, to);
       if (flag != nullptr)
         red_add_release_sys(flag, uint64_t{1});
       else
-        proxy::sync_signal(t.sync_flags + r, team_world_pe(t, to));
-      take_signal(t.sync_flags + r, t.sync_flags, what, team_world_pe(t, from), 0);
+        proxy::sync_signal(t.sync_flags + r, to);
+      if (state().peer_base[from] == nullptr)
+        take_proxied_member(t.sync_flags, r, t.flags, what, from, 0);
+      else
+        take_signal(t.sync_flags + r, t.sync_flags, what, from, 0);
     }
   }
   Scope::sync();
