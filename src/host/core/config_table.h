@@ -115,7 +115,7 @@
                       "A team sync's signal from a PE on another node is counted by this PE's "                \
                       "proxy thread in pinned host memory that the waiting kernel reads, with no "             \
                       "GPU work here. 0: the proxy adds it to the GPU's sync flag by a kernel launch "         \
-                      "(the earlier path, for comparison). Each PE decides for the signals it "               \
+                      "(the earlier path, for comparison). Each PE decides for the signals it "                \
                       "receives.")                                                                             \
   GSHMEM_CONFIG_ENTRY(proxy_trace, "GSHMEM_PROXY_TRACE", String, "",                                           \
                       "Path prefix: each PE's proxy thread records a time stamp per stage of every "           \

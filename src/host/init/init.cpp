@@ -433,7 +433,7 @@ Status init_steps(Runtime& r, unsigned flags, const gshmemx_init_attr_t* attr) {
   if (!all_ok) return st != GSHMEM_SUCCESS ? st : GSHMEM_ERROR_PEER_FAILURE;
   if (hproxy::needed(r)) {
     // Collective, and its failures are agreed: every PE returns here alike.
-    GSHMEM_TRY(hproxy::setup(r, on_peer_failure));
+    GSHMEM_TRY(hproxy::setup(r, on_peer_failure, team::proxy_sync_word));
     st = device_state::publish(r.dstate);
     GSHMEM_TRY(mem::all_agree(*r.boot, st == GSHMEM_SUCCESS, &all_ok));
     if (!all_ok) return st != GSHMEM_SUCCESS ? st : GSHMEM_ERROR_PEER_FAILURE;

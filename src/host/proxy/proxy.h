@@ -31,6 +31,9 @@ class CudaStager;
 // What gshmem_init does when a peer fails (the failure monitor's path: log, and end the PE
 // under GSHMEM_PEER_FAILURE_ABORT).
 using PeerFailureFn = void (*)(int pe, const std::string& how);
+// Where a team sync's proxied signal to the flag at a heap offset is counted (team::proxy_sync_word,
+// passed in by gshmem_init: the teams sit above the proxy), or nullptr.
+using SyncWordFn = uint64_t* (*)(uint64_t heap_offset);
 
 class Proxy {
  public:
@@ -52,7 +55,7 @@ class Proxy {
   gshmemi_proxy_channel device_channel() const;
 
  private:
-  friend Status setup(Runtime& r, PeerFailureFn on_failure);
+  friend Status setup(Runtime& r, PeerFailureFn on_failure, SyncWordFn sync_word);
   Proxy() = default;
   void run();  // the proxy thread (proxy_thread.cpp)
   void report_failures(size_t* seen);
@@ -99,7 +102,8 @@ void prefer_eager_loading(const Runtime& r);
 // proxy peer, makes the channel (GSHMEM_PROXY_RING_ENTRIES), stager and engine, and starts the
 // thread; then r.proxy is set and r.dstate.proxy filled (the caller publishes the state). On
 // any PE's failure every PE logs the same line, naming a pair of PEs and the cause, and returns
-// an error; nothing is left behind.
-Status setup(Runtime& r, PeerFailureFn on_failure);
+// an error; nothing is left behind. `sync_word`: where the stager counts team sync signals
+// (CudaStager::set_sync_words).
+Status setup(Runtime& r, PeerFailureFn on_failure, SyncWordFn sync_word);
 
 }  // namespace gshmem::hproxy

@@ -18,7 +18,6 @@
 #include "host/proxy/channel.h"
 #include "host/proxy/cuda_stager.h"
 #include "host/proxy/proxy.h"
-#include "host/team/team.h"
 
 namespace gshmem::hproxy {
 namespace {
@@ -138,7 +137,7 @@ void warn_if_lazy(const Runtime& r) {
 }
 }  // namespace
 
-Status setup(Runtime& r, PeerFailureFn on_failure) {
+Status setup(Runtime& r, PeerFailureFn on_failure, SyncWordFn sync_word) {
   warn_if_lazy(r);
   const config::Values& cfg = config::get();
   std::unique_ptr<Proxy> px(new Proxy());
@@ -193,7 +192,7 @@ Status setup(Runtime& r, PeerFailureFn on_failure) {
     why = "its proxy apply stream could not be made (see its log)";
     ok = false;
   }
-  if (ok) px->stager_->set_sync_words(team::proxy_sync_word);
+  if (ok && sync_word) px->stager_->set_sync_words(sync_word);
 
   // 3. The bulk path (docs/internode.md section 5, "Bulk data"): a pinned window registered
   // with the transport, its key to every PE. On only if every PE offers one (the engine puts
