@@ -21,7 +21,9 @@
 //          either taken already or never signalled: exact for the slots this thread takes (it
 //          takes them in order: those before the one it waits on were taken), unknown for slots
 //          other threads of a warp or block take (listed as "not seen by this thread"). The
-//          dissemination sync of larger teams tells nothing beyond the PE waited for.
+//          dissemination sync of larger teams tells nothing beyond the PE waited for. A member
+//          reached through the proxy: its slot counts the signals taken and the team's proxy sync
+//          word those that arrived (impl/sync.cuh, take_proxied_signal); word > slot: arrived.
 //   epoch  the sequence flags of the data-movement collectives (lanes[s][j] >= the awaited value:
 //          arrived): exact, where every other member signals this PE in the call (an exchange:
 //          lanes_wait of all members); a wait for one sender (a broadcast's root, a node's
