@@ -9,7 +9,9 @@
 //   against the live allocation (GSHMEM_DEBUG_CHECKS=1).
 //   device-freed / device-past-end / device-amo-freed / device-signal-past-end: the same for
 //   device calls, against the device's table of live allocations (detail/live_table.h): trap.
-//   device-good: in-bounds device puts, AMOs and signals at the ends of live allocations, next
+//   device-wait-freed / device-coll-freed / device-reduce-past-end: a wait on a freed variable, an
+//   fcollect into a freed dest, a reduction's dest past its allocation's end: trap.
+//   device-good: in-bounds device puts, AMOs, signals, a reduction and a wait at the ends of live allocations, next
 //   to freed blocks and in more blocks than the table's first room: no report, the program
 //   prints "DEVICE CALLS PASSED" once every value read back is right, and exits 0.
 //   host-* modes log the error and return; the program prints
@@ -58,6 +60,15 @@ __global__ void k_bad(int mode, long* x, uint64_t* sym_sig, uint64_t* local_sig,
     case 9:
       gshmem_putmem_signal(y + 32, x, 40, sym_sig, 1, GSHMEM_SIGNAL_SET, npes - 1);
       break;  // 8 past the end of y's 64 bytes
+    case 10:
+      gshmem_int_wait_until(reinterpret_cast<int*>(y + 12), GSHMEM_CMP_EQ, 5);
+      break;  // y was freed
+    case 11:
+      gshmem_fcollectmem(GSHMEM_TEAM_WORLD, y + 8, x, 16);
+      break;  // y was freed
+    case 12:
+      gshmem_int_sum_reduce(GSHMEM_TEAM_WORLD, reinterpret_cast<int*>(y + 48), reinterpret_cast<int*>(x), 5);
+      break;  // 20 bytes at y + 48: 4 past the end of y's 64
     default:
       break;
   }
@@ -65,9 +76,10 @@ __global__ void k_bad(int mode, long* x, uint64_t* sym_sig, uint64_t* local_sig,
 
 int device_mode(const char* m) {
   const char* modes[] = {
-      "device-pe",    "device-cmp",   "device-sigop",    "device-sym",       "device-timeout",
-      "device-align", "device-freed", "device-past-end", "device-amo-freed", "device-signal-past-end"};
-  for (int i = 0; i < 10; ++i)
+      "device-pe",         "device-cmp",        "device-sigop",          "device-sym",       "device-timeout",
+      "device-align",      "device-freed",      "device-past-end",       "device-amo-freed", "device-signal-past-end",
+      "device-wait-freed", "device-coll-freed", "device-reduce-past-end"};
+  for (int i = 0; i < 13; ++i)
     if (strcmp(m, modes[i]) == 0) return i;
   return -1;
 }
@@ -75,11 +87,14 @@ int device_mode(const char* m) {
 // In-bounds device calls at the edges of live allocations, next to freed blocks, and in more
 // blocks than the device table's first room (64 ranges): none may report (a false positive
 // traps the kernel). Every value is read back.
-__global__ void k_good(char* a, long* b, uint64_t* sig, const char* src, int n_blocks, char** blocks) {
+__global__ void k_good(char* a, long* b, uint64_t* sig, const char* src, int n_blocks, char** blocks, int* c,
+                       const int* c_src) {
   const int last = gshmem_n_pes() - 1;
-  gshmem_putmem(a, src, 24, last);          // a: 24 bytes (its padding up to 256 is not live)
-  gshmem_putmem(a + 23, src + 5, 1, last);  // its last byte
-  gshmem_long_atomic_add(b + 2, 5, last);   // b: 3 longs, its last one
+  gshmem_int_sum_reduce(GSHMEM_TEAM_WORLD, c, c_src, 5);  // c: 5 ints, all of it (one PE: c = c_src)
+  gshmem_int_wait_until(c + 4, GSHMEM_CMP_EQ, 104);       // its last element
+  gshmem_putmem(a, src, 24, last);                        // a: 24 bytes (its padding up to 256 is not live)
+  gshmem_putmem(a + 23, src + 5, 1, last);                // its last byte
+  gshmem_long_atomic_add(b + 2, 5, last);                 // b: 3 longs, its last one
   gshmem_long_p(b, 7, last);
   gshmem_putmem_signal(a + 8, src, 15, sig, 9, GSHMEM_SIGNAL_SET, last);
   for (int i = 0; i < n_blocks; ++i) gshmem_putmem(blocks[i] + 99, src + (i % 8), 1, last);  // 100-byte blocks
@@ -92,6 +107,10 @@ int run_good() {
   char* freed_after = static_cast<char*>(gshmem_malloc(512));
   long* b = static_cast<long*>(gshmem_calloc(3, sizeof(long)));
   uint64_t* sig = static_cast<uint64_t*>(gshmem_calloc(1, sizeof(uint64_t)));
+  int* c = static_cast<int*>(gshmem_calloc(5, sizeof(int)));
+  int* c_src = static_cast<int*>(gshmem_malloc(5 * sizeof(int)));
+  const int c_want[5] = {100, 101, 102, 103, 104};
+  CUDA_CHECK(cudaMemcpy(c_src, c_want, sizeof(c_want), cudaMemcpyHostToDevice));
   gshmem_free(freed_before);
   gshmem_free(freed_after);
   constexpr int kBlocks = 80;
@@ -105,7 +124,7 @@ int run_good() {
   for (int i = 0; i < 24; ++i) pattern[i] = static_cast<char>(11 + 3 * i);
   CUDA_CHECK(cudaMalloc(&src, sizeof(pattern)));
   CUDA_CHECK(cudaMemcpy(src, pattern, sizeof(pattern), cudaMemcpyHostToDevice));
-  k_good<<<1, 1>>>(a, b, sig, src, kBlocks, d_blocks);
+  k_good<<<1, 1>>>(a, b, sig, src, kBlocks, d_blocks, c, c_src);
   CUDA_CHECK(cudaDeviceSynchronize());
   gshmem_barrier_all();
   int wrong = 0;
@@ -120,6 +139,9 @@ int run_good() {
     wrong += got_a[i] != want;
   }
   wrong += got_b[0] != 7 || got_b[1] != 0 || got_b[2] != 5 || got_sig != 9;
+  int got_c[5];
+  CUDA_CHECK(cudaMemcpy(got_c, c, sizeof(got_c), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < 5; ++i) wrong += got_c[i] != c_want[i];
   for (int i = 0; i < kBlocks; ++i) {
     char last = 0;
     CUDA_CHECK(cudaMemcpy(&last, blocks[i] + 99, 1, cudaMemcpyDeviceToHost));
@@ -128,6 +150,8 @@ int run_good() {
   emit(stdout, "PE %d: device-good: %d wrong values (a[23]=%d b={%ld,%ld,%ld} sig=%llu)\n", gshmem_my_pe(), wrong,
        got_a[23], got_b[0], got_b[1], got_b[2], static_cast<unsigned long long>(got_sig));
   for (auto& p : blocks) gshmem_free(p);
+  gshmem_free(c_src);
+  gshmem_free(c);
   gshmem_free(sig);
   gshmem_free(b);
   gshmem_free(a);
@@ -142,7 +166,8 @@ int main(int argc, char** argv) {
   if (argc < 2) {
     emit(stderr,
          "usage: %s device-pe|device-cmp|device-sigop|device-sym|device-timeout|device-align|device-freed|"
-         "device-past-end|device-amo-freed|device-signal-past-end|device-good|host-pe|host-sigop|host-cmp|"
+         "device-past-end|device-amo-freed|device-signal-past-end|device-wait-freed|device-coll-freed|"
+         "device-reduce-past-end|device-good|host-pe|host-sigop|host-cmp|"
          "host-sym|host-timeout|host-freed|host-past-end\n",
          argv[0]);
     return 2;
@@ -166,11 +191,11 @@ int main(int argc, char** argv) {
   }
   const int dm = device_mode(mode);
   if (dm >= 0) {
-    // y: 64 live bytes (modes 7, 9) or a freed block (6, 8); the block after it keeps the freed
+    // y: 64 live bytes (modes 7, 9, 12) or a freed block (6, 8, 10, 11); the block after it keeps the freed
     // range below the heap's top, between live blocks.
     char* y = static_cast<char*>(gshmem_malloc(64));
     char* after = static_cast<char*>(gshmem_malloc(64));
-    if (dm == 6 || dm == 8) gshmem_free(y);
+    if (dm == 6 || dm == 8 || dm == 10 || dm == 11) gshmem_free(y);
     emit(stdout, "PE %d: running bad device call %s (y %p, next block %p)\n", gshmem_my_pe(), mode,
          static_cast<void*>(y), static_cast<void*>(after));
     k_bad<<<1, 1>>>(dm, x, sig, local_sig, ivar, y);

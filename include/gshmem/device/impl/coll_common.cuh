@@ -153,7 +153,13 @@ __device__ __forceinline__ int run_collective(const gshmemi_team& t, Op& op) {
 }
 
 // ---- debug-mode argument checks (GSHMEM_DEBUG_CHECKS) ----
-enum class coll_bad : int { root, overlap, not_symmetric, stride };
+enum class coll_bad : int {
+  root,
+  overlap,
+  not_symmetric,
+  stride,
+  not_live,  // dest [a, +x) in the heap but not inside one live allocation; y: the bad_arg (state.cuh)
+};
 
 static __device__ __noinline__ void report_bad_coll(const char* call, coll_bad why, const void* a, unsigned long long x,
                                                     const void* b, unsigned long long y) {
@@ -177,6 +183,11 @@ static __device__ __noinline__ void report_bad_coll(const char* call, coll_bad w
           "gshmem ERROR [PE %lld]: %s: dest [%p, +%llu bytes) is not inside the symmetric heap [%p, %p) "
           "(block %lld thread %lld); allocate dest with gshmem_malloc/calloc/align, large enough for the result\n",
           me, call, a, x, s.heap_base, s.heap_base + s.heap_size, blk, thr);
+      break;
+    case coll_bad::not_live:
+#if defined(GSHMEM_DEBUG_CHECKS)
+      report_not_live(call, "dest", a, x, static_cast<int>(y));
+#endif
       break;
     case coll_bad::stride:
       report_printf(
@@ -215,6 +226,10 @@ __device__ __forceinline__ void check_coll(const char* call, const void* dest, u
   if (dst_bytes && (d < s.heap_base || d > s.heap_base + s.heap_size ||
                     dst_bytes > static_cast<unsigned long long>(s.heap_base + s.heap_size - d)))
     fail_coll<Scope>(call, coll_bad::not_symmetric, dest, dst_bytes, nullptr, 0);
+  if (dst_bytes) {  // inside one live allocation too (the out-of-line check of state.cuh)
+    const int why = remote_check(dest, dst_bytes, s.my_pe);
+    if (why >= 0) fail_coll<Scope>(call, coll_bad::not_live, dest, dst_bytes, nullptr, static_cast<unsigned>(why));
+  }
   if (!(same_ok && source == dest) && ranges_overlap(source, src_bytes, dest, dst_bytes))
     fail_coll<Scope>(call, coll_bad::overlap, source, src_bytes, dest, dst_bytes);
 #else

@@ -49,6 +49,13 @@ __host__ __device__ constexpr uint64_t reduce_record(uint64_t n, int op_id, uint
   trap_after_report(loud);
 }
 
+[[noreturn]] static __device__ __noinline__ inline void reduce_report_live(const char* call, const char* what,
+                                                                           const void* p, uint64_t bytes, int why,
+                                                                           bool loud) {
+  if (loud) report_not_live(call, what, p, bytes, why);
+  trap_after_report(loud);
+}
+
 [[noreturn]] static __device__ __noinline__ inline void reduce_report_overlap(const char* call, const void* dest,
                                                                               uint64_t dbytes, const void* source,
                                                                               uint64_t sbytes, bool loud) {
@@ -92,6 +99,11 @@ __device__ __forceinline__ void reduce_check_args(const char* call, int team, co
   if (n == 0) return;
   if (!reduce_in_heap(dest, dbytes)) reduce_report_range(call, "dest", dest, dbytes, loud);
   if (!reduce_in_heap(source, sbytes)) reduce_report_range(call, "source", source, sbytes, loud);
+  // Inside one live allocation each (the out-of-line check of state.cuh).
+  if (const int why = remote_check(dest, dbytes, s.my_pe); why >= 0)
+    reduce_report_live(call, "dest", dest, dbytes, why, loud);
+  if (const int why = remote_check(source, sbytes, s.my_pe); why >= 0)
+    reduce_report_live(call, "source", source, sbytes, why, loud);
   const char* d = static_cast<const char*>(dest);
   const char* src = static_cast<const char*>(source);
   if (d != src && d < src + sbytes && src < d + dbytes) reduce_report_overlap(call, dest, dbytes, source, sbytes, loud);

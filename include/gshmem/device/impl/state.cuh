@@ -204,6 +204,40 @@ __device__ __forceinline__ const gshmemi_live_table* live_table() {
   return w != nullptr ? *static_cast<const gshmemi_live_table* const volatile*>(w) : nullptr;
 }
 
+// For a report: the live allocation that [a, +x) starts in (past_end), or the nearest one below
+// it (not_allocated), in *r; false when there is none.
+__device__ __forceinline__ bool live_neighbour(const void* a, unsigned long long x, gshmemi_live_range* r) {
+  const gshmemi_live_table* t = live_table();
+  const uint64_t off = static_cast<uint64_t>(static_cast<const char*>(a) - state().heap_base);
+  uint64_t at = 0;
+  if (t != nullptr) gshmemi_live_classify(t, off, x, &at);
+  const bool below = t != nullptr && at < t->count;
+  *r = below ? gshmemi_live_ranges(t)[at] : gshmemi_live_range{0, 0};
+  return below;
+}
+
+// A collective's array `what` (dest, source) in the heap but not inside one live allocation
+// (why: not_allocated or past_end): the line of the report.
+static __device__ __noinline__ inline void report_not_live(const char* call, const char* what, const void* a,
+                                                           unsigned long long x, int why) {
+  const gshmemi_device_state& s = state();
+  const int blk = static_cast<int>(blockIdx.x), thr = static_cast<int>(threadIdx.x);
+  gshmemi_live_range r;
+  const bool below = live_neighbour(a, x, &r);
+  const uint64_t off = static_cast<uint64_t>(static_cast<const char*>(a) - s.heap_base);
+  if (static_cast<bad_arg>(why) == bad_arg::past_end)
+    report_printf(
+        "gshmem ERROR [PE %lld]: %s: %s [%p, +%llu bytes) runs %llu bytes past the end of its allocation [%p, +%llu "
+        "bytes) (block %lld thread %lld); allocate %s large enough for the call\n",
+        s.my_pe, call, what, a, x, off + x - (r.offset + r.bytes), s.heap_base + r.offset, r.bytes, blk, thr, what);
+  else
+    report_printf(
+        "gshmem ERROR [PE %lld]: %s: %s [%p, +%llu bytes) lies in symmetric heap memory that no live allocation "
+        "covers (freed, never allocated, or padding; the allocation below it is [%p, +%llu bytes)) (block %lld "
+        "thread %lld); pass a live allocation of gshmem_malloc/calloc/align\n",
+        s.my_pe, call, what, a, x, below ? s.heap_base + r.offset : nullptr, below ? r.bytes : 0ull, blk, thr);
+}
+
 // inline: a non-inline __device__ function would also get a host stub with external linkage,
 // clashing between translation units.
 static __device__ __noinline__ inline void report_bad_argument(const char* call, bad_arg why, const void* a,
@@ -267,12 +301,9 @@ static __device__ __noinline__ inline void report_bad_argument(const char* call,
     case bad_arg::not_allocated:
     case bad_arg::past_end: {
       // The allocation the range starts in (past_end) or the nearest one below it, found again.
-      const gshmemi_live_table* t = live_table();
+      gshmemi_live_range r;
+      const bool below = live_neighbour(a, x, &r);
       const uint64_t off = static_cast<uint64_t>(static_cast<const char*>(a) - s.heap_base);
-      uint64_t at = 0;
-      if (t != nullptr) gshmemi_live_classify(t, off, x, &at);
-      const bool below = t != nullptr && at < t->count;
-      const gshmemi_live_range r = below ? gshmemi_live_ranges(t)[at] : gshmemi_live_range{0, 0};
       if (why == bad_arg::past_end)
         report_printf(
             "gshmem ERROR [PE %lld]: %s: target PE %lld: [%p, +%llu bytes) runs %llu bytes past the end of its "
