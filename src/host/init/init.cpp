@@ -396,6 +396,7 @@ Status init_steps(Runtime& r, unsigned flags, const gshmemx_init_attr_t* attr) {
   std::vector<int> host_pes;
   GSHMEM_TRY(discover_node(r, &host_pes));
   hproxy::prefer_eager_loading(r);  // before this process's first CUDA call (select_gpu)
+  hproxy::prefer_connections(r);
   tune_bootstrap_waits(r);
   cudaUUID_t uuid{};
   Status gpu = select_gpu(r, &uuid);

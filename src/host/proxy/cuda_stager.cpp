@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "host/proxy/cuda_stager.h"
 
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "gshmem/detail/proxy_abi.h"
@@ -358,12 +360,45 @@ void CudaStager::submit(const proxy::ApplyOp& op) {
   inflight_.push_back(std::move(f));
 }
 
+// The oldest in-flight operation waits: after kStallNs say so once, with the likely cause (a
+// kernel of this PE that waits for it sits in front of the apply stream on one of CUDA's
+// hardware queues: found with 4 PEs on one GPU under MPS, where a put's copy and its count
+// write stayed queued until the wait bound fired).
+void CudaStager::watch_stall(uint64_t done) {
+  constexpr uint64_t kStallNs = 2000000000;
+  const uint64_t need = inflight_.front().need;
+  const uint64_t now = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+  if (need != stall_need_) {
+    if (stall_warned_)
+      GSHMEM_LOG_WARN("proxy: the apply stream went on after %.1f s",
+                      static_cast<double>(now - stall_since_ns_) * 1e-9);
+    stall_need_ = need;
+    stall_since_ns_ = now;
+    stall_warned_ = false;
+    return;
+  }
+  if (stall_warned_ || now - stall_since_ns_ < kStallNs) return;
+  stall_warned_ = true;
+  const char* conn = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+  GSHMEM_LOG_WARN(
+      "proxy: the GPU has not run this PE's proxy applies for %.1f s: %zu operations from other nodes wait on the "
+      "apply stream (completed %llu of %llu; cudaStreamQuery: %s). If a kernel of this PE waits for them, CUDA may "
+      "have queued the apply stream behind that kernel's stream on one hardware queue: a hang. "
+      "CUDA_DEVICE_MAX_CONNECTIONS is %s; use 4 or more (docs/internode.md section 9)",
+      static_cast<double>(now - stall_since_ns_) * 1e-9, inflight_.size(), (unsigned long long)done,
+      (unsigned long long)submitted_, cudaGetErrorName(cudaStreamQuery(apply_)), conn ? conn : "unset");
+  cudaGetLastError();
+}
+
 void CudaStager::retire() {
   // Kicks the stream: the driver may hold the last commands of a stream (a copy, the count's
   // write) until another call reaches the GPU, and a kernel that waits for this apply would
   // wait for ever (measured: a lone p through the proxy never completed without it).
   if (!inflight_.empty()) (void)cudaStreamQuery(apply_);
   const uint64_t done = __atomic_load_n(done_h_, __ATOMIC_ACQUIRE);
+  if (!inflight_.empty() && inflight_.front().need > done) watch_stall(done);
   while (!inflight_.empty() && inflight_.front().need <= done) {
     InFlight& f = inflight_.front();
     Done d;
@@ -375,7 +410,14 @@ void CudaStager::retire() {
     ready_.push_back(std::move(d));
     inflight_.pop_front();
   }
-  if (inflight_.empty()) stage_tail_ = stage_head_;
+  if (inflight_.empty()) {
+    stage_tail_ = stage_head_;
+    if (stall_warned_) {
+      GSHMEM_LOG_WARN("proxy: the apply stream went on: every operation on it completed");
+      stall_warned_ = false;
+      stall_need_ = 0;
+    }
+  }
 }
 
 void CudaStager::poll(std::vector<Done>& done) {

@@ -77,6 +77,7 @@ class CudaStager final : public proxy::Stager {
   uint8_t* stage(uint64_t bytes, uint64_t* end);  // nullptr: larger than the whole ring
   uint64_t device_of(const uint8_t* staged) const { return stage_d_ + static_cast<uint64_t>(staged - stage_h_); }
   void retire();
+  void watch_stall(uint64_t done);
   static void add_one(uint64_t* count);  // a proxy sync word
   void apply_target(const proxy::ApplyOp& op, InFlight& f);
   void apply_local_write(const proxy::ApplyOp& op, InFlight& f);
@@ -114,6 +115,9 @@ class CudaStager final : public proxy::Stager {
   cudaEvent_t copy_events_[kCopyEvents] = {};
   std::deque<int> copies_;  // started, not yet counted: an event index, or -1 (done at once)
   uint64_t copies_started_ = 0, copies_done_ = 0;
+  // The oldest in-flight operation's wait (watch_stall): since when, and whether it was reported.
+  uint64_t stall_need_ = 0, stall_since_ns_ = 0;
+  bool stall_warned_ = false;
 };
 
 }  // namespace gshmem::hproxy

@@ -53,6 +53,9 @@ class Proxy {
   // From now on a peer that goes away is expected (finalize): logged, not fatal.
   void set_finalizing() { finalizing_.store(true, std::memory_order_release); }
   gshmemi_proxy_channel device_channel() const;
+  // GSHMEM_PROXY_TRACE: stops the thread (unless called on it) and writes the trace, once; at
+  // exit for a process that did not finalize, else by the destructor.
+  void stop_and_write_trace();
 
  private:
   friend Status setup(Runtime& r, PeerFailureFn on_failure, SyncWordFn sync_word);
@@ -62,6 +65,9 @@ class Proxy {
   bool report_device_failure();
   void nap();
   void write_trace();
+  // Traced: registers the at-exit writer (once a process) and marks this proxy as the one it
+  // writes (proxy_thread.cpp).
+  void trace_at_exit();
 
   int device_ = 0;
   int my_pe_ = 0;
@@ -83,6 +89,7 @@ class Proxy {
   std::vector<uint8_t> reported_;    // per PE: its failure went to on_failure_ already
   uint64_t nap_last_ns_ = 0;         // traced: how long the last nap slept
   bool nap_fd_ = false;              // traced: an fd ended it
+  bool trace_written_ = false;       // traced: the trace went out (at exit or at the destructor)
 };
 
 // Whether this job needs a proxy: a PE on another node, or GSHMEM_DISABLE_P2P with several
@@ -96,6 +103,10 @@ bool needed(const Runtime& r);
 // stream, which that load holds: a deadlock (measured: a p and a quiet, with a second kernel
 // launched behind them, never completed). setup() warns when the process runs lazily anyway.
 void prefer_eager_loading(const Runtime& r);
+// Also before CUDA starts, when needed(r): under MPS, where a client gets fewer hardware queues,
+// asks for CUDA's usual 8 (CUDA_DEVICE_MAX_CONNECTIONS, unless set), so that the proxy's apply
+// stream is less likely to queue behind a kernel that waits for it; warns when it is set below 4.
+void prefer_connections(const Runtime& r);
 
 // Collective over all PEs, after the heap exists: loads the transport
 // (GSHMEM_REMOTE_TRANSPORT, GSHMEM_UCX_LIB), all-gathers the worker addresses, connects to every

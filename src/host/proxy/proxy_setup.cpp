@@ -16,6 +16,7 @@
 #include "host/core/log.h"
 #include "host/mem/heap.h"
 #include "host/proxy/channel.h"
+#include "host/proxy/connections.h"
 #include "host/proxy/cuda_stager.h"
 #include "host/proxy/proxy.h"
 
@@ -117,6 +118,35 @@ void prefer_eager_loading(const Runtime& r) {
   GSHMEM_LOG_INFO(
       "proxy: CUDA_MODULE_LOADING=EAGER for this process (a PE on another node is reached through the "
       "proxy; set CUDA_MODULE_LOADING to choose otherwise)");
+}
+
+namespace {
+// Whether an MPS control daemon serves this process's user (its pipe directory has `control`).
+bool mps_daemon_present() {
+  const char* dir = getenv("CUDA_MPS_PIPE_DIRECTORY");
+  const std::string control = std::string(dir && *dir ? dir : "/tmp/nvidia-mps") + "/control";
+  return access(control.c_str(), F_OK) == 0;
+}
+}  // namespace
+
+void prefer_connections(const Runtime& r) {
+  if (!needed(r)) return;
+  const char* v = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+  const ConnectionsAdvice a = connections_advice(v, v == nullptr && mps_daemon_present());
+  if (a.set != nullptr) {
+    setenv("CUDA_DEVICE_MAX_CONNECTIONS", a.set, 0);
+    GSHMEM_LOG_INFO(
+        "proxy: CUDA_DEVICE_MAX_CONNECTIONS=%s for this process (under MPS; a PE on another node is reached through "
+        "the proxy, whose apply stream must not queue behind kernels that wait for it: docs/internode.md section 9; "
+        "set CUDA_DEVICE_MAX_CONNECTIONS to choose otherwise)",
+        a.set);
+  } else if (a.too_few > 0) {
+    GSHMEM_LOG_WARN(
+        "gshmem_init: PE %d: CUDA_DEVICE_MAX_CONNECTIONS=%s puts this process's streams on %ld hardware queue(s): the "
+        "proxy's apply stream (the data and signals PEs on other nodes send here) can then queue behind a kernel of "
+        "this PE that waits for them, a hang. Use %ld or more with PEs on several nodes (docs/internode.md section 9)",
+        r.my_pe, v, a.too_few, kMinConnections);
+  }
 }
 
 namespace {
@@ -261,6 +291,7 @@ Status setup(Runtime& r, PeerFailureFn on_failure, SyncWordFn sync_word) {
 
   try {
     px->thread_ = std::thread([p = px.get()] { p->run(); });
+    if (px->trace_) px->trace_at_exit();
   } catch (const std::exception& e) {
     // The last step that can fail alone: the others are ready, so this is fatal for the job.
     fatal("gshmem_init: PE %d could not start its proxy thread: %s", r.my_pe, e.what());

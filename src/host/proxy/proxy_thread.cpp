@@ -4,7 +4,9 @@
 #include <poll.h>
 #include <time.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -25,6 +27,14 @@ constexpr uint64_t kSpinNs = 100 * 1000;
 // Then sleep in naps of at most this long: the GPU cannot signal an fd, so a nap bounds the
 // latency an idle proxy adds to a device operation.
 constexpr long kNapNs = 50 * 1000;
+
+// The traced proxy of this process, for the at-exit writer: a PE that fails (a test's exit(1)
+// after a kernel trapped) leaves its trace too, not only one that finalizes.
+std::atomic<Proxy*> g_traced{nullptr};
+
+void write_trace_at_exit() {
+  if (Proxy* p = g_traced.exchange(nullptr, std::memory_order_acq_rel)) p->stop_and_write_trace();
+}
 
 uint64_t now_ns() {
   return static_cast<uint64_t>(
@@ -105,6 +115,27 @@ void Proxy::nap() {
     if (d > c.nap_max_ns) c.nap_max_ns = d;
     nap_fd_ = woke > 0;
     c.nap_fd_wakeups += nap_fd_;
+  }
+}
+
+void Proxy::trace_at_exit() {
+  static const bool registered = atexit(write_trace_at_exit) == 0;
+  if (!registered) {
+    GSHMEM_LOG_WARN("proxy: PE %d: no at-exit handler for the proxy trace: it is written at finalize only", my_pe_);
+    return;
+  }
+  g_traced.store(this, std::memory_order_release);
+}
+
+// At exit (the process did not finalize) or from the destructor. The records are the proxy
+// thread's: it is stopped first, unless this is that thread (then it adds none while writing).
+// Untraced, only the stop.
+void Proxy::stop_and_write_trace() {
+  stop_.store(true, std::memory_order_release);
+  if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
+  if (trace_ && !trace_written_) {
+    trace_written_ = true;
+    write_trace();
   }
 }
 
@@ -193,11 +224,9 @@ void Proxy::wait_host(uint64_t end) const {
 gshmemi_proxy_channel Proxy::device_channel() const { return channel_->device(); }
 
 Proxy::~Proxy() {
-  stop_.store(true, std::memory_order_release);
-  if (thread_.joinable()) {
-    thread_.join();
-    if (trace_) write_trace();
-  }
+  Proxy* self = this;
+  g_traced.compare_exchange_strong(self, nullptr, std::memory_order_acq_rel);  // not at exit any more
+  stop_and_write_trace();
   engine_.reset();  // before the transport it registered its callbacks with
 }
 

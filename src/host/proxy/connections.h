@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// CUDA_DEVICE_MAX_CONNECTIONS and the proxy's apply stream (docs/internode.md section 9). CUDA
+// runs a process's streams on that many hardware queues; a stream that shares one with an
+// application stream waits behind that stream's commands. The proxy applies what other nodes
+// send (puts, signals) on its own stream while a kernel of this PE may wait for exactly that:
+// queued behind the kernel's stream, the apply never runs, a hang. Under MPS a client gets
+// fewer queues than CUDA's usual 8 unless it asks. The decision, apart from the environment so
+// that a unit test covers it (tests/unit/test_proxy_connections.cpp).
+#pragma once
+
+#include <cstdlib>
+
+namespace gshmem::hproxy {
+
+constexpr long kMinConnections = 4;  // fewer: warn (Megatron-LM's recipes set 1)
+
+struct ConnectionsAdvice {
+  const char* set = nullptr;  // set the variable to this (it was unset)
+  long too_few = 0;           // > 0: it asks for this many queues, fewer than kMinConnections
+};
+
+// `current`: the variable's value (nullptr: unset); `mps`: an MPS daemon serves this process.
+inline ConnectionsAdvice connections_advice(const char* current, bool mps) {
+  ConnectionsAdvice a;
+  if (current == nullptr) {
+    if (mps) a.set = "8";  // CUDA's own default without MPS
+    return a;
+  }
+  char* end = nullptr;
+  const long n = std::strtol(current, &end, 10);
+  if (end != current && *end == '\0' && n >= 1 && n < kMinConnections) a.too_few = n;
+  return a;
+}
+
+}  // namespace gshmem::hproxy
