@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "host/proxy/cuda_stager.h"
 
-#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -363,20 +362,13 @@ void CudaStager::submit(const proxy::ApplyOp& op) {
 // The oldest in-flight operation waits: after kStallNs say so once, with the likely cause (a
 // kernel of this PE that waits for it sits in front of the apply stream on one of CUDA's
 // hardware queues: found with 4 PEs on one GPU under MPS, where a put's copy and its count
-// write stayed queued until the wait bound fired).
+// write stayed queued until the wait bound fired). retire() says when it went on.
 void CudaStager::watch_stall(uint64_t done) {
   constexpr uint64_t kStallNs = 2000000000;
-  const uint64_t need = inflight_.front().need;
-  const uint64_t now = static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-          .count());
+  const uint64_t need = inflight_.front().need, now = clock_.now_ns();
   if (need != stall_need_) {
-    if (stall_warned_)
-      GSHMEM_LOG_WARN("proxy: the apply stream went on after %.1f s",
-                      static_cast<double>(now - stall_since_ns_) * 1e-9);
     stall_need_ = need;
     stall_since_ns_ = now;
-    stall_warned_ = false;
     return;
   }
   if (stall_warned_ || now - stall_since_ns_ < kStallNs) return;
@@ -398,7 +390,6 @@ void CudaStager::retire() {
   // wait for ever (measured: a lone p through the proxy never completed without it).
   if (!inflight_.empty()) (void)cudaStreamQuery(apply_);
   const uint64_t done = __atomic_load_n(done_h_, __ATOMIC_ACQUIRE);
-  if (!inflight_.empty() && inflight_.front().need > done) watch_stall(done);
   while (!inflight_.empty() && inflight_.front().need <= done) {
     InFlight& f = inflight_.front();
     Done d;
@@ -410,14 +401,15 @@ void CudaStager::retire() {
     ready_.push_back(std::move(d));
     inflight_.pop_front();
   }
-  if (inflight_.empty()) {
-    stage_tail_ = stage_head_;
-    if (stall_warned_) {
-      GSHMEM_LOG_WARN("proxy: the apply stream went on: every operation on it completed");
-      stall_warned_ = false;
-      stall_need_ = 0;
-    }
+  if (stall_warned_ && (inflight_.empty() || inflight_.front().need != stall_need_)) {
+    GSHMEM_LOG_WARN("proxy: the apply stream went on after %.1f s",
+                    static_cast<double>(clock_.now_ns() - stall_since_ns_) * 1e-9);
+    stall_warned_ = false;
   }
+  if (inflight_.empty())
+    stage_tail_ = stage_head_;
+  else
+    watch_stall(done);  // its front is not done
 }
 
 void CudaStager::poll(std::vector<Done>& done) {

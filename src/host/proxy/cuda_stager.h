@@ -116,6 +116,7 @@ class CudaStager final : public proxy::Stager {
   std::deque<int> copies_;  // started, not yet counted: an event index, or -1 (done at once)
   uint64_t copies_started_ = 0, copies_done_ = 0;
   // The oldest in-flight operation's wait (watch_stall): since when, and whether it was reported.
+  proxy::SteadyClock clock_;
   uint64_t stall_need_ = 0, stall_since_ns_ = 0;
   bool stall_warned_ = false;
 };
