@@ -282,7 +282,7 @@ struct cty_longdouble {  // no device forms
 };
 
 // The typed sweeps run the C++ templates (Form::*_cpp) on these two types and
-// the C names on every type. The typed kernels compile their C++ call only for
+// the C names on more (below). The typed kernels compile their C++ call only for
 // these: each call inlines a whole collective, and a C++ call for all 23 types
 // doubled the build of the collective tests. A C++ form asked of another type
 // returns kNoCppForm, which fails the call's check.
@@ -290,31 +290,23 @@ template <class Ty>
 constexpr bool kCppTyped = std::is_same_v<Ty, cty_int> || std::is_same_v<Ty, cty_double>;
 constexpr int kNoCppForm = -998;
 
-// The typed sweeps run every type's thread-scope C name on the device (the
-// element size it scales by), and the warp and block names of one type of each
-// size: uchar, short, int, double. Every C name of every type and scope is one
-// line of the same table (tools/gen_c_api.py), and the spec-names test declares
-// each of them. A kernel per type and scope inlines the whole collective: all 23
-// types at three scopes would more than double the compile time of
-// test_coll_collect.cu and test_coll_bcast.cu.
+// The typed sweeps run every type's host and on-stream C names, and the device C names
+// (thread, warp and block) of one type of each element size: uchar, short, int, double.
+// A device C name is one line of the generated table (tools/gen_c_api.py) that calls the
+// collective's *mem form with nelems * sizeof(T), and the spec-names test compiles every
+// one of them. Each kernel per type and scope inlines the whole collective, so that
+// running every type's thread-scope name on the device took a third of the compile time
+// of test_coll_collect.cu and test_coll_bcast.cu.
 // The collectives' own paths run at every scope in the *mem sweeps.
 template <class Ty>
 constexpr bool kEveryScope = kCppTyped<Ty> || std::is_same_v<Ty, cty_uchar> || std::is_same_v<Ty, cty_short>;
 template <class Ty, class S>
-constexpr bool kTypedDevice = Ty::device && (is_thread_v<S> || kEveryScope<Ty>);
+constexpr bool kTypedDevice = Ty::device&& kEveryScope<Ty>;
 
 // Whether a typed sweep runs form f (of kCForms) for Ty.
 template <class Ty>
 bool typed_form(Form f) {
-  switch (f) {
-    case Form::host:
-    case Form::stream:
-      return true;
-    case Form::thread_c:
-      return Ty::device;
-    default:
-      return Ty::device && kEveryScope<Ty>;
-  }
+  return f == Form::host || f == Form::stream || kTypedDevice<Ty, gshmem::thread_scope>;
 }
 
 // Calls f(Ty{}) for every type tag.

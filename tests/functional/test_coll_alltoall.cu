@@ -6,8 +6,8 @@
 //     largest also with on-stream and device block calls mixed (Form::mixed);
 //   - gshmem_alltoallsmem and typed alltoalls with dst, sst in {1, 2, 3}: every
 //     element lands at its strided place and the holes between keep the poison;
-//   - the typed C names of both: every type on the device (thread), the host and
-//     on-stream, _warp and _block for one type of each size (coll_test.cuh);
+//   - the typed C names of both: every type on the host and on-stream, the device
+//     names (thread, _warp, _block) for one type of each size (coll_test.cuh);
 //     long double on the host.
 // Block j of PE i's source holds value(world PE i, source index); PE j checks
 // every element of every block it received and the guard zones.

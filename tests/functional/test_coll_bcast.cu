@@ -13,8 +13,8 @@
 //   - the multi-lane sizes also with on-stream calls on even PEs and device
 //     block calls on odd ones in the same broadcast (Form::mixed);
 //   - the typed C names with several counts: every type's gshmem_TYPE_broadcast
-//     on the device, the host and on-stream (long double: the host forms), its
-//     _warp and _block names for one type of each size (coll_test.cuh).
+//     on the host and on-stream (long double: the host forms), the device names
+//     (thread, _warp, _block) for one type of each size (coll_test.cuh).
 // Destinations are poisoned with guard zones; every member checks every byte
 // and the guards, and non-members check that nothing reached them.
 #include "coll_test.cuh"

@@ -7,8 +7,8 @@
 //   - gshmem_collectmem with per-PE sizes that differ (zeros included, one PE
 //     contributing alone, 200000 + 1001 i bytes), offsets from the exclusive
 //     scan over the team;
-//   - the typed C names of both: every type on the device (thread), the host and
-//     on-stream, _warp and _block for one type of each size (coll_test.cuh);
+//   - the typed C names of both: every type on the host and on-stream, the device
+//     names (thread, _warp, _block) for one type of each size (coll_test.cuh);
 //     long double on the host.
 // Destinations are poisoned with guard zones; every member checks every byte of
 // the result and the guards, non-members check that nothing reached them.

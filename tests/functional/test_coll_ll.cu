@@ -102,14 +102,19 @@ __device__ int device_call(gshmem_team_t team, const Call& c, unsigned char* d, 
   }
 }
 
-// Calls first .. first+count-1 in one kernel; *errors counts nonzero return values.
+// Calls first .. first+count-1 in one kernel, each call_of(i) after its skew; or, when
+// one.kind >= 0, the one call `one` (slot first, count 1) after delay_ns. *errors counts
+// nonzero return values. One kernel per scope for both phases: each inlines every
+// collective, and a second kernel per scope doubled this file's compile time.
 template <class S>
 __global__ void __launch_bounds__(1024)
     k_calls(gshmem_team_t team, int n, int me, uint64_t m, unsigned char* dest, const unsigned char* src,
-            uint64_t stride, uint64_t first, uint64_t count, int* errors) {
+            uint64_t stride, uint64_t first, uint64_t count, Call one, uint64_t delay_ns, int* errors) {
+  using gshmem::detail::global_timer_ns;
+  for (const uint64_t t0 = global_timer_ns(); global_timer_ns() - t0 < delay_ns;) __nanosleep(10000);
   for (uint64_t i = first; i < first + count; ++i) {
-    skew(i, me);
-    const int r = device_call<S>(team, call_of(i, n, m), dest + i * stride, src + i * stride);
+    if (one.kind < 0) skew(i, me);
+    const int r = device_call<S>(team, one.kind < 0 ? call_of(i, n, m) : one, dest + i * stride, src + i * stride);
     if (r != 0 && S::rank() == 0) atomicAdd(errors, 1);
   }
 }
@@ -238,6 +243,21 @@ struct Bufs {
   int* errors = nullptr;
 };
 
+// Launches k_calls for device way w (thread, warp or block) on slots first..first+count-1.
+void launch_calls(Way w, const Bufs& b, const TestTeam& t, uint64_t first, uint64_t count, const Call& one,
+                  uint64_t delay_ns) {
+  const uint64_t stride = slot_bytes(t.size, b.m);
+  auto go = [&](auto kernel, unsigned threads) {
+    kernel<<<1, threads>>>(t.team, t.size, t.me, b.m, b.dest, b.src, stride, first, count, one, delay_ns, b.errors);
+  };
+  if (w == Way::thread)
+    go(k_calls<gshmem::thread_scope>, 1);
+  else if (w == Way::warp)
+    go(k_calls<gshmem::warp_scope>, 32);
+  else
+    go(k_calls<gshmem::block_scope>, 256);
+}
+
 // Fills this member's source slots first .. first+count-1 for the calls call_of_slot(i),
 // poisons the dest slots and clears the error count.
 template <class CallOf>
@@ -295,14 +315,9 @@ void phase(Bufs& b, const TestTeam& t, Way w, uint64_t first, uint64_t count) {
   int host_errors = 0;
   switch (w) {
     case Way::thread:
-      k_calls<gshmem::thread_scope><<<1, 1>>>(t.team, t.size, t.me, b.m, b.dest, b.src, stride, first, count, b.errors);
-      break;
     case Way::warp:
-      k_calls<gshmem::warp_scope><<<1, 32>>>(t.team, t.size, t.me, b.m, b.dest, b.src, stride, first, count, b.errors);
-      break;
     case Way::block:
-      k_calls<gshmem::block_scope>
-          <<<1, 256>>>(t.team, t.size, t.me, b.m, b.dest, b.src, stride, first, count, b.errors);
+      launch_calls(w, b, t, first, count, Call{-1, 0, 0}, 0);
       break;
     case Way::stream:
     case Way::host:
@@ -325,15 +340,6 @@ void phase(Bufs& b, const TestTeam& t, Way w, uint64_t first, uint64_t count) {
 __global__ void k_set_ll_count(gshmem_team_t team, uint64_t count) {
   const gshmem::detail::ll_area a = gshmem::detail::ll_area_of(gshmem::detail::team_entry(team));
   if (a.count != nullptr) *a.count = count;
-}
-
-template <class S>
-__global__ void __launch_bounds__(1024) k_one_call(gshmem_team_t team, Call c, unsigned char* dest,
-                                                   const unsigned char* src, uint64_t delay_ns, int* errors) {
-  using gshmem::detail::global_timer_ns;
-  for (const uint64_t t0 = global_timer_ns(); global_timer_ns() - t0 < delay_ns;) __nanosleep(10000);
-  const int r = device_call<S>(team, c, dest, src);
-  if (r != 0 && S::rank() == 0) atomicAdd(errors, 1);
 }
 
 // The member that enters call `step` of the wrap phase at once (the others come late).
@@ -382,13 +388,9 @@ void wrap_phase(Bufs& b, const TestTeam& t, Way w, uint64_t first, uint64_t coun
     const uint64_t delay = late ? kLateNs : 0;
     switch (w) {
       case Way::thread:
-        k_one_call<gshmem::thread_scope><<<1, 1>>>(t.team, c, d, src, delay, b.errors);
-        break;
       case Way::warp:
-        k_one_call<gshmem::warp_scope><<<1, 32>>>(t.team, c, d, src, delay, b.errors);
-        break;
       case Way::block:
-        k_one_call<gshmem::block_scope><<<1, 256>>>(t.team, c, d, src, delay, b.errors);
+        launch_calls(w, b, t, s, 1, c, delay);
         break;
       case Way::stream:
       case Way::host:

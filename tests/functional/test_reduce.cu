@@ -183,6 +183,14 @@ constexpr bool full_v = std::is_same<Tag, tag_int_sum>::value || std::is_same<Ta
                         std::is_same<Tag, tag_uint64_xor>::value || std::is_same<Tag, tag_int8_prod>::value ||
                         std::is_same<Tag, tag_double_min>::value || std::is_same<Tag, tag_float_max>::value;
 
+// Tags of full_v that also run the C++ templates (kWarpCpp, kBlockCpp). gshmem::reduce and
+// gshmem::reducescatter are one-line wrappers of the detail::reduce_call every device C name
+// calls (impl/reduce.cuh), with the same operator, type and scope: the C++ kernels add only
+// that line, and each inlines the whole reduction again.
+template <class Tag>
+constexpr bool cpp_v = std::is_same<Tag, tag_int_sum>::value || std::is_same<Tag, tag_half_sum>::value ||
+                       std::is_same<Tag, tag_double_min>::value;
+
 // Tags also run in the block form by their C names: every type and every operator at least
 // once (each device name is a one-line wrapper of the C++ template, and spec_names_cuda
 // compiles all of them). The others run the host and on-stream forms only, which are the same
@@ -208,12 +216,12 @@ int invoke(Env& e, Form f, gshmem_team_t team, typename Tag::T* d, const typenam
           return launch<Tag, warp_scope, false>(e, team, d, s, n, 32);
         case kWarpPartial:
           return launch<Tag, warp_scope, false>(e, team, d, s, n, 20);
-        case kWarpCpp:
-          return launch<Tag, warp_scope, true>(e, team, d, s, n, 32);
-        case kBlockCpp:
-          return launch<Tag, block_scope, true>(e, team, d, s, n, 256);
         default:
           break;
+      }
+      if constexpr (cpp_v<Tag>) {
+        if (f == kWarpCpp) return launch<Tag, warp_scope, true>(e, team, d, s, n, 32);
+        if (f == kBlockCpp) return launch<Tag, block_scope, true>(e, team, d, s, n, 256);
       }
     }
   }
@@ -325,6 +333,7 @@ void forms_one(Env& e, const Team& t, std::initializer_list<Form> forms, const s
   for (size_t n : sizes)
     for (Form f : forms) {
       if (f == kThread && n > 65541) continue;  // one thread: minutes at 2^20
+      if ((f == kWarpCpp || f == kBlockCpp) && !cpp_v<Tag>) continue;
       for (int variant = 0; variant < 4; ++variant) run<Tag>(e, t, Case{f, n, size_t(variant & 1), variant >= 2});
     }
 }

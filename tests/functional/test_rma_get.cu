@@ -37,16 +37,16 @@ __device__ unsigned long long bits_of(const T& v) {
   return r;
 }
 
-template <class Ty, class S, bool NBI>
+template <class Ty, class S, bool NBI, int Api>
 __global__ void __launch_bounds__(1024)
-    k_get(typename Ty::T* dst, const typename Ty::T* src, size_t n, int pe, int api, uint64_t salt, DevErrors* err) {
+    k_get(typename Ty::T* dst, const typename Ty::T* src, size_t n, int pe, uint64_t salt, DevErrors* err) {
   using T = typename Ty::T;
-  if (api == 0)
+  if constexpr (Api == 0)
     Ty::template get<S, NBI>(dst, src, n, pe);
   else
     cpp_get<Ty, S, NBI>(dst, src, n, pe);
   if constexpr (NBI) {
-    if (api == 0) {
+    if constexpr (Api == 0) {
       gshmem_quiet();  // this thread's gets have landed ...
       S::sync();       // ... and so have the rest of the scope's
     } else {
@@ -60,7 +60,7 @@ __global__ void __launch_bounds__(1024)
     if (!(v == e)) dev_fail(err, i, static_cast<unsigned long long>(pe), bits_of(e), bits_of(v));
   }
   // Nobody refills its source before every PE's gets are done.
-  barrier_all_scope<S>(api);
+  barrier_all_scope<S>(Api);
 }
 
 template <class Ty, class S>
@@ -78,10 +78,14 @@ void run_case(Bufs& b, const RmaCase& c) {
   poison_device(d.base, kGuard + (c.doff + c.n) * sizeof(T) + kGuard);
   b.err->reset();
   gshmem_barrier_all();  // every source is filled before anyone reads
-  if (c.nbi)
-    k_get<Ty, S, true><<<1, threads>>>(d.at<T>(c.doff), b.src.at<T>(c.soff), c.n, from, c.api, salt, b.err->d);
-  else
-    k_get<Ty, S, false><<<1, threads>>>(d.at<T>(c.doff), b.src.at<T>(c.soff), c.n, from, c.api, salt, b.err->d);
+  with_api<Ty>(c, [&](auto api) {
+    if (c.nbi)
+      k_get<Ty, S, true, decltype(api)::value>
+          <<<1, threads>>>(d.at<T>(c.doff), b.src.at<T>(c.soff), c.n, from, salt, b.err->d);
+    else
+      k_get<Ty, S, false, decltype(api)::value>
+          <<<1, threads>>>(d.at<T>(c.doff), b.src.at<T>(c.soff), c.n, from, salt, b.err->d);
+  });
   KERNEL_CHECK();
   b.err->check("index", "pe", __FILE__, __LINE__);
   GT_VERIFY_GUARDED(T, d, c.doff, c.n, [&](size_t i) { return value<T>(from, i, salt); });

@@ -30,11 +30,11 @@ struct Bufs {
   Guarded src_sym;     // symmetric source (some cases)
 };
 
-template <class Ty, class S, bool NBI>
+template <class Ty, class S, bool NBI, int Api>
 __global__ void __launch_bounds__(1024)
-    k_put(typename Ty::T* dst, typename Ty::T* src, size_t n, int pe, int api, int me, uint64_t clobber_salt) {
+    k_put(typename Ty::T* dst, typename Ty::T* src, size_t n, int pe, int me, uint64_t clobber_salt) {
   using T = typename Ty::T;
-  if (api == 0)
+  if constexpr (Api == 0)
     Ty::template put<S, NBI>(dst, src, n, pe);
   else
     cpp_put<Ty, S, NBI>(dst, src, n, pe);
@@ -42,11 +42,11 @@ __global__ void __launch_bounds__(1024)
     // A blocking put returns when the source may be reused: reuse it at once.
     for (size_t i = S::rank(); i < n; i += S::size()) src[i] = value<T>(me, i, clobber_salt);
   }
-  if (api == 0)
+  if constexpr (Api == 0)
     gshmem_quiet();
   else
     gshmem::quiet<S>();
-  barrier_all_scope<S>(api);
+  barrier_all_scope<S>(Api);
 }
 
 template <class Ty, class S>
@@ -65,10 +65,12 @@ void run_case(Bufs& b, const RmaCase& c) {
   fill_device(src, c.n, me, salt);
   poison_device(b.dst.base, kGuard + (c.doff + c.n) * sizeof(T) + kGuard);
   gshmem_barrier_all();  // every target is poisoned before anyone writes
-  if (c.nbi)
-    k_put<Ty, S, true><<<1, threads>>>(dst, src, c.n, target, c.api, me, salt + 7777);
-  else
-    k_put<Ty, S, false><<<1, threads>>>(dst, src, c.n, target, c.api, me, salt + 7777);
+  with_api<Ty>(c, [&](auto api) {
+    if (c.nbi)
+      k_put<Ty, S, true, decltype(api)::value><<<1, threads>>>(dst, src, c.n, target, me, salt + 7777);
+    else
+      k_put<Ty, S, false, decltype(api)::value><<<1, threads>>>(dst, src, c.n, target, me, salt + 7777);
+  });
   KERNEL_CHECK();
   GT_VERIFY_GUARDED(T, b.dst, c.doff, c.n, [&](size_t i) { return value<T>(from, i, salt); });
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Signals.
 //   1. put_signal for every form: putmem, put8..put128 and every device-capable
-//      typed name, at thread, warp and block scope, blocking and _nbi, with
+//      typed name at thread scope, the untyped, sized and one typed name of each
+//      size and kind also at warp and block scope; blocking and _nbi, with
 //      GSHMEM_SIGNAL_SET and then GSHMEM_SIGNAL_ADD, odd sizes and one element
 //      a thread. Each PE sends to the next; the receiver waits with
 //      signal_wait_until (EQ on the exact expected value, returned value
@@ -264,13 +265,27 @@ void both_sizes(Guarded& dst, typename Ty::T* src, uint64_t* sig) {
   }
 }
 
+// The forms whose _warp and _block names run too: the untyped and sized ones and one
+// typed name of each element size and kind. Every typed name is one line of the generated
+// table (tools/gen_c_api.py) calling putmem_signal with nelems * sizeof(T), and the
+// spec-names test compiles each; a kernel per name and scope inlines the whole
+// put_signal, and every name at every scope was half of this file's build.
+template <class Ty>
+constexpr bool kSigEveryScope =
+    std::is_same_v<Ty, sig_mem> || std::is_same_v<Ty, sig_bits8> || std::is_same_v<Ty, sig_bits16> ||
+    std::is_same_v<Ty, sig_bits32> || std::is_same_v<Ty, sig_bits64> || std::is_same_v<Ty, sig_bits128> ||
+    std::is_same_v<Ty, sig_char> || std::is_same_v<Ty, sig_short> || std::is_same_v<Ty, sig_int> ||
+    std::is_same_v<Ty, sig_long> || std::is_same_v<Ty, sig_float> || std::is_same_v<Ty, sig_double>;
+
 template <class Ty>
 struct AllScopes {
   static void run(Guarded& dst, void* src, uint64_t* sig) {
     using T = typename Ty::T;
     both_sizes<Ty, thread_scope>(dst, static_cast<T*>(src), sig);
-    both_sizes<Ty, warp_scope>(dst, static_cast<T*>(src), sig);
-    both_sizes<Ty, block_scope>(dst, static_cast<T*>(src), sig);
+    if constexpr (kSigEveryScope<Ty>) {
+      both_sizes<Ty, warp_scope>(dst, static_cast<T*>(src), sig);
+      both_sizes<Ty, block_scope>(dst, static_cast<T*>(src), sig);
+    }
   }
 };
 
