@@ -4,7 +4,8 @@
 //
 //   gt::require_gpus(min, max)      before gshmem_init: exit 77 ("SKIP: ...") when this
 //                                   node lacks a GPU per local PE (every PE decides alike)
-//   gt::test_main_prologue(min,max) require_gpus + gshmem_init
+//   gt::test_main_prologue(min,max) require_gpus + gshmem_init; a PE stopped by SIGTERM or
+//                                   SIGINT names the current case (a hung test says where)
 //   gt::test_main_epilogue()        summary line "PE x: N checks passed", gshmem_finalize,
 //                                   returns the exit code (0 only if every check passed)
 //   GT_CHECK(cond), GT_CHECK_EQ(expected, got), gt::verify_array(...)
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include <cinttypes>
+#include <csignal>
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
@@ -341,10 +343,24 @@ inline void require_gpus(int min_pes, int max_pes) {
   }
 }
 
+// A PE stopped by its launcher (gshmrun --timeout, ctest's timeout: SIGTERM; Ctrl-C: SIGINT)
+// names the case it was in, so that a hung test says where it hung; then ends as the
+// signal would have ended it.
+inline void on_stop_signal(int sig) {
+  char line[512];
+  const int n = snprintf(line, sizeof line, "PE %d: stopped by signal %d during: %s\n", log_pe(), sig,
+                         stats().context[0] ? stats().context : "(no case set yet)");
+  if (n > 0) (void)!write(2, line, static_cast<size_t>(n) < sizeof line ? static_cast<size_t>(n) : sizeof line - 1);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
 inline void test_main_prologue(int min_pes, int max_pes) {
   require_gpus(min_pes, max_pes);
   gshmem_init();
   stats().me = gshmem_my_pe();
+  for (int sig : {SIGTERM, SIGINT})
+    if (signal(sig, SIG_IGN) != SIG_IGN) signal(sig, on_stop_signal);  // a signal ignored by the caller stays so
 }
 
 // Prints the summary line; with `finalize`, gshmem_finalize() after it.

@@ -114,12 +114,13 @@ TEST(Launcher, ExtraEnvironmentReachesEveryPe) {
 }
 
 // --sim-nodes: each PE gets its group's GSHMEM_HOSTID (an inherited one replaced), eager module
-// loading, and NCCL_HOSTID with the same value unless the user set NCCL_HOSTID.
+// loading, 16 CUDA hardware queues, and NCCL_HOSTID with the same value unless the user set
+// NCCL_HOSTID; the user's CUDA_DEVICE_MAX_CONNECTIONS stays.
 TEST(Launcher, SimulatedNodesSetTheHostIdsOfGshmemAndNccl) {
   TempDir dir;
   Result r = run({"-n", "3", "--sim-nodes", "2", "--", kProbe, "report", dir.path(), "GSHMEM_HOSTID", "NCCL_HOSTID",
-                  "CUDA_MODULE_LOADING"},
-                 {{"GSHMEM_HOSTID", "inherited"}});
+                  "CUDA_MODULE_LOADING", "CUDA_DEVICE_MAX_CONNECTIONS"},
+                 {{"GSHMEM_HOSTID", "inherited"}, {"CUDA_DEVICE_MAX_CONNECTIONS", "", true}});
   ASSERT_TRUE(r.exited && r.code == 0) << describe(r);
   std::string ids[3];
   for (int rank = 0; rank < 3; ++rank) {
@@ -128,14 +129,19 @@ TEST(Launcher, SimulatedNodesSetTheHostIdsOfGshmemAndNccl) {
     EXPECT_NE(ids[rank].find("-sim"), std::string::npos) << ids[rank];
     EXPECT_EQ(kv["env.NCCL_HOSTID"], ids[rank]) << rank;
     EXPECT_EQ(kv["env.CUDA_MODULE_LOADING"], "EAGER");
+    EXPECT_EQ(kv["env.CUDA_DEVICE_MAX_CONNECTIONS"], "16");
   }
   EXPECT_EQ(ids[0], ids[1]);  // groups of PEs i * K / N: {0, 1} and {2}
   EXPECT_NE(ids[1], ids[2]);
-  r = run({"-n", "2", "--sim-nodes", "2", "--", kProbe, "report", dir.path(), "NCCL_HOSTID"},
-          {{"NCCL_HOSTID", "mine"}});
+  r = run(
+      {"-n", "2", "--sim-nodes", "2", "--", kProbe, "report", dir.path(), "NCCL_HOSTID", "CUDA_DEVICE_MAX_CONNECTIONS"},
+      {{"NCCL_HOSTID", "mine"}, {"CUDA_DEVICE_MAX_CONNECTIONS", "4"}});
   ASSERT_TRUE(r.exited && r.code == 0) << describe(r);
-  for (int rank = 0; rank < 2; ++rank)
-    EXPECT_EQ(read_report(dir.file("pe" + std::to_string(rank) + ".txt"))["env.NCCL_HOSTID"], "mine");
+  for (int rank = 0; rank < 2; ++rank) {
+    auto kv = read_report(dir.file("pe" + std::to_string(rank) + ".txt"));
+    EXPECT_EQ(kv["env.NCCL_HOSTID"], "mine");
+    EXPECT_EQ(kv["env.CUDA_DEVICE_MAX_CONNECTIONS"], "4");
+  }
 }
 
 // End to end: the PEs find themselves through bootstrap::detect_from_env and

@@ -38,8 +38,9 @@ TEST(Launcher, HostListStartsEveryPeThroughTheRemoteShell) {
   const std::string rsh = fake_rsh(dir);
   const Result r = run({"-H", "hostA:2,hostB:1", "--rsh", rsh, "-x", "GSHMEM_BOOTSTRAP_ADDR=127.0.0.1", "-x", "FOO=b r",
                         kProbe, "report", dir.path(), "FOO", "GSHMEM_DEBUG", "GSHMEM_BOOTSTRAP_SECRET", "GSHMEM_HOSTID",
-                        "CUDA_MODULE_LOADING", "GSHMRUN_PE", "NOT_PASSED"},
+                        "CUDA_MODULE_LOADING", "CUDA_DEVICE_MAX_CONNECTIONS", "GSHMRUN_PE", "NOT_PASSED"},
                        {{"GSHMEM_DEBUG", "WARN"},
+                        {"CUDA_DEVICE_MAX_CONNECTIONS", "", true},
                         {"GSHMEM_BOOTSTRAP_SECRET", "hunter2-secret"},
                         {"GSHMEM_HOSTID", "inherited"},
                         {"NOT_PASSED", "x"}});
@@ -61,7 +62,8 @@ TEST(Launcher, HostListStartsEveryPeThroughTheRemoteShell) {
     EXPECT_EQ(kv["env.GSHMEM_BOOTSTRAP_SECRET"], "hunter2-secret");
     EXPECT_EQ(kv["env.GSHMEM_HOSTID"], "<unset>");
     EXPECT_EQ(kv["env.CUDA_MODULE_LOADING"], "EAGER");  // PEs of other hosts are proxy peers
-    EXPECT_EQ(kv["env.NOT_PASSED"], "x");               // (the fake remote shell inherits it)
+    EXPECT_EQ(kv["env.CUDA_DEVICE_MAX_CONNECTIONS"], "16");
+    EXPECT_EQ(kv["env.NOT_PASSED"], "x");  // (the fake remote shell inherits it)
     EXPECT_EQ(kv["env.GSHMRUN_PE"].substr(kv["env.GSHMRUN_PE"].rfind('.')), "." + std::to_string(rank));
     if (rank == 0) uniqueid = kv["uniqueid"];
     EXPECT_EQ(kv["uniqueid"], uniqueid);

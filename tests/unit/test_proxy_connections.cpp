@@ -11,10 +11,10 @@ using gshmem::hproxy::connections_advice;
 using gshmem::hproxy::ConnectionsAdvice;
 using gshmem::hproxy::kMinConnections;
 
-TEST(ProxyConnections, UnsetUnderMpsAsksForEight) {
+TEST(ProxyConnections, UnsetUnderMpsAsksForSixteen) {
   const ConnectionsAdvice a = connections_advice(nullptr, true);
   ASSERT_NE(a.set, nullptr);
-  EXPECT_STREQ(a.set, "8");
+  EXPECT_STREQ(a.set, "16");
   EXPECT_EQ(a.too_few, 0);
 }
 

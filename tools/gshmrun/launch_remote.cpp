@@ -92,6 +92,11 @@ int launch_remote(const Options& opt, const SupervisorConfig& cfg, const char* c
   bool loading_from_x = false;
   for (const auto& kv : opt.env) loading_from_x = loading_from_x || kv.first == "CUDA_MODULE_LOADING";
   if (nhosts > 1 && !loading_from_x) env.emplace_back("CUDA_MODULE_LOADING", loading ? loading : "EAGER");
+  // ... and more hardware queues for the proxy's apply stream (as with --sim-nodes).
+  const char* conns = env_lookup(with_x, "CUDA_DEVICE_MAX_CONNECTIONS");
+  bool conns_from_x = false;
+  for (const auto& kv : opt.env) conns_from_x = conns_from_x || kv.first == "CUDA_DEVICE_MAX_CONNECTIONS";
+  if (nhosts > 1 && !conns_from_x) env.emplace_back("CUDA_DEVICE_MAX_CONNECTIONS", conns ? conns : kProxyConnections);
 
   // PE 0's address, as the other hosts will reach it.
   std::string err;

@@ -4,7 +4,8 @@
 // application stream waits behind that stream's commands. The proxy applies what other nodes
 // send (puts, signals) on its own stream while a kernel of this PE may wait for exactly that:
 // queued behind the kernel's stream, the apply never runs, a hang. Under MPS a client gets
-// fewer queues than CUDA's usual 8 unless it asks. The decision, apart from the environment so
+// fewer queues than CUDA's usual 8 unless it asks. CUDA reads the variable when it starts in
+// the process: the library can set it only when gshmem_init comes first. The decision, apart from the environment so
 // that a unit test covers it (tests/unit/test_proxy_connections.cpp).
 #pragma once
 
@@ -13,6 +14,12 @@
 namespace gshmem::hproxy {
 
 constexpr long kMinConnections = 4;  // fewer: warn (Megatron-LM's recipes set 1)
+// What the library sets under MPS and what its messages advise: test_signal's on-stream
+// pipeline across 2 simulated nodes under MPS hung in every run with the MPS client's default
+// queues (10 of 10) and in none with 4, 8, 16 or 32 set (docs/internode.md section 9); 16
+// leaves room for the application's own streams. gshmrun gives it to every PE with proxy peers
+// (tools/gshmrun/launch_remote.h), since a PE that starts CUDA before gshmem_init fixes its value.
+constexpr const char* kProxyConnections = "16";
 
 struct ConnectionsAdvice {
   const char* set = nullptr;  // set the variable to this (it was unset)
@@ -23,7 +30,7 @@ struct ConnectionsAdvice {
 inline ConnectionsAdvice connections_advice(const char* current, bool mps) {
   ConnectionsAdvice a;
   if (current == nullptr) {
-    if (mps) a.set = "8";  // CUDA's own default without MPS
+    if (mps) a.set = kProxyConnections;
     return a;
   }
   char* end = nullptr;

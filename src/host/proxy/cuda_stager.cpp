@@ -11,6 +11,7 @@
 #include "host/core/driver.h"
 #include "host/core/log.h"
 #include "host/proxy/apply_kernel.h"
+#include "host/proxy/connections.h"
 
 namespace gshmem::hproxy {
 namespace {
@@ -378,9 +379,10 @@ void CudaStager::watch_stall(uint64_t done) {
       "proxy: the GPU has not run this PE's proxy applies for %.1f s: %zu operations from other nodes wait on the "
       "apply stream (completed %llu of %llu; cudaStreamQuery: %s). If a kernel of this PE waits for them, CUDA may "
       "have queued the apply stream behind that kernel's stream on one hardware queue: a hang. "
-      "CUDA_DEVICE_MAX_CONNECTIONS is %s; use 4 or more (docs/internode.md section 9)",
+      "CUDA_DEVICE_MAX_CONNECTIONS is %s; use %s, set before the PE starts CUDA (docs/internode.md section 9)",
       static_cast<double>(now - stall_since_ns_) * 1e-9, inflight_.size(), (unsigned long long)done,
-      (unsigned long long)submitted_, cudaGetErrorName(cudaStreamQuery(apply_)), conn ? conn : "unset");
+      (unsigned long long)submitted_, cudaGetErrorName(cudaStreamQuery(apply_)), conn ? conn : "unset",
+      kProxyConnections);
   cudaGetLastError();
 }
 

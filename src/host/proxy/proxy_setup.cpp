@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // gshmem_init's part of the proxy (proxy.h, setup): load the transport, exchange addresses,
 // connect, make the pieces; every step agreed by all PEs, each failure named on every PE.
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -127,13 +128,34 @@ bool mps_daemon_present() {
   const std::string control = std::string(dir && *dir ? dir : "/tmp/nvidia-mps") + "/control";
   return access(control.c_str(), F_OK) == 0;
 }
+
+// Whether CUDA has started in this process (cuInit called): then CUDA_DEVICE_MAX_CONNECTIONS,
+// read when CUDA starts, can no longer change. Asked of the driver already loaded, if any
+// (RTLD_NOLOAD): cuDeviceGetCount answers CUDA_ERROR_NOT_INITIALIZED before cuInit.
+bool cuda_started() {
+  void* h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (h == nullptr) return false;
+  using CountFn = CUresult (*)(int*);
+  const auto count = reinterpret_cast<CountFn>(dlsym(h, "cuDeviceGetCount"));
+  int n = 0;
+  const bool started = count != nullptr && count(&n) != CUDA_ERROR_NOT_INITIALIZED;
+  dlclose(h);
+  return started;
+}
 }  // namespace
 
 void prefer_connections(const Runtime& r) {
   if (!needed(r)) return;
   const char* v = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
   const ConnectionsAdvice a = connections_advice(v, v == nullptr && mps_daemon_present());
-  if (a.set != nullptr) {
+  if (a.set != nullptr && cuda_started()) {
+    GSHMEM_LOG_WARN(
+        "gshmem_init: PE %d runs under MPS with PEs on several nodes, and CUDA started in this process before "
+        "gshmem_init: too late to set CUDA_DEVICE_MAX_CONNECTIONS=%s, so the proxy's apply stream may queue behind a "
+        "kernel of this PE that waits for what it applies, a hang. Set CUDA_DEVICE_MAX_CONNECTIONS=%s in every PE's "
+        "environment (gshmrun does; docs/internode.md section 9)",
+        r.my_pe, a.set, a.set);
+  } else if (a.set != nullptr) {
     setenv("CUDA_DEVICE_MAX_CONNECTIONS", a.set, 0);
     GSHMEM_LOG_INFO(
         "proxy: CUDA_DEVICE_MAX_CONNECTIONS=%s for this process (under MPS; a PE on another node is reached through "
