@@ -301,7 +301,7 @@ constexpr int kNoCppForm = -998;
 template <class Ty>
 constexpr bool kEveryScope = kCppTyped<Ty> || std::is_same_v<Ty, cty_uchar> || std::is_same_v<Ty, cty_short>;
 template <class Ty, class S>
-constexpr bool kTypedDevice = Ty::device&& kEveryScope<Ty>;
+constexpr bool kTypedDevice = static_cast<bool>(Ty::device) && kEveryScope<Ty>;  // every scope S alike
 
 // Whether a typed sweep runs form f (of kCForms) for Ty.
 template <class Ty>

@@ -2,8 +2,8 @@
 // The cases test_rma_put.cu and test_rma_get.cu both run: sizes, source and destination
 // offsets (every copy unit width), blocking and _nbi, C names and C++ templates, to or from
 // the PE itself, symmetric or local buffers, odd thread counts, every C type name (at
-// thread scope; one of each size and kind at every scope) and the sized forms. A test supplies one case's run (poison,
-// copy, check) as
+// thread scope; one of each size and kind at every scope) and the sized forms. A test
+// supplies one case's run (poison, copy, check) as
 //   struct Test { using Bufs = ...; template <class Ty, class S> static void run(Bufs&, const RmaCase&); };
 // and calls RmaCases<Test>::all(bufs). Also: rma_threads, rma_grid_unit (test_rma_strided.cu
 // uses the first).

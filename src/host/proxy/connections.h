@@ -5,8 +5,8 @@
 // send (puts, signals) on its own stream while a kernel of this PE may wait for exactly that:
 // queued behind the kernel's stream, the apply never runs, a hang. Under MPS a client gets
 // fewer queues than CUDA's usual 8 unless it asks. CUDA reads the variable when it starts in
-// the process: the library can set it only when gshmem_init comes first. The decision, apart from the environment so
-// that a unit test covers it (tests/unit/test_proxy_connections.cpp).
+// the process: the library can set it only when gshmem_init comes first. The decision, apart
+// from the environment so that a unit test covers it (tests/unit/test_proxy_connections.cpp).
 #pragma once
 
 #include <cstdlib>
