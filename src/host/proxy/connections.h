@@ -16,7 +16,7 @@ namespace gshmem::hproxy {
 constexpr long kMinConnections = 4;  // fewer: warn (Megatron-LM's recipes set 1)
 // What the library sets under MPS and what its messages advise: test_signal's on-stream
 // pipeline across 2 simulated nodes under MPS hung in every run with the MPS client's default
-// queues (10 of 10) and in none with 4, 8, 16 or 32 set (docs/internode.md section 9); 16
+// queues (15 of 15) and in none with 4, 8, 16 or 32 set (docs/internode.md section 9); 16
 // leaves room for the application's own streams. gshmrun gives it to every PE with proxy peers
 // (tools/gshmrun/launch_remote.h), since a PE that starts CUDA before gshmem_init fixes its value.
 constexpr const char* kProxyConnections = "16";
