@@ -295,7 +295,7 @@ constexpr int kNoCppForm = -998;
 // A device C name is one line of the generated table (tools/gen_c_api.py) that calls the
 // collective's *mem form with nelems * sizeof(T), and the spec-names test compiles every
 // one of them. Each kernel per type and scope inlines the whole collective, so that
-// running every type's thread-scope name on the device took a third of the compile time
+// running every type's thread-scope name on the device took nearly half the compile time
 // of test_coll_collect.cu and test_coll_bcast.cu.
 // The collectives' own paths run at every scope in the *mem sweeps.
 template <class Ty>

@@ -269,7 +269,7 @@ void both_sizes(Guarded& dst, typename Ty::T* src, uint64_t* sig) {
 // typed name of each element size and kind. Every typed name is one line of the generated
 // table (tools/gen_c_api.py) calling putmem_signal with nelems * sizeof(T), and the
 // spec-names test compiles each; a kernel per name and scope inlines the whole
-// put_signal, and every name at every scope was half of this file's build.
+// put_signal, and every name at every scope was a third of this file's build.
 template <class Ty>
 constexpr bool kSigEveryScope =
     std::is_same_v<Ty, sig_mem> || std::is_same_v<Ty, sig_bits8> || std::is_same_v<Ty, sig_bits16> ||
