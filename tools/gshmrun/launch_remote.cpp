@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "host/proxy/connections.h"
 #include "remote.h"
 #include "spawn.h"
 
@@ -87,16 +88,19 @@ int launch_remote(const Options& opt, const SupervisorConfig& cfg, const char* c
   }
   for (const auto& kv : opt.env)
     if (kv.first.compare(0, 7, "GSHMEM_") != 0) add(kv.first, kv.second);
-  // PEs on other hosts are proxy peers, which need eager kernel loading (as with --sim-nodes).
-  const char* loading = env_lookup(with_x, "CUDA_MODULE_LOADING");
-  bool loading_from_x = false;
-  for (const auto& kv : opt.env) loading_from_x = loading_from_x || kv.first == "CUDA_MODULE_LOADING";
-  if (nhosts > 1 && !loading_from_x) env.emplace_back("CUDA_MODULE_LOADING", loading ? loading : "EAGER");
-  // ... and more hardware queues for the proxy's apply stream (as with --sim-nodes).
-  const char* conns = env_lookup(with_x, "CUDA_DEVICE_MAX_CONNECTIONS");
-  bool conns_from_x = false;
-  for (const auto& kv : opt.env) conns_from_x = conns_from_x || kv.first == "CUDA_DEVICE_MAX_CONNECTIONS";
-  if (nhosts > 1 && !conns_from_x) env.emplace_back("CUDA_DEVICE_MAX_CONNECTIONS", conns ? conns : kProxyConnections);
+  // PEs on other hosts are proxy peers, which need eager kernel loading and more hardware
+  // queues for the proxy's apply stream (as with --sim-nodes): gshmrun's value of each, else
+  // the default, unless -x passes it.
+  const auto proxy_default = [&](const char* name, const char* dflt) {
+    for (const auto& kv : opt.env)
+      if (kv.first == name) return;
+    const char* v = env_lookup(with_x, name);
+    env.emplace_back(name, v ? v : dflt);
+  };
+  if (nhosts > 1) {
+    proxy_default("CUDA_MODULE_LOADING", "EAGER");
+    proxy_default("CUDA_DEVICE_MAX_CONNECTIONS", gshmem::hproxy::kProxyConnections);
+  }
 
   // PE 0's address, as the other hosts will reach it.
   std::string err;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gpu_count.h"
+#include "host/proxy/connections.h"
 #include "launch_remote.h"
 #include "options.h"
 #include "spawn.h"
@@ -183,10 +184,10 @@ int main(int argc, char** argv) {
     // (src/host/proxy/proxy.h, prefer_eager_loading); a PE may start CUDA before gshmem_init,
     // too late for the library to ask for it.
     if (proxy_peers && env_of("CUDA_MODULE_LOADING").empty()) spec.env.push_back("CUDA_MODULE_LOADING=EAGER");
-    // ... and more hardware queues than CUDA's 8 (fewer under MPS), so that the proxy's apply
-    // stream rarely shares one with a kernel that waits for it (docs/internode.md section 9).
+    // ... and the hardware queues the library asks for (fewer under MPS by default), which it
+    // cannot set itself once the PE has started CUDA (docs/internode.md section 9).
     if (proxy_peers && env_of("CUDA_DEVICE_MAX_CONNECTIONS").empty())
-      spec.env.push_back(std::string("CUDA_DEVICE_MAX_CONNECTIONS=") + kProxyConnections);
+      spec.env.push_back(std::string("CUDA_DEVICE_MAX_CONNECTIONS=") + gshmem::hproxy::kProxyConnections);
     if (rank == 0) {
       spec.listen_fd = listener.fd;
       spec.env.push_back("GSHMEM_BOOTSTRAP_LISTEN_FD=" + std::to_string(listener.fd));

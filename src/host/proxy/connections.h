@@ -18,7 +18,7 @@ constexpr long kMinConnections = 4;  // fewer: warn (Megatron-LM's recipes set 1
 // pipeline across 2 simulated nodes under MPS hung in every run with the MPS client's default
 // queues (15 of 15) and in none with 4, 8, 16 or 32 set (docs/internode.md section 9); 16
 // leaves room for the application's own streams. gshmrun gives it to every PE with proxy peers
-// (tools/gshmrun/launch_remote.h), since a PE that starts CUDA before gshmem_init fixes its value.
+// (tools/gshmrun), since a PE that starts CUDA before gshmem_init fixes its value.
 constexpr const char* kProxyConnections = "16";
 
 struct ConnectionsAdvice {
