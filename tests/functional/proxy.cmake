@@ -48,6 +48,16 @@ endif()
 gt_add_sim_test(proxy_am-sim2 test_proxy 2 2)
 set_property(TEST proxy_am-sim2 APPEND PROPERTY ENVIRONMENT "GSHMEM_PROXY_BULK=0")
 
+# One hardware queue per context (CUDA_DEVICE_MAX_CONNECTIONS=1, as Megatron-LM's recipes set):
+# an apply stream in the application's context then queues behind test_signal's stream, whose
+# next command waits for what the proxy applies - a hang in every run, with or without MPS
+# (docs/internode.md section 9). GSHMEM_PROXY_APPLY_CONTEXT's default applies from a CUDA
+# context of the proxy's own here, and the test passes.
+if(TARGET test_signal)
+  gt_add_sim_test(signal_one_queue-sim2 test_signal 2 2)
+  set_property(TEST signal_one_queue-sim2 APPEND PROPERTY ENVIRONMENT "CUDA_DEVICE_MAX_CONNECTIONS=1")
+endif()
+
 # The same across network namespaces (scripts/netns-nodes.sh; docs/launch.md): gshmrun -H starts
 # the PEs in namespaces with their own host names and addresses, so the bootstrap and UCX run
 # over TCP between veth pairs, as between hosts. As root where ip(8) works; skipped (77) with the

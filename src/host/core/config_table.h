@@ -131,6 +131,13 @@
                       "for a message to the same PE to carry it (a reply, an exchange's next "                 \
                       "round), saving a message; a quiet then waits up to this much longer for "               \
                       "operations nothing answers. 0: acknowledged at once.")                                  \
+  GSHMEM_CONFIG_ENTRY(proxy_apply_context, "GSHMEM_PROXY_APPLY_CONTEXT", Int, "-1",                            \
+                      "Where the proxy applies what PEs on other nodes send (their puts, signals, "            \
+                      "AMOs): 1: on streams of a CUDA context of its own, so never queued behind this "        \
+                      "PE's streams, whose waiting kernels may need it (~250 MiB of GPU memory; under "        \
+                      "MPS as fast as 0, outside MPS each apply waits for a time slice: 0.15-2 ms); "          \
+                      "0: on a stream of the application's context; -1: 1 under MPS or with "                  \
+                      "CUDA_DEVICE_MAX_CONNECTIONS below 4, else 0 (docs/internode.md section 9).")            \
   GSHMEM_CONFIG_ENTRY(reduce_ctas, "GSHMEM_REDUCE_CTAS", Int, "128",                                           \
                       "Most CTAs of the library's reduction kernel (host and on-stream "                       \
                       "reductions; 1 .. 128, a local choice: PEs may differ; PEs that share a "                \
@@ -191,6 +198,7 @@
   GSHMEM_CONFIG_RANGE(proxy_bulk_slots, "GSHMEM_PROXY_BULK_SLOTS", 1, 64)                      \
   GSHMEM_CONFIG_RANGE(proxy_trace_events, "GSHMEM_PROXY_TRACE_EVENTS", 1024, 67108864)         \
   GSHMEM_CONFIG_RANGE(proxy_ack_delay_us, "GSHMEM_PROXY_ACK_DELAY_US", 0, 1000000)             \
+  GSHMEM_CONFIG_RANGE(proxy_apply_context, "GSHMEM_PROXY_APPLY_CONTEXT", -1, 1)                \
   GSHMEM_CONFIG_RANGE(reduce_ctas, "GSHMEM_REDUCE_CTAS", 1, 128)                               \
   GSHMEM_CONFIG_RANGE(coll_ctas, "GSHMEM_COLL_CTAS", 1, 64)
 

@@ -70,6 +70,12 @@ Status load_all() {
     g_api.StreamBatchMemOp = nullptr;
   if (get("cuModuleGetLoadingMode", &g_api.ModuleGetLoadingMode, 11070, false) != GSHMEM_SUCCESS)
     g_api.ModuleGetLoadingMode = nullptr;
+  // Optional, all or none: the proxy's apply context.
+  if (get("cuCtxCreate", &g_api.CtxCreate, 12050, false) != GSHMEM_SUCCESS ||
+      get("cuCtxDestroy", &g_api.CtxDestroy, 12000, false) != GSHMEM_SUCCESS ||
+      get("cuCtxSetCurrent", &g_api.CtxSetCurrent, 12000, false) != GSHMEM_SUCCESS ||
+      get("cuCtxSetLimit", &g_api.CtxSetLimit, 12000, false) != GSHMEM_SUCCESS)
+    g_api.CtxCreate = nullptr;
   return GSHMEM_SUCCESS;
 }
 

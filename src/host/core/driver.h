@@ -51,6 +51,11 @@ struct Api {
   PFN_cuStreamBatchMemOp_v11070 StreamBatchMemOp;
   // Optional: whether kernels load lazily (the proxy warns: internode.md section 9).
   PFN_cuModuleGetLoadingMode_v11070 ModuleGetLoadingMode;
+  // Optional: the proxy's apply context (host/proxy/cuda_stager.h); nullptr: none can be made.
+  PFN_cuCtxCreate_v12050 CtxCreate;
+  PFN_cuCtxDestroy_v4000 CtxDestroy;
+  PFN_cuCtxSetCurrent_v4000 CtxSetCurrent;
+  PFN_cuCtxSetLimit_v3010 CtxSetLimit;
 };
 
 // Loads the entry points once (thread-safe). Fails with a message when the

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 
 #include "gshmem/detail/proxy_abi.h"
 #include "host/core/call_memory.h"
@@ -33,63 +35,133 @@ unsigned width_of(uint16_t flags) {
 
 }  // namespace
 
+// The apply context of each device, made by the first gshmem_init that needs it and kept for
+// the process's life: later inits reuse it. Measured under MPS (test_soak, 40 init/finalize
+// cycles across 2 simulated nodes): a context made and destroyed every cycle cost 1.2 s a cycle
+// and let the resident memory drift by megabytes; CUDA frees it at exit.
+namespace {
+std::mutex g_contexts_mutex;
+std::map<int, CUcontext> g_contexts;
+}  // namespace
+
+bool CudaStager::make_context(std::string* why) {
+  const cu::Api* api = nullptr;
+  if (cu::load(&api) != GSHMEM_SUCCESS || api->CtxCreate == nullptr) {
+    *why = "this driver offers no cuCtxCreate (CUDA 12.5 or later)";
+    return false;
+  }
+  int dev = 0;
+  if (!cuda("cudaGetDevice", cudaGetDevice(&dev), why)) return false;
+  std::lock_guard<std::mutex> lock(g_contexts_mutex);
+  CUcontext& kept = g_contexts[dev];
+  if (kept != nullptr) {
+    // Reused unless an error stuck to it (a fault in an earlier job's apply): then a new one.
+    if (api->CtxPushCurrent(kept) == CUDA_SUCCESS) {
+      if (cudaDeviceSynchronize() == cudaSuccess) {
+        ctx_ = kept;
+        return true;
+      }
+      cudaGetLastError();
+      (void)api->CtxPopCurrent(nullptr);
+    }
+    GSHMEM_LOG_INFO("proxy: the kept apply context of GPU %d is unusable; making a new one", dev);
+    (void)api->CtxDestroy(kept);
+    kept = nullptr;
+  }
+  const CUresult r = api->CtxCreate(&ctx_, nullptr, 0, static_cast<CUdevice>(dev));
+  if (r != CUDA_SUCCESS) {
+    ctx_ = nullptr;
+    *why = std::string("cuCtxCreate failed: ") + cu::error_string(r);
+    return false;
+  }
+  // Its one kernel needs no stack, printf buffer or device heap: half the context's memory
+  // (measured on one H200: ~520 MiB with CUDA's defaults, ~255 MiB without them).
+  (void)api->CtxSetLimit(CU_LIMIT_STACK_SIZE, 0);
+  (void)api->CtxSetLimit(CU_LIMIT_PRINTF_FIFO_SIZE, 0);
+  (void)api->CtxSetLimit(CU_LIMIT_MALLOC_HEAP_SIZE, 0);
+  kept = ctx_;
+  return true;
+}
+
 Status CudaStager::create(const char* call, char* heap_base, std::function<uint64_t()> heap_size,
-                          std::unique_ptr<CudaStager>* out) {
+                          const char* own_context, std::unique_ptr<CudaStager>* out) {
   std::unique_ptr<CudaStager> s(new CudaStager());
   s->heap_ = heap_base;
   s->heap_size_ = std::move(heap_size);
   std::string why;
-  int least = 0, greatest = 0;
-  void* p = nullptr;
-  if (!s->cuda("cudaDeviceGetStreamPriorityRange", cudaDeviceGetStreamPriorityRange(&least, &greatest), &why) ||
-      !s->cuda("cudaStreamCreateWithPriority",
-               cudaStreamCreateWithPriority(&s->apply_, cudaStreamNonBlocking, greatest), &why) ||
-      !s->cuda("cudaStreamCreateWithFlags", cudaStreamCreateWithFlags(&s->copy_, cudaStreamNonBlocking), &why) ||
-      !s->cuda("cudaHostAlloc", cudaHostAlloc(&p, 64, cudaHostAllocPortable | cudaHostAllocMapped), &why)) {
-    GSHMEM_LOG_ERROR("%s: proxy apply stream: %s", call, why.c_str());
+  const auto fail = [&](const char* what) {
+    GSHMEM_LOG_ERROR("%s: proxy apply stream: %s: %s", call, what, why.c_str());
     return GSHMEM_ERROR_CUDA;
-  }
+  };
+  // Pinned memory first, in the application's context: portable, so the apply context reaches
+  // it too, and it outlives that context at teardown.
+  void* p = nullptr;
+  void* d = nullptr;
+  if (!s->cuda("cudaHostAlloc", cudaHostAlloc(&p, 64, cudaHostAllocPortable | cudaHostAllocMapped), &why))
+    return fail("completion word");
   s->done_h_ = static_cast<uint64_t*>(p);
   *s->done_h_ = 0;
-  void* d = nullptr;
-  if (!s->cuda("cudaHostGetDevicePointer", cudaHostGetDevicePointer(&d, s->done_h_, 0), &why) ||
-      !s->cuda("cudaHostAlloc (staging)", cudaHostAlloc(&p, kStageBytes, cudaHostAllocPortable | cudaHostAllocMapped),
-               &why)) {
-    GSHMEM_LOG_ERROR("%s: proxy apply stream: %s", call, why.c_str());
-    return GSHMEM_ERROR_CUDA;
-  }
+  if (!s->cuda("cudaHostGetDevicePointer", cudaHostGetDevicePointer(&d, s->done_h_, 0), &why))
+    return fail("completion word");
   s->done_d_ = reinterpret_cast<uint64_t>(d);
+  if (!s->cuda("cudaHostAlloc", cudaHostAlloc(&p, kStageBytes, cudaHostAllocPortable | cudaHostAllocMapped), &why))
+    return fail("staging");
   s->stage_h_ = static_cast<uint8_t*>(p);
   s->stage_cap_ = kStageBytes;
-  if (!s->cuda("cudaHostGetDevicePointer (staging)", cudaHostGetDevicePointer(&d, s->stage_h_, 0), &why)) {
-    GSHMEM_LOG_ERROR("%s: proxy apply stream: %s", call, why.c_str());
-    return GSHMEM_ERROR_CUDA;
-  }
+  if (!s->cuda("cudaHostGetDevicePointer", cudaHostGetDevicePointer(&d, s->stage_h_, 0), &why)) return fail("staging");
   s->stage_d_ = reinterpret_cast<uint64_t>(d);
   // source_view's pinned buffer, made now: cudaHostAlloc later, on the proxy thread, would wait
   // for the GPU's running kernels (source_view says why that hangs).
-  if (!s->cuda("cudaHostAlloc (payload view)", cudaHostAlloc(&p, kViewBytes, cudaHostAllocPortable), &why)) {
-    GSHMEM_LOG_ERROR("%s: proxy apply stream: %s", call, why.c_str());
-    return GSHMEM_ERROR_CUDA;
-  }
+  if (!s->cuda("cudaHostAlloc", cudaHostAlloc(&p, kViewBytes, cudaHostAllocPortable), &why))
+    return fail("payload view");
   s->view_ = static_cast<uint8_t*>(p);
   s->view_cap_ = kViewBytes;
-  for (cudaEvent_t& e : s->copy_events_)
-    if (!s->cuda("cudaEventCreateWithFlags", cudaEventCreateWithFlags(&e, cudaEventDisableTiming), &why)) {
-      GSHMEM_LOG_ERROR("%s: proxy apply stream: %s", call, why.c_str());
-      return GSHMEM_ERROR_CUDA;
+
+  // The apply context, current on this thread until the end of create (popped by `leave`).
+  const cu::Api* api = nullptr;
+  const bool have_api = cu::load(&api) == GSHMEM_SUCCESS;
+  std::string ctx_why;
+  if (own_context != nullptr && !s->make_context(&ctx_why))
+    GSHMEM_LOG_WARN(
+        "%s: the proxy's apply context (%s) could not be made: %s. Applies go on a stream of the application's "
+        "context, where a kernel that waits for them can hold them back (a hang): set CUDA_DEVICE_MAX_CONNECTIONS=%s "
+        "in every PE's environment (docs/internode.md section 9)",
+        call, own_context, ctx_why.c_str(), kProxyConnections);
+  struct Leave {
+    CUcontext ctx;
+    ~Leave() {
+      if (ctx) (void)cu::api().CtxPopCurrent(nullptr);
     }
+  } leave{s->ctx_};
+
+  int least = 0, greatest = 0;
+  if (!s->cuda("cudaDeviceGetStreamPriorityRange", cudaDeviceGetStreamPriorityRange(&least, &greatest), &why) ||
+      !s->cuda("cudaStreamCreateWithPriority",
+               cudaStreamCreateWithPriority(&s->apply_, cudaStreamNonBlocking, greatest), &why) ||
+      !s->cuda("cudaStreamCreateWithFlags", cudaStreamCreateWithFlags(&s->copy_, cudaStreamNonBlocking), &why))
+    return fail("streams");
+  for (cudaEvent_t& e : s->copy_events_)
+    if (!s->cuda("cudaEventCreateWithFlags", cudaEventCreateWithFlags(&e, cudaEventDisableTiming), &why))
+      return fail("events");
   // Stream memory operations need the driver's entry and the device's support; without them
   // the apply kernel stores the counts and SET signals (an SM each, otherwise the same).
   int dev = 0, v = 0;
-  const cu::Api* api = nullptr;
-  if (cu::load(&api) == GSHMEM_SUCCESS && api->StreamWriteValue64 && cudaGetDevice(&dev) == cudaSuccess &&
+  if (have_api && api->StreamWriteValue64 && cudaGetDevice(&dev) == cudaSuccess &&
       api->DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS, dev) == CUDA_SUCCESS && v)
     s->memops_ = true;
   // One driver call for an operation's stores and its count (flush): the apply call of an 8-byte
   // SET signal 3.0-3.8 -> 2.0-2.6 us p50 (proxy trace, one H200 under MPS).
   s->batch_ = s->memops_ && api->StreamBatchMemOp != nullptr;
-  GSHMEM_LOG_INFO("proxy: apply stream at priority %d, %llu KiB of pinned staging, completion by %s", greatest,
+  // The stores tried before the first apply (try_stores) and, in the apply context, the apply
+  // kernel loaded now, not at its first AMO (a load then could wait for running kernels): a
+  // store of the count's initial 0.
+  if (!s->try_stores(&why)) return fail("stream writes");
+  if (s->ctx_ && (!s->kernel(kApplyStoreRelease, 0, 8, s->done_d_, 0, 0, nullptr, &why) ||
+                  !s->cuda("cudaStreamSynchronize", cudaStreamSynchronize(s->apply_), &why)))
+    return fail("the apply kernel in the apply context");
+  char where[128] = "a stream of the application's context";
+  if (s->ctx_) std::snprintf(where, sizeof where, "a context of its own (%s)", own_context);
+  GSHMEM_LOG_INFO("proxy: applies on %s, at priority %d, %llu KiB of pinned staging, completion by %s", where, greatest,
                   (unsigned long long)(kStageBytes >> 10),
                   s->batch_    ? "cuStreamBatchMemOp"
                   : s->memops_ ? "cuStreamWriteValue64"
@@ -99,14 +171,17 @@ Status CudaStager::create(const char* call, char* heap_base, std::function<uint6
 }
 
 CudaStager::~CudaStager() {
+  // The streams and events belong to the apply context, if any: destroyed there.
+  if (ctx_) (void)cu::api().CtxPushCurrent(ctx_);
   if (apply_) cudaStreamSynchronize(apply_);
   if (copy_) cudaStreamSynchronize(copy_);
   if (apply_) cudaStreamDestroy(apply_);
   if (copy_) cudaStreamDestroy(copy_);
-  if (view_) cudaFreeHost(view_);
-  if (window_) cudaFreeHost(window_);
   for (cudaEvent_t e : copy_events_)
     if (e) cudaEventDestroy(e);
+  if (ctx_) (void)cu::api().CtxPopCurrent(nullptr);  // the context stays for the next init
+  if (view_) cudaFreeHost(view_);
+  if (window_) cudaFreeHost(window_);
   if (stage_h_) cudaFreeHost(stage_h_);
   if (done_h_) cudaFreeHost(done_h_);
 }
@@ -158,6 +233,7 @@ void CudaStager::add_one(uint64_t* count) {
 }
 
 bool CudaStager::write_value(uint64_t addr, uint64_t value, std::string* why, bool no_barrier) {
+  no_barrier = no_barrier && relaxed_;
   if (batch_) {
     CUstreamBatchMemOpParams p{};
     p.writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_64;
@@ -201,6 +277,41 @@ bool CudaStager::flush(std::string* why) {
                      p.writeValue.flags == CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER) &&
          ok;
   return ok;
+}
+
+// Once, before the first apply: the stores an apply makes (one with the memory barrier, one
+// without), to the completion word. The apply context refuses the one without (measured,
+// CUDA 13.0 driver: "invalid argument", where the application's context takes it): then every
+// store takes the barrier, a cost of nanoseconds for the few words of a small put.
+bool CudaStager::try_stores(std::string* why) {
+  if (!memops_) return true;
+  std::vector<CUstreamBatchMemOpParams> q;
+  for (bool relaxed : {false, true}) {
+    CUstreamBatchMemOpParams p{};
+    p.writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_64;
+    p.writeValue.address = static_cast<CUdeviceptr>(done_d_);
+    p.writeValue.value64 = 0;
+    p.writeValue.flags = relaxed ? CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER : CU_STREAM_WRITE_VALUE_DEFAULT;
+    q.push_back(p);
+  }
+  const CUstream st = reinterpret_cast<CUstream>(apply_);
+  const auto take = [&](size_t n) {
+    if (batch_) return cu::api().StreamBatchMemOp(st, static_cast<unsigned>(n), q.data(), 0) == CUDA_SUCCESS;
+    for (size_t i = 0; i < n; ++i)
+      if (cu::api().StreamWriteValue64(st, q[i].writeValue.address, 0, q[i].writeValue.flags) != CUDA_SUCCESS)
+        return false;
+    return true;
+  };
+  if (!take(2)) {
+    relaxed_ = false;
+    if (!take(1)) {
+      GSHMEM_LOG_INFO("proxy: stream memory operations refused here; the apply kernel stores values");
+      memops_ = batch_ = false;
+    } else {
+      GSHMEM_LOG_INFO("proxy: stores without a memory barrier refused here; every store takes one");
+    }
+  }
+  return cuda("cudaStreamSynchronize", cudaStreamSynchronize(apply_), why);
 }
 
 bool CudaStager::kernel(uint8_t kind, uint8_t op, uint8_t width, uint64_t addr, uint64_t operand, uint64_t compare,
@@ -374,16 +485,26 @@ void CudaStager::watch_stall(uint64_t done) {
   }
   if (stall_warned_ || now - stall_since_ns_ < kStallNs) return;
   stall_warned_ = true;
+  const double s = static_cast<double>(now - stall_since_ns_) * 1e-9;
+  const char* query = cudaGetErrorName(cudaStreamQuery(apply_));
+  cudaGetLastError();
+  if (ctx_) {  // no application stream shares its queues: the GPU itself does not get to it
+    GSHMEM_LOG_WARN(
+        "proxy: the GPU has not run this PE's proxy applies for %.1f s: %zu operations from other nodes wait on the "
+        "apply context's stream (completed %llu of %llu; cudaStreamQuery: %s). Outside MPS the apply context takes "
+        "turns with the application's: a GPU kept busy may hold it back this long",
+        s, inflight_.size(), (unsigned long long)done, (unsigned long long)submitted_, query);
+    return;
+  }
   const char* conn = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
   GSHMEM_LOG_WARN(
       "proxy: the GPU has not run this PE's proxy applies for %.1f s: %zu operations from other nodes wait on the "
       "apply stream (completed %llu of %llu; cudaStreamQuery: %s). If a kernel of this PE waits for them, CUDA may "
       "have queued the apply stream behind that kernel's stream on one hardware queue: a hang. "
-      "CUDA_DEVICE_MAX_CONNECTIONS is %s; use %s, set before the PE starts CUDA (docs/internode.md section 9)",
-      static_cast<double>(now - stall_since_ns_) * 1e-9, inflight_.size(), (unsigned long long)done,
-      (unsigned long long)submitted_, cudaGetErrorName(cudaStreamQuery(apply_)), conn ? conn : "unset",
+      "CUDA_DEVICE_MAX_CONNECTIONS is %s; use %s, set before the PE starts CUDA, or GSHMEM_PROXY_APPLY_CONTEXT=1 "
+      "(docs/internode.md section 9)",
+      s, inflight_.size(), (unsigned long long)done, (unsigned long long)submitted_, query, conn ? conn : "unset",
       kProxyConnections);
-  cudaGetLastError();
 }
 
 void CudaStager::retire() {

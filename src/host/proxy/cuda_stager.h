@@ -9,6 +9,14 @@
 // Not the library's internal stream: a pending host wait occupies that one, and a wait for a
 // signal this stream delivers would never return.
 //
+// The apply context (GSHMEM_PROXY_APPLY_CONTEXT; host/proxy/connections.h, docs/internode.md
+// section 9): the apply and copy streams may live in a CUDA context of the stager's own on the
+// same device, whose hardware queues no application stream shares, so that no application
+// command can hold an apply back. The heap, pinned memory and the application's allocations
+// are reachable from it (one address space). The proxy thread makes it current (context());
+// the stager's other CUDA calls are on that thread, or push it themselves. Made by the first
+// gshmem_init that needs it, kept for the process's life and reused by later inits.
+//
 // Host bytes pass through a pinned staging ring (copies from pageable memory would first wait
 // for the whole stream): put data is copied into it before its H2D copy, get data lands in it
 // and is copied out at poll time. Slots are freed in completion order.
@@ -33,7 +41,9 @@ class CudaStager final : public proxy::Stager {
  public:
   // `heap_base`: this PE's heap; `heap_size` is asked at every operation (the heap grows).
   // Made on the thread that holds the PE's device; used on the proxy thread afterwards.
-  static Status create(const char* call, char* heap_base, std::function<uint64_t()> heap_size,
+  // `own_context`: make the apply context (its cause, for the log); if that fails, the stager
+  // warns and uses the current context.
+  static Status create(const char* call, char* heap_base, std::function<uint64_t()> heap_size, const char* own_context,
                        std::unique_ptr<CudaStager>* out);
   ~CudaStager() override;
   CudaStager(const CudaStager&) = delete;
@@ -58,6 +68,9 @@ class CudaStager final : public proxy::Stager {
   // it completed; no GPU work. Without it (or where it answers nullptr) the signal is an ADD on
   // the GPU, as any other.
   void set_sync_words(std::function<uint64_t*(uint64_t heap_offset)> f) { sync_word_ = std::move(f); }
+  // The apply context, to be made current on the thread that drives the stager; nullptr: the
+  // streams are in the context that was current at create().
+  CUcontext context() const { return ctx_; }
 
  private:
   // What poll() does for an operation once the stream passed it.
@@ -73,6 +86,8 @@ class CudaStager final : public proxy::Stager {
   };
 
   CudaStager() = default;
+  // Makes ctx_ and leaves it current on this thread (pushed); false and *why if it cannot.
+  bool make_context(std::string* why);
   bool in_heap(uint64_t offset, uint64_t size, unsigned align, std::string* why) const;
   uint8_t* stage(uint64_t bytes, uint64_t* end);  // nullptr: larger than the whole ring
   uint64_t device_of(const uint8_t* staged) const { return stage_d_ + static_cast<uint64_t>(staged - stage_h_); }
@@ -84,6 +99,8 @@ class CudaStager final : public proxy::Stager {
   // A stream-ordered 8-byte store; no_barrier: without the memory barrier before it. With
   // batching, queued for flush() (one driver call for an operation's stores and its count).
   bool write_value(uint64_t addr, uint64_t value, std::string* why, bool no_barrier = false);
+  // Tries the stores write_value makes, turning off what the driver refuses here.
+  bool try_stores(std::string* why);
   // Enqueues the queued stores; false (and *why) if one could not be.
   bool flush(std::string* why);
   bool kernel(uint8_t kind, uint8_t op, uint8_t width, uint64_t addr, uint64_t operand, uint64_t compare,
@@ -93,10 +110,12 @@ class CudaStager final : public proxy::Stager {
   char* heap_ = nullptr;
   std::function<uint64_t()> heap_size_;
   std::function<uint64_t*(uint64_t)> sync_word_;
+  CUcontext ctx_ = nullptr;       // the apply context (see above), or nullptr
   cudaStream_t apply_ = nullptr;  // every apply, in submission order
   cudaStream_t copy_ = nullptr;   // source_view's D2H reads, which must not wait for applies
   bool memops_ = false;           // cuStreamWriteValue64 usable on this GPU
   bool batch_ = false;            // and cuStreamBatchMemOp: write_value queues into `batched_`
+  bool relaxed_ = true;           // and stores without a memory barrier (try_stores)
   std::vector<CUstreamBatchMemOpParams> batched_;
   uint64_t* done_h_ = nullptr;  // pinned mapped: the count of completed operations
   uint64_t done_d_ = 0;

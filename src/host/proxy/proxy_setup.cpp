@@ -142,18 +142,51 @@ bool cuda_started() {
   dlclose(h);
   return started;
 }
+
+ApplyContext apply_context() {
+  return apply_context_choice(config::get().proxy_apply_context, getenv("CUDA_DEVICE_MAX_CONNECTIONS"),
+                              mps_daemon_present());
+}
+
+// Why the proxy applies from a context of its own (for the log), or nullptr: it does not.
+const char* apply_context_cause(ApplyContext c) {
+  switch (c) {
+    case ApplyContext::kAsked:
+      return "GSHMEM_PROXY_APPLY_CONTEXT=1";
+    case ApplyContext::kMps:
+      return "under MPS";
+    case ApplyContext::kFewConnections:
+      return "CUDA_DEVICE_MAX_CONNECTIONS below 4";
+    case ApplyContext::kNo:
+      break;
+  }
+  return nullptr;
+}
 }  // namespace
 
 void prefer_connections(const Runtime& r) {
   if (!needed(r)) return;
   const char* v = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+  if (const ApplyContext c = apply_context(); c != ApplyContext::kNo) {
+    // The apply context has queues of its own: the application's count no longer matters to
+    // the proxy. Outside MPS it costs time slices, which only few queues justify: say so.
+    if (c == ApplyContext::kFewConnections)
+      GSHMEM_LOG_WARN(
+          "gshmem_init: PE %d: CUDA_DEVICE_MAX_CONNECTIONS=%s puts this process's streams on so few hardware queues "
+          "that the proxy's apply stream would queue behind kernels that wait for it (a hang), so the proxy applies "
+          "what other nodes send from a CUDA context of its own: outside MPS each apply then waits for a time slice "
+          "(0.15-2 ms). With %s or more, applies stay in this context and take microseconds "
+          "(GSHMEM_PROXY_APPLY_CONTEXT; docs/internode.md section 9)",
+          r.my_pe, v, kProxyConnections);
+    return;
+  }
   const ConnectionsAdvice a = connections_advice(v, v == nullptr && mps_daemon_present());
   if (a.set != nullptr && cuda_started()) {
     GSHMEM_LOG_WARN(
         "gshmem_init: PE %d runs under MPS with PEs on several nodes, and CUDA started in this process before "
         "gshmem_init: too late to set CUDA_DEVICE_MAX_CONNECTIONS=%s, so the proxy's apply stream may queue behind a "
         "kernel of this PE that waits for what it applies, a hang. Set CUDA_DEVICE_MAX_CONNECTIONS=%s in every PE's "
-        "environment (gshmrun does; docs/internode.md section 9)",
+        "environment (gshmrun does), or leave GSHMEM_PROXY_APPLY_CONTEXT unset (docs/internode.md section 9)",
         r.my_pe, a.set, a.set);
   } else if (a.set != nullptr) {
     setenv("CUDA_DEVICE_MAX_CONNECTIONS", a.set, 0);
@@ -166,7 +199,8 @@ void prefer_connections(const Runtime& r) {
     GSHMEM_LOG_WARN(
         "gshmem_init: PE %d: CUDA_DEVICE_MAX_CONNECTIONS=%s puts this process's streams on %ld hardware queue(s): the "
         "proxy's apply stream (the data and signals PEs on other nodes send here) can then queue behind a kernel of "
-        "this PE that waits for them, a hang. Use %ld or more with PEs on several nodes (docs/internode.md section 9)",
+        "this PE that waits for them, a hang. Use %ld or more with PEs on several nodes, or leave "
+        "GSHMEM_PROXY_APPLY_CONTEXT unset (docs/internode.md section 9)",
         r.my_pe, v, a.too_few, kMinConnections);
   }
 }
@@ -240,7 +274,8 @@ Status setup(Runtime& r, PeerFailureFn on_failure, SyncWordFn sync_word) {
   // The heap's size is read at every apply: it grows collectively, and an offset another PE
   // sends after its gshmem_malloc returned lies below the size this PE reached in that call.
   if (ok && CudaStager::create(
-                kCall, r.heap->base(), [heap] { return heap->size(); }, &px->stager_) != GSHMEM_SUCCESS) {
+                kCall, r.heap->base(), [heap] { return heap->size(); }, apply_context_cause(apply_context()),
+                &px->stager_) != GSHMEM_SUCCESS) {
     why = "its proxy apply stream could not be made (see its log)";
     ok = false;
   }

@@ -13,6 +13,7 @@
 
 #include "host/core/abort.h"
 #include "host/core/config.h"
+#include "host/core/driver.h"
 #include "host/core/log.h"
 #include "host/proxy/channel.h"
 #include "host/proxy/cuda_stager.h"
@@ -45,8 +46,16 @@ uint64_t now_ns() {
 }  // namespace
 
 void Proxy::run() {
-  // The stager's copies and kernels must go to this PE's GPU: the current device is per thread.
-  if (cudaSetDevice(device_) != cudaSuccess) {
+  // The stager's copies and kernels must go to this PE's GPU, in its apply context if it has one:
+  // the current context is per thread.
+  if (CUcontext ctx = stager_->context()) {
+    const CUresult r = cu::api().CtxSetCurrent(ctx);
+    if (r != CUDA_SUCCESS)
+      GSHMEM_LOG_ERROR(
+          "proxy: PE %d's proxy thread cannot use its apply context (%s); operations through it will "
+          "not complete",
+          my_pe_, cu::error_string(r));
+  } else if (cudaSetDevice(device_) != cudaSuccess) {
     cudaGetLastError();
     GSHMEM_LOG_ERROR("proxy: PE %d's proxy thread cannot use GPU %d; operations through it will not complete", my_pe_,
                      device_);
