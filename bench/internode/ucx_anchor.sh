@@ -7,7 +7,8 @@
 #   UCX_PERFTEST=/path/to/ucx_perftest bash bench/internode/ucx_anchor.sh [out.txt]
 #
 # UCX_PERFTEST defaults to the ucx_perftest in PATH (PyPI's libucx-cu13 wheel has one in
-# libucx/bin; run it with LD_LIBRARY_PATH at the wheel's libucx/lib). Prints one line per test:
+# libucx/bin; run it with LD_LIBRARY_PATH at the wheel's libucx/lib and libucx_cu13.libs, whose
+# libgomp it needs: carried without it, every row fails). Prints one line per test:
 # the test, the size and the client's final line (latency in us, bandwidth in MB/s).
 set -uo pipefail
 perftest=${UCX_PERFTEST:-$(command -v ucx_perftest)}

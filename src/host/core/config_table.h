@@ -134,8 +134,9 @@
   GSHMEM_CONFIG_ENTRY(proxy_apply_context, "GSHMEM_PROXY_APPLY_CONTEXT", Int, "-1",                            \
                       "Where the proxy applies what PEs on other nodes send (their puts, signals, "            \
                       "AMOs): 1: on streams of a CUDA context of its own, so never queued behind this "        \
-                      "PE's streams, whose waiting kernels may need it (~250 MiB of GPU memory; under "        \
-                      "MPS as fast as 0, outside MPS each apply waits for a time slice: 0.15-2 ms); "          \
+                      "PE's streams, whose waiting kernels may need it (~250 MiB of GPU and ~215 MB of "       \
+                      "host memory, once per process; under MPS as fast as 0, outside MPS each apply "         \
+                      "waits for a time slice: 0.15-2 ms); "                                                   \
                       "0: on a stream of the application's context; -1: 1 under MPS or with "                  \
                       "CUDA_DEVICE_MAX_CONNECTIONS below 4, else 0 (docs/internode.md section 9).")            \
   GSHMEM_CONFIG_ENTRY(reduce_ctas, "GSHMEM_REDUCE_CTAS", Int, "128",                                           \
