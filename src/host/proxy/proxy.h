@@ -103,11 +103,12 @@ bool needed(const Runtime& r);
 // stream, which that load holds: a deadlock (measured: a p and a quiet, with a second kernel
 // launched behind them, never completed). setup() warns when the process runs lazily anyway.
 void prefer_eager_loading(const Runtime& r);
-// Also before CUDA starts, when needed(r) and the proxy applies in the application's context
-// (GSHMEM_PROXY_APPLY_CONTEXT=0 under MPS): asks for 16 hardware queues
-// (CUDA_DEVICE_MAX_CONNECTIONS, unless set), so that the proxy's apply stream is less likely to
-// queue behind a kernel that waits for it; warns when it is set below 4, and says what the apply
-// context that fewer queues choose costs (host/proxy/connections.h).
+// Also before CUDA starts, when needed(r). With the applies in the application's context under
+// MPS (GSHMEM_PROXY_APPLY_CONTEXT=0): asks for 16 hardware queues (CUDA_DEVICE_MAX_CONNECTIONS,
+// unless set), so that the proxy's apply stream is less likely to queue behind a kernel that
+// waits for it. Set below 4: by default the applies get a context of their own, and a warning
+// says what that costs outside MPS; with GSHMEM_PROXY_APPLY_CONTEXT=0, a warning of the hang
+// (host/proxy/connections.h).
 void prefer_connections(const Runtime& r);
 
 // Collective over all PEs, after the heap exists: loads the transport
