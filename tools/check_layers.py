@@ -1,5 +1,5 @@
-#!/ usr / bin / env python3
-#SPDX - License - Identifier : BSD - 3 - Clause
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Checks that every #include in the library points down (src/README.md, "Layers").
 
     tools/check_layers.py [repository root]
@@ -14,8 +14,8 @@ import os
 import re
 import sys
 
-#The floors of src /, lowest first.A file may include its own folder and the floors below
-#its own; folders that share a floor(the API families) may not include one another.
+# The floors of src/, lowest first. A file may include its own folder and the floors below
+# its own; folders that share a floor (the API families) may not include one another.
 FLOORS = [
     ["src/host/core"],
     ["src/bootstrap", "src/proxy", "src/transport"],
@@ -28,7 +28,7 @@ FLOORS = [
     ["src/host/c_api"],
 ]
 
-#Private headers that tools / and perftest / may use besides the public ones(include / gshmem /).
+# Private headers that tools/ and perftest/ may use besides the public ones (include/gshmem/).
 TOOL_INTERFACE = {
     "src/host/core/config.h",        # gshmem-info prints the configuration table
     "src/host/core/config_table.h",  # (included by config.h)
@@ -44,11 +44,11 @@ SOURCE_EXT = (".h", ".hpp", ".c", ".cc", ".cpp", ".cu", ".cuh")
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 SYSTEM_INCLUDE_RE = re.compile(r'^\s*#\s*include\s+<([^>]+)>', re.M)
 
-#Code that must build and be tested on a host without CUDA or UCX(docs / internode.md section 2):
-#the proxy engine, the entry layout it shares with the device, the plugin ABI and the network
-#plugins(which load their library at run time and declare what they call : src / transport / ucx /
-#ucx_api.h).They include no CUDA or UCX header, and no private header outside their folder
-#(core's headers bring CUDA).
+# Code that must build and be tested on a host without CUDA or UCX (docs/internode.md section 2):
+# the proxy engine, the entry layout it shares with the device, the plugin ABI and the network
+# plugins (which load their library at run time and declare what they call: src/transport/ucx/
+# ucx_api.h). They include no CUDA or UCX header, and no private header outside their folder
+# (core's headers bring CUDA).
 NO_CUDA = ("src/proxy/", "src/transport/", "include/gshmem/detail/proxy_abi.h", "include/gshmem/detail/transport_abi.h")
 SELF_CONTAINED = {
     "src/proxy/": "the proxy engine includes only its own folder and public headers (no CUDA: core brings it)",

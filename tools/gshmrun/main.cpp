@@ -184,8 +184,10 @@ int main(int argc, char** argv) {
     // (src/host/proxy/proxy.h, prefer_eager_loading); a PE may start CUDA before gshmem_init,
     // too late for the library to ask for it.
     if (proxy_peers && env_of("CUDA_MODULE_LOADING").empty()) spec.env.push_back("CUDA_MODULE_LOADING=EAGER");
-    // ... and the hardware queues the library asks for (fewer under MPS by default), which it
-    // cannot set itself once the PE has started CUDA (docs/internode.md section 9).
+    // ... and 16 hardware queues (CUDA's 8, fewer under MPS), which the library cannot set once
+    // the PE has started CUDA: where the proxy applies in the application's context (outside
+    // MPS, by default), an apply stream sharing a queue with a waiting kernel's stream hangs
+    // (docs/internode.md section 9).
     if (proxy_peers && env_of("CUDA_DEVICE_MAX_CONNECTIONS").empty())
       spec.env.push_back(std::string("CUDA_DEVICE_MAX_CONNECTIONS=") + gshmem::hproxy::kProxyConnections);
     if (rank == 0) {
