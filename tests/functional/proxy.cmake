@@ -7,20 +7,13 @@
 gt_add_functional_test(proxy)
 
 math(EXPR gt_proxy_timeout "${GSHMEM_TEST_TIMEOUT} + 30")
-function(gt_add_sim_test name target npes nodes)
-  add_test(NAME ${name}
-           COMMAND $<TARGET_FILE:gshmrun> -n ${npes} --sim-nodes ${nodes} --timeout ${GSHMEM_TEST_TIMEOUT} --
-                   $<TARGET_FILE:${target}>)
-  set_tests_properties(${name} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT ${gt_proxy_timeout})
-  gt_gpu_test_properties(${name} "${GT_GPU_ENV};GT_SHARE_GPUS=1")
-endfunction()
 # The environment of a family's -sim2 / -sim2x2 tests (below; reduce.cmake).
 function(gt_sim_quick t)
   set_property(TEST ${t}-sim2 ${t}-sim2x2 APPEND PROPERTY ENVIRONMENT "GT_SIM_NODES=2;GT_SIM_QUICK=1")
 endfunction()
 
-gt_add_sim_test(proxy-sim2 test_proxy 2 2)
-gt_add_sim_test(proxy-sim2x2 test_proxy 4 2)
+gshmem_add_sim_test(proxy-sim2 test_proxy 2 2)
+gshmem_add_sim_test(proxy-sim2x2 test_proxy 4 2)
 gshmem_add_gpu_test(proxy_nop2p test_proxy 2)
 gt_gpu_test_properties(proxy_nop2p-2 "${GT_GPU_ENV};GSHMEM_DISABLE_P2P=1")
 # One kernel waits for the proxy while the next is loaded: lazy loading would hang it
@@ -29,7 +22,7 @@ gt_gpu_test_properties(proxy_nop2p-2 "${GT_GPU_ENV};GSHMEM_DISABLE_P2P=1")
 # src/host/proxy/stream_ops.h).
 foreach(t rma_put rma_get rma_pg amo signal wait sync litmus)
   if(TARGET test_${t})
-    gt_add_sim_test(${t}-sim2 test_${t} 2 2)
+    gshmem_add_sim_test(${t}-sim2 test_${t} 2 2)
   endif()
 endforeach()
 
@@ -38,14 +31,14 @@ endforeach()
 # chunks that wait for slots, every byte checked as usual; and test_proxy with the path off
 # (GSHMEM_PROXY_BULK=0), so that large payloads as active messages stay covered.
 set(gt_bulk_stress "GSHMEM_PROXY_CHUNK=4K;GSHMEM_PROXY_BULK_MIN=1K;GSHMEM_PROXY_BULK_SLOTS=2")
-gt_add_sim_test(proxy_bulk-sim2 test_proxy 2 2)
-gt_add_sim_test(proxy_bulk-sim2x2 test_proxy 4 2)
+gshmem_add_sim_test(proxy_bulk-sim2 test_proxy 2 2)
+gshmem_add_sim_test(proxy_bulk-sim2x2 test_proxy 4 2)
 set_property(TEST proxy_bulk-sim2 proxy_bulk-sim2x2 APPEND PROPERTY ENVIRONMENT "${gt_bulk_stress}")
 if(TARGET test_rma_put)
-  gt_add_sim_test(rma_put_bulk-sim2 test_rma_put 2 2)
+  gshmem_add_sim_test(rma_put_bulk-sim2 test_rma_put 2 2)
   set_property(TEST rma_put_bulk-sim2 APPEND PROPERTY ENVIRONMENT "${gt_bulk_stress}")
 endif()
-gt_add_sim_test(proxy_am-sim2 test_proxy 2 2)
+gshmem_add_sim_test(proxy_am-sim2 test_proxy 2 2)
 set_property(TEST proxy_am-sim2 APPEND PROPERTY ENVIRONMENT "GSHMEM_PROXY_BULK=0")
 
 # One hardware queue per context (CUDA_DEVICE_MAX_CONNECTIONS=1, as Megatron-LM's recipes set):
@@ -54,7 +47,7 @@ set_property(TEST proxy_am-sim2 APPEND PROPERTY ENVIRONMENT "GSHMEM_PROXY_BULK=0
 # (docs/internode.md section 9). GSHMEM_PROXY_APPLY_CONTEXT's default applies from a CUDA
 # context of the proxy's own here, and the test passes.
 if(TARGET test_signal)
-  gt_add_sim_test(signal_one_queue-sim2 test_signal 2 2)
+  gshmem_add_sim_test(signal_one_queue-sim2 test_signal 2 2)
   set_property(TEST signal_one_queue-sim2 APPEND PROPERTY ENVIRONMENT "CUDA_DEVICE_MAX_CONNECTIONS=1")
 endif()
 
@@ -84,8 +77,8 @@ gt_add_netns_test(proxy-netns2x2 test_proxy 4 2)
 # (reduce and reducescatter: reduce.cmake, included after this file.)
 foreach(t coll_bcast coll_collect coll_alltoall coll_ll team team_sync team_sync_dissemination)
   if(TARGET test_${t})
-    gt_add_sim_test(${t}-sim2 test_${t} 2 2)
-    gt_add_sim_test(${t}-sim2x2 test_${t} 4 2)
+    gshmem_add_sim_test(${t}-sim2 test_${t} 2 2)
+    gshmem_add_sim_test(${t}-sim2x2 test_${t} 4 2)
     gt_sim_quick(${t})
   endif()
 endforeach()

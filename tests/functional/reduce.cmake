@@ -33,7 +33,7 @@ endforeach()
 
 # Across 2 simulated nodes (proxy.cmake, which is included before this file, says how).
 foreach(t reduce reducescatter)
-  gt_add_sim_test(${t}-sim2 test_${t} 2 2)
-  gt_add_sim_test(${t}-sim2x2 test_${t} 4 2)
+  gshmem_add_sim_test(${t}-sim2 test_${t} 2 2)
+  gshmem_add_sim_test(${t}-sim2x2 test_${t} 4 2)
   gt_sim_quick(${t})
 endforeach()

@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "gshmem/detail/proxy_abi.h"
+#include "proxy_test_util.h"
 #include "transport_test_util.h"
 
 namespace {
@@ -189,6 +190,55 @@ TEST(TransportUcx, ThreePesExchangeThroughEngines) {
   ASSERT_NE(sh, nullptr);
   const std::vector<int> st = run_pes(kPes, sh, [&](int pe) { exchange(pe, sh); });
   for (int pe = 0; pe < kPes; ++pe)
+    EXPECT_TRUE(WIFEXITED(st[pe]) && WEXITSTATUS(st[pe]) == 0) << "PE " << pe << " wait status " << st[pe];
+}
+
+// Two PEs flood each other at once through their rings, as a kernel of many threads does with
+// element-wise puts (compat ring): 100,003 inline puts of 4 bytes each way, far more than a
+// ring (1,024 entries here) or the engine's outstanding limit holds, while both engines send,
+// apply and acknowledge. Every value is checked at its target.
+void flood(int pe, Shared* sh) {
+  constexpr uint64_t kPuts = 100003;
+  proxy_test::TestRing ring(10);
+  Pe p;
+  p.ring = ring.region();
+  p.start(pe, 2, sh, kPuts * 4 + 64);
+  std::memset(p.bytes(), 0xa5, kPuts * 4);  // poison: nothing is applied before this PE's first pump
+  const int q = 1 - pe;
+  std::atomic<bool> posted{false};
+  std::thread producer([&] {
+    proxy_test::Producer prod(ring, 1234 + pe);
+    for (uint64_t i = 0; i < kPuts; ++i) {
+      const uint32_t v = static_cast<uint32_t>(pattern(pe, i, i) * 16777619u + i);
+      prod.post(proxy_test::inline_put(q, i * 4, reinterpret_cast<const uint8_t*>(&v), 4));
+    }
+    posted.store(true);
+  });
+  const bool done = p.pump_until([&] { return posted.load() && ring.completed() >= kPuts; });
+  if (!done) {
+    producer.detach();
+    TT_CHECK(false, "flood: %llu of %llu puts posted, %llu completed; %zu failures",
+             (unsigned long long)ring.issued.load(), (unsigned long long)kPuts, (unsigned long long)ring.completed(),
+             p.engine->failures().size());
+  }
+  producer.join();
+  TT_CHECK(p.engine->failures().empty(), "%s", p.engine->failures()[0].message.c_str());
+  p.barrier(0, 2);  // both PEs' puts are acknowledged: applied here
+  for (uint64_t i = 0; i < kPuts; ++i) {
+    uint32_t got;
+    std::memcpy(&got, p.bytes() + i * 4, 4);
+    const uint32_t want = static_cast<uint32_t>(pattern(q, i, i) * 16777619u + i);
+    TT_CHECK(got == want, "flood: put %llu from PE %d: 0x%x, not 0x%x", (unsigned long long)i, q, got, want);
+  }
+  p.barrier(1, 2);
+}
+
+TEST(TransportUcx, TwoPesFloodEachOtherThroughTheirRings) {
+  use_tcp();
+  Shared* sh = make_shared_block();
+  ASSERT_NE(sh, nullptr);
+  const std::vector<int> st = run_pes(2, sh, [&](int pe) { flood(pe, sh); });
+  for (int pe = 0; pe < 2; ++pe)
     EXPECT_TRUE(WIFEXITED(st[pe]) && WEXITSTATUS(st[pe]) == 0) << "PE " << pe << " wait status " << st[pe];
 }
 

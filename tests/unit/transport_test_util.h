@@ -71,6 +71,7 @@ struct Pe {
   std::vector<uint8_t> window;  // the bulk path's staging window
   Trace* trace = nullptr;       // set before start(): the engine records a proxy trace into it
   uint64_t ack_delay_ns = 0;    // set before start(): EngineConfig::ack_delay_ns
+  RingRegion ring;              // set before start(): a device ring the engine parses (none: words null)
   uint8_t* bytes() { return reinterpret_cast<uint8_t*>(heap.data()); }
 
   // Loads the plugin (exit 77 without UCX), exchanges addresses, connects to every other PE.
@@ -137,6 +138,7 @@ struct Pe {
     }
     cfg.trace = trace;
     cfg.ack_delay_ns = ack_delay_ns;
+    cfg.ring = ring;
     engine = std::make_unique<Engine>(cfg, *transport, *stager, clock);
   }
 

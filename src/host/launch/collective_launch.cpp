@@ -24,9 +24,16 @@ std::string kernel_name(CUfunction f) {
   return result;
 }
 
-// Blocks of `threads` threads and `smem` bytes that fit on the GPU at once, or this PE's share
-// of them where PEs share the GPU (share_of_gpu): every sharing PE's grid must be resident at
-// once, for a kernel that waits for another PE's cannot finish while that one cannot start.
+// With a proxy (a PE on another node), AMOs and ADD signals from other nodes are applied by a
+// one-thread kernel on this GPU (host/proxy/apply_kernel.h): a collective kernel that filled
+// every SM and waited for one would wait forever (the jacobi app's persistent form across 2
+// simulated nodes under MPS did). One SM's worth of blocks is left to it.
+bool reserve_for_applies() { return rt().proxy != nullptr; }
+
+// Blocks of `threads` threads and `smem` bytes that fit on the GPU at once, less one SM's worth
+// where the proxy applies (above), or this PE's share of them where PEs share the GPU
+// (share_of_gpu): every sharing PE's grid must be resident at once, for a kernel that waits for
+// another PE's cannot finish while that one cannot start.
 Status max_resident_blocks(const char* call, CUfunction f, unsigned threads, size_t smem, int* blocks, int* per_sm,
                            int* sms) {
   if (!f) {
@@ -41,7 +48,8 @@ Status max_resident_blocks(const char* call, CUfunction f, unsigned threads, siz
   GSHMEM_CUDA_TRY(call, cudaGetDevice(&dev));
   GSHMEM_CUDA_TRY(call, cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, dev));
   GSHMEM_CU_TRY(call, cu::api().OccupancyMaxActiveBlocksPerMultiprocessor(per_sm, f, (int)threads, smem));
-  *blocks = share_of_gpu(*per_sm * *sms);
+  const int whole = *per_sm * *sms;
+  *blocks = share_of_gpu(reserve_for_applies() && *sms > 1 ? whole - *per_sm : whole);
   return GSHMEM_SUCCESS;
 }
 
@@ -75,10 +83,11 @@ GSHMEM_API int gshmemi_collective_launch(CUfunction f, dim3 grid, dim3 block, vo
     const size_t sharing = rt().gpu_pes.size();
     GSHMEM_LOG_ERROR(
         "%s: %s with %llu blocks of %u threads and %zu bytes of shared memory cannot be "
-        "co-resident on GPU %d: at most %d blocks fit (%d per SM x %d SMs%s)%s. Launch at most "
+        "co-resident on GPU %d: at most %d blocks fit (%d per SM x %d SMs%s%s)%s. Launch at most "
         "%d blocks (gshmemx_collective_launch_query_gridsize tells the limit), or use fewer "
         "threads, registers or shared memory per block.",
         call, kernel_name(f).c_str(), blocks, threads, smem, rt().device, max_blocks, per_sm, sms,
+        reserve_for_applies() && sms > 1 ? ", less one SM for the proxy's applies" : "",
         sharing > 1 ? (" / " + std::to_string(sharing) + " PEs sharing the GPU").c_str() : "",
         per_sm == 0 ? " - not even one block fits" : "", max_blocks);
     return GSHMEM_ERROR_LAUNCH;

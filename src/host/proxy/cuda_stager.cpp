@@ -232,6 +232,11 @@ void CudaStager::add_one(uint64_t* count) {
   __atomic_store_n(count, __atomic_load_n(count, __ATOMIC_RELAXED) + 1, __ATOMIC_RELEASE);
 }
 
+// Whether the driver refused a stream memory operation as such (the stager then takes the next
+// way), rather than failing because the context did (a kernel trapped: the error is sticky, and
+// another way would fail the same).
+static bool refused(CUresult r) { return r == CUDA_ERROR_INVALID_VALUE || r == CUDA_ERROR_NOT_SUPPORTED; }
+
 bool CudaStager::write_value(uint64_t addr, uint64_t value, std::string* why, bool no_barrier) {
   no_barrier = no_barrier && relaxed_;
   if (batch_) {
@@ -251,6 +256,10 @@ bool CudaStager::write_value(uint64_t addr, uint64_t value, std::string* why, bo
         reinterpret_cast<CUstream>(apply_), static_cast<CUdeviceptr>(addr), value,
         no_barrier ? CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER : CU_STREAM_WRITE_VALUE_DEFAULT);
     if (r == CUDA_SUCCESS) return true;
+    if (!refused(r)) {
+      *why = std::string("cuStreamWriteValue64 failed: ") + cu::error_string(r);
+      return false;
+    }
     GSHMEM_LOG_INFO("proxy: cuStreamWriteValue64 refused (%s); the apply kernel stores values from now on",
                     cu::error_string(r));
     memops_ = false;
@@ -265,6 +274,11 @@ bool CudaStager::flush(std::string* why) {
   if (r == CUDA_SUCCESS) {
     batched_.clear();
     return true;
+  }
+  if (!refused(r)) {
+    batched_.clear();
+    *why = std::string("cuStreamBatchMemOp failed: ") + cu::error_string(r);
+    return false;
   }
   // Nothing of the batch was enqueued: one store at a time from now on.
   GSHMEM_LOG_INFO("proxy: cuStreamBatchMemOp refused (%s); stores go one at a time from now on", cu::error_string(r));

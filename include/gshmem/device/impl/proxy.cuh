@@ -60,15 +60,34 @@ __device__ __forceinline__ void fail(unsigned why, uint64_t w0, uint64_t ticket)
   __trap();
 }
 
-// Polls until ready() holds; false when GSHMEM_WAIT_TIMEOUT expired or the abort word was set
-// first (both are read every 1024th poll): the caller's fail() traps, also after gshmemx_abort
-// (an exit there cost the barriers 3 registers: tests/registers), and this PE's proxy thread,
-// which reads the abort word too, says why.
-template <class Ready>
+// How a wait on words the proxy stores in pinned host memory polls: every poll is a read across
+// PCIe. A kernel of 48 x 256 threads putting element by element into a full ring, each thread
+// polling back to back, stalled the GPU's writes to host memory behind the reads - the entries
+// of the threads whose tickets fit, and the stream writes that apply what other PEs send - and
+// both PEs stopped (the compat ring across 2 simulated nodes; docs/internode.md section 3). So
+// a thread waiting for a full ring naps in proportion to how far its ticket is from a free
+// slot (claim), and one waiting for a reply or for quiet naps a fixed microsecond after a few
+// back-to-back polls: their latency is the caller's. Naps that grew with the poll count, or a
+// window of host readers, took registers the put loops do not have (tests/registers).
+#ifndef GSHMEMI_PROXY_NAP_REPLY_NS
+#define GSHMEMI_PROXY_NAP_REPLY_NS 1024u
+#endif
+#ifndef GSHMEMI_PROXY_NAP_PER_TICKET_NS
+#define GSHMEMI_PROXY_NAP_PER_TICKET_NS 256u
+#endif
+constexpr uint32_t kTightPolls = 8;
+
+// Polls until ready() holds, napping as above (NapNs 0: never); false when
+// GSHMEM_WAIT_TIMEOUT expired or the abort word was set first (both are read every 1024th
+// poll): the caller's fail() traps, also after gshmemx_abort (an exit there cost the barriers 3
+// registers: tests/registers), and this PE's proxy thread, which reads the abort word too, says
+// why.
+template <uint32_t NapNs, class Ready>
 __device__ __forceinline__ bool poll(Ready ready) {
   uint64_t start = 0;
   for (uint32_t k = 1;; ++k) {
     if (ready()) return true;
+    if (NapNs != 0 && k > kTightPolls) __nanosleep(NapNs);
     if ((k & 1023u) == 0) {
       const uint64_t now = global_timer_ns(), limit = state().wait_timeout_ns;
       if (start == 0)
@@ -89,14 +108,23 @@ __device__ __forceinline__ uint64_t* slot_of(uint64_t ticket) {
 // Claims a ticket for the entry whose word 0 is `w0`. A ring with room costs one atomic and no
 // PCIe read: `released` is cached in device memory. A full ring is waited for by reading
 // `released` with an acquire (the proxy stored it after it had read the slot's previous entry,
-// so the entry's writes cannot overtake that read); then the cache is raised.
+// so the entry's writes cannot overtake that read), napping between reads; then the cache is
+// raised.
 __device__ __forceinline__ uint64_t claim(uint64_t w0) {
   const gshmemi_proxy_channel& ch = channel();
   const uint64_t t = atomicAdd(reinterpret_cast<unsigned long long*>(ch.issued), 1ull);
   const uint64_t n = uint64_t{1} << ch.log2_entries;
   if (__builtin_expect(t >= ld_acquire(ch.released_cache) + n, 0)) {
     uint64_t rel = 0;
-    if (!poll([&] { return t < (rel = ld_acquire_sys(ch.released)) + n; })) fail(GSHMEMI_PROXY_DIAG_RING_FULL, w0, t);
+    // Each waiter naps in proportion to how far its ticket is from a free slot: the next ticket
+    // to go in polls about once a microsecond, the thousandth about every 0.25 ms (the GPU
+    // caps a nap at 1 ms; no min() here: registers, tests/registers).
+    if (!poll<0>([&] {
+          if (t < (rel = ld_acquire_sys(ch.released)) + n) return true;
+          __nanosleep(static_cast<unsigned>(t - rel - n) * GSHMEMI_PROXY_NAP_PER_TICKET_NS);
+          return false;
+        }))
+      fail(GSHMEMI_PROXY_DIAG_RING_FULL, w0, t);
     __threadfence();  // then the cache, read with an acquire above
     atomicMax(reinterpret_cast<unsigned long long*>(ch.released_cache), static_cast<unsigned long long>(rel));
   }
@@ -123,7 +151,7 @@ __device__ __forceinline__ void write_entry(uint64_t t, uint64_t w0, uint64_t w1
 __device__ __forceinline__ uint64_t await_reply(uint64_t w0, uint64_t ticket, bool value) {
   uint64_t* s = slot_of(ticket);
   uint64_t lo = 0, hi = 0;
-  if (!poll([&] {
+  if (!poll<GSHMEMI_PROXY_NAP_REPLY_NS>([&] {
         hi = ld_acquire_sys(s + 7);
         if (!gshmemi_proxy_reply_is_for(hi, ticket)) return false;
         if (!value) return true;
@@ -324,7 +352,8 @@ __device__ __forceinline__ void quiet() {
   const uint64_t t = ld_volatile(c.issued);
   if (t <= ld_acquire(c.completed_cache)) return;
   uint64_t done = 0;
-  if (!poll([&] { return (done = ld_acquire_sys(c.completed)) >= t; })) fail(GSHMEMI_PROXY_DIAG_QUIET, 0, t);
+  if (!poll<GSHMEMI_PROXY_NAP_REPLY_NS>([&] { return (done = ld_acquire_sys(c.completed)) >= t; }))
+    fail(GSHMEMI_PROXY_DIAG_QUIET, 0, t);
   if (ld_relaxed_sys(c.fault) != 0) fail(GSHMEMI_PROXY_DIAG_FAILED, 0, t);
   __threadfence();
   atomicMax(reinterpret_cast<unsigned long long*>(c.completed_cache), static_cast<unsigned long long>(done));
